@@ -1,0 +1,102 @@
+/* memwrap.h — the recording API that instrumented C code calls.
+ *
+ * cc-memwrap force-includes this header (-include) when it preprocesses a C
+ * source, and the rewriter (instrumenter/) inserts calls to the functions
+ * below.  Everything here must stay valid C89 and warning-free under
+ * -Wall -Wextra -pedantic -Wmissing-prototypes -Wconversion, because real
+ * projects build with -Werror: no <stddef.h> (we use __SIZE_TYPE__), no
+ * long long, no // comments, only GNU attributes that -pedantic accepts.
+ *
+ * Sites.  The rewriter knows every file, line and function at compile time,
+ * so each translation unit carries a table of its sites (function entries,
+ * exits, returns, allocation calls, static objects) and calls pass a small
+ * local index.  The table is appended to the unit as `__mw_u`; a pointer to
+ * it goes into the `mw_units` section so the runtime finds every unit at
+ * start-up, gives it a global base id and writes the table into the trace.
+ * Global site id = unit base + local index; id 0 means "no instrumented
+ * site" (allocations seen only through the interposed allocator).
+ */
+#ifndef CC_MEMWRAP_H
+#define CC_MEMWRAP_H 1
+
+/* Site kinds.  The allocation kinds double as the "function" code of
+ * allocations recorded through the interposed allocator. */
+#define MW_SITE_ENTRY 1         /* function body entry; name = function */
+#define MW_SITE_FALLOFF 2       /* closing brace of a function body */
+#define MW_SITE_RETURN 3        /* a return statement */
+#define MW_SITE_MALLOC 4
+#define MW_SITE_CALLOC 5
+#define MW_SITE_REALLOC 6
+#define MW_SITE_REALLOCARRAY 7
+#define MW_SITE_FREE 8
+#define MW_SITE_ALIGNED_ALLOC 9
+#define MW_SITE_POSIX_MEMALIGN 10
+#define MW_SITE_MEMALIGN 11
+#define MW_SITE_VALLOC 12
+#define MW_SITE_STRDUP 13
+#define MW_SITE_STRNDUP 14
+#define MW_SITE_PVALLOC 15
+#define MW_SITE_STATIC 16       /* a file-scope or static local object */
+
+struct __mw_site {
+  unsigned kind;
+  unsigned line;
+  const char *file;             /* the user's file, from the linemarkers */
+  const char *func;             /* enclosing function, "" at file scope */
+  const char *name;             /* function / object / allocator name */
+};
+
+struct __mw_unit {
+  unsigned base;                /* first global site id, set by the runtime */
+  unsigned nsites;
+  const struct __mw_site *sites;
+};
+
+/* One per instrumented function call; lives in the caller's frame and is
+ * closed by the cleanup attribute on every way out of the body. */
+struct __mw_frame {
+  unsigned site;                /* global id of the exit site taken */
+  unsigned depth;               /* shadow-stack depth of this frame */
+};
+
+/* A static object: address and sizeof, placed in section `mw_statics`. */
+struct __mw_static_ref {
+  struct __mw_unit *unit;
+  unsigned site;                /* local index of its MW_SITE_STATIC site */
+  const volatile void *addr;    /* volatile: takes any object's address */
+  __SIZE_TYPE__ size;
+};
+
+/* Every unit gets a tentative definition here; the rewriter appends the
+ * initialised one.  A unit the rewriter left alone keeps an empty table. */
+static struct __mw_unit __mw_u __attribute__((unused));
+
+struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site,
+                             unsigned exit_site);
+void __mw_leave(struct __mw_frame *f);
+/* Wraps every setjmp-family call: `__mw_resume(&__mw_f, setjmp(env))`.
+ * When setjmp returns through a longjmp, the frames the jump skipped are
+ * closed (UNWIND) before the function goes on; returns its argument. */
+int __mw_resume(struct __mw_frame *f, int setjmp_result);
+
+void *__mw_malloc(struct __mw_unit *u, unsigned site, __SIZE_TYPE__ size);
+void *__mw_calloc(struct __mw_unit *u, unsigned site, __SIZE_TYPE__ nmemb,
+                  __SIZE_TYPE__ size);
+void *__mw_realloc(struct __mw_unit *u, unsigned site, void *ptr,
+                   __SIZE_TYPE__ size);
+void *__mw_reallocarray(struct __mw_unit *u, unsigned site, void *ptr,
+                        __SIZE_TYPE__ nmemb, __SIZE_TYPE__ size);
+void __mw_free(struct __mw_unit *u, unsigned site, void *ptr);
+void *__mw_aligned_alloc(struct __mw_unit *u, unsigned site,
+                         __SIZE_TYPE__ alignment, __SIZE_TYPE__ size);
+int __mw_posix_memalign(struct __mw_unit *u, unsigned site, void **memptr,
+                        __SIZE_TYPE__ alignment, __SIZE_TYPE__ size);
+void *__mw_memalign(struct __mw_unit *u, unsigned site,
+                    __SIZE_TYPE__ alignment, __SIZE_TYPE__ size);
+void *__mw_valloc(struct __mw_unit *u, unsigned site, __SIZE_TYPE__ size);
+void *__mw_pvalloc(struct __mw_unit *u, unsigned site, __SIZE_TYPE__ size);
+char *__mw_strdup(struct __mw_unit *u, unsigned site, const char *s);
+char *__mw_strndup(struct __mw_unit *u, unsigned site, const char *s,
+                   __SIZE_TYPE__ n);
+
+#endif /* CC_MEMWRAP_H */
