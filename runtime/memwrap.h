@@ -10,9 +10,11 @@
  * Sites.  The rewriter knows every file, line and function at compile time,
  * so each translation unit carries a table of its sites (function entries,
  * exits, returns, allocation calls, static objects) and calls pass a small
- * local index.  The table is appended to the unit as `__mw_u`; a pointer to
- * it goes into the `mw_units` section so the runtime finds every unit at
- * start-up, gives it a global base id and writes the table into the trace.
+ * local index.  The rewriter defines the table as `static struct __mw_unit
+ * __mw_u` just before the unit's first instrumented function (inline, so no
+ * line moves) and puts a pointer to it in the `mw_units` section, so the
+ * runtime finds every unit at start-up, gives it a global base id and writes
+ * the table into the trace.  A unit the rewriter left alone defines nothing.
  * Global site id = unit base + local index; id 0 means "no instrumented
  * site" (allocations seen only through the interposed allocator).
  */
@@ -66,10 +68,6 @@ struct __mw_static_ref {
   const volatile void *addr;    /* volatile: takes any object's address */
   __SIZE_TYPE__ size;
 };
-
-/* Every unit gets a tentative definition here; the rewriter appends the
- * initialised one.  A unit the rewriter left alone keeps an empty table. */
-static struct __mw_unit __mw_u __attribute__((unused));
 
 struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site,
                              unsigned exit_site);

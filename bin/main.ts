@@ -1,0 +1,59 @@
+// The `cc-memwrap` command: a compiler wrapper, plus subcommands that read
+// the traces instrumented programs write.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DRIVER_HELP, runDriver } from '../instrumenter/driver.js';
+
+const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+function version(): string {
+  const pkg = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+const HELP = `cc-memwrap — see where a C program's memory goes, line by line.
+
+Usage:
+  cc-memwrap [--mw-…] <compiler> <args…>   compile and link like <compiler>,
+                                           with C sources instrumented
+  cc-memwrap report <trace> [options]      what the run allocated, freed, leaked
+  cc-memwrap dump <trace>                  every record of a trace as text
+  cc-memwrap --help | --version
+
+Examples:
+  cc-memwrap gcc -O2 prog.c -o prog && ./prog   # writes prog.<pid>.mwtrace
+  make CC="cc-memwrap gcc"
+  cmake -DCMAKE_C_COMPILER_LAUNCHER=cc-memwrap ..
+  cc-memwrap report prog.1234.mwtrace
+
+${DRIVER_HELP}
+  MEMWRAP_TRACE=path     where an instrumented program writes its trace
+                         (%p becomes the process id; default
+                         <program>.<pid>.mwtrace in the working directory)
+See runtime/README.md for the runtime's environment variables.`;
+
+async function main(argv: string[]): Promise<number> {
+  const first = argv[0];
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    process.stdout.write(HELP + '\n');
+    return first === undefined ? 2 : 0;
+  }
+  if (first === '--version' || first === '-V') {
+    process.stdout.write(`cc-memwrap ${version()}\n`);
+    return 0;
+  }
+  if (first === 'report') return (await import('../cli/report.js')).runReport(argv.slice(1));
+  if (first === 'dump') return (await import('../cli/dump.js')).runDump(argv.slice(1));
+  return runDriver(argv);
+}
+
+main(process.argv.slice(2)).then(
+  (status) => {
+    process.exitCode = status;
+  },
+  (error: unknown) => {
+    process.stderr.write(`cc-memwrap: internal error: ${(error as Error).stack ?? String(error)}\n`);
+    process.exitCode = 70;
+  },
+);

@@ -1,0 +1,256 @@
+// The compiler driver: `cc-memwrap <compiler> <args…>` behaves like
+// `<compiler> <args…>`, except that every C source goes through
+// preprocess → rewrite → compile, and links get the runtime.
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  compileOptions,
+  defaultOutputFor,
+  dependencyOptions,
+  linkArguments,
+  parseCommand,
+  plainSingleInputOptions,
+  preprocessOptions,
+  type Command,
+  type Input,
+} from './args.js';
+import { expandResponseFiles } from './response-files.js';
+import { abiFlags, ensureRuntime, headerPath } from './runtime-build.js';
+import { rewriteTranslationUnit } from './rewrite.js';
+
+export interface DriverOptions {
+  /** Fail instead of building the original when the instrumented unit does not compile. */
+  strict: boolean;
+  /** Print every command run. */
+  verbose: boolean;
+  /** Keep the temporary files (preprocessed and rewritten .i) and say where. */
+  keepTemps: boolean;
+  /** Record branch outcomes (for leak causes). */
+  branches: boolean;
+}
+
+const PREFIX = 'cc-memwrap';
+
+function say(message: string): void {
+  process.stderr.write(`${PREFIX}: ${message}\n`);
+}
+
+/** Exit status of a finished child, the way a shell reports it. */
+function statusOf(result: SpawnSyncReturns<Buffer | string>): number {
+  if (result.error) return 127;
+  if (result.status !== null) return result.status;
+  const signals = os.constants.signals as Record<string, number>;
+  return 128 + (result.signal ? signals[result.signal] ?? 1 : 1);
+}
+
+class Driver {
+  private tempDir: string | null = null;
+
+  constructor(
+    private readonly command: Command,
+    private readonly options: DriverOptions,
+    /** The arguments as given, response files unexpanded, for pass-through. */
+    private readonly givenArgs: readonly string[],
+  ) {}
+
+  private temp(name: string): string {
+    this.tempDir ??= mkdtempSync(path.join(os.tmpdir(), 'cc-memwrap-'));
+    return path.join(this.tempDir, name);
+  }
+
+  cleanup(): void {
+    if (!this.tempDir) return;
+    if (this.options.keepTemps) say(`kept temporary files in ${this.tempDir}`);
+    else rmSync(this.tempDir, { recursive: true, force: true });
+  }
+
+  /** Runs the compiler; diagnostics go straight to the user unless captured. */
+  private cc(args: string[], capture = false): SpawnSyncReturns<Buffer> {
+    if (this.options.verbose) say(`running: ${this.command.compiler} ${args.join(' ')}`);
+    const result = spawnSync(this.command.compiler, args, { stdio: ['inherit', 'inherit', capture ? 'pipe' : 'inherit'] });
+    if (result.error) say(`cannot run ${this.command.compiler}: ${result.error.message}`);
+    return result;
+  }
+
+  /** The whole command, unchanged. */
+  passThrough(): number {
+    return statusOf(this.cc([...this.givenArgs]));
+  }
+
+  run(): number {
+    const { mode, inputs } = this.command;
+    const touchesC = inputs.some((input) => input.kind === 'c');
+    if (inputs.some((input) => input.kind === 'stdin')) return this.passThrough();
+    if (mode === 'preprocess' || mode === 'syntax-only' || mode === 'no-input') return this.passThrough();
+    if (mode === 'compile' || mode === 'assemble') {
+      if (this.command.output && inputs.length > 1) return this.passThrough(); // the compiler's own error
+      for (const input of inputs) {
+        const status = input.kind === 'c' ? this.compileC(input, mode, true) : this.compilePlain(input, mode);
+        if (status !== 0) return status;
+      }
+      return 0;
+    }
+    // Link: instrument each C source to a private object, then link with the runtime.
+    const objects = new Map<number, string>();
+    if (touchesC) {
+      let n = 0;
+      for (const input of inputs.filter((i) => i.kind === 'c')) {
+        const object = this.temp(`${n++}-${path.basename(input.path, path.extname(input.path))}.o`);
+        const status = this.compileC(input, 'compile', false, object);
+        if (status !== 0) return status;
+        objects.set(input.index, object);
+      }
+    }
+    const extra: string[] = [];
+    if (!this.command.linksLibrary) {
+      const runtime = this.runtime();
+      if (!runtime) return 1;
+      extra.push(runtime.strong, '-pthread');
+    }
+    return statusOf(this.cc([...linkArguments(this.command, objects), ...extra]));
+  }
+
+  private runtime(): ReturnType<typeof ensureRuntime> | null {
+    try {
+      return ensureRuntime(this.command.compiler, this.command.args, this.options.verbose ? say : undefined);
+    } catch (error) {
+      say((error as Error).message);
+      return null;
+    }
+  }
+
+  /** A non-C input of a -c/-S command, compiled exactly as asked. */
+  private compilePlain(input: Input, mode: 'compile' | 'assemble'): number {
+    const lang = input.explicitLanguage && input.explicitLanguage !== 'none' ? ['-x', input.explicitLanguage] : [];
+    const out = this.command.output ? ['-o', this.command.output.path] : [];
+    return statusOf(this.cc([...plainSingleInputOptions(this.command), ...lang, input.path, ...out]));
+  }
+
+  /** One C source: preprocess with our header, rewrite, compile; if only the
+   *  rewritten text fails to compile, build the original (or fail in strict). */
+  private compileC(input: Input, mode: 'compile' | 'assemble', standalone: boolean, objectOverride?: string): number {
+    const output = objectOverride ?? this.command.output?.path ?? defaultOutputFor(input.path, mode);
+    const stageFlag = mode === 'compile' ? '-c' : '-S';
+    const stem = path.basename(input.path, path.extname(input.path));
+    const preprocessed = this.temp(`${stem}.i`);
+    const rewritten = this.temp(`${stem}.mw.i`);
+    const depTarget = this.command.output?.path ?? (mode === 'compile' ? defaultOutputFor(input.path, 'compile') : output);
+
+    const pre = this.cc([
+      ...preprocessOptions(this.command),
+      ...dependencyOptions(this.command, input.path, depTarget),
+      '-E', '-include', headerPath, '-x', 'c', input.path, '-o', preprocessed,
+    ]);
+    if (statusOf(pre) !== 0) return statusOf(pre);
+
+    let rewriteOk = true;
+    try {
+      const result = rewriteTranslationUnit(readFileSync(preprocessed), { headerPath, branches: this.options.branches });
+      for (const warning of result.warnings) {
+        process.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message} [${PREFIX}]\n`);
+      }
+      writeFileSync(rewritten, result.output);
+    } catch (error) {
+      rewriteOk = false;
+      say(`could not instrument ${input.path}: ${(error as Error).message}`);
+      if (this.options.strict) return 1;
+    }
+
+    const flags = compileOptions(this.command);
+    if (rewriteOk) {
+      const compiled = this.cc([...flags, stageFlag, '-x', 'cpp-output', rewritten, '-o', output], true);
+      if (statusOf(compiled) === 0) {
+        process.stderr.write(compiled.stderr);
+        return standalone && mode === 'compile' ? this.embedRuntime(output) : 0;
+      }
+      // Is it the user's code or ours? Compile the original to find out.
+      const original = this.compileOriginal(input, stageFlag, output);
+      if (statusOf(original) !== 0) {
+        process.stderr.write(original.stderr);
+        return statusOf(original);
+      }
+      if (this.options.strict) {
+        process.stderr.write(compiled.stderr);
+        say(`error: the instrumented ${input.path} does not compile, although the original does (--mw-strict)`);
+        return 1;
+      }
+      say(`warning: the instrumented ${input.path} does not compile, although the original does; built it uninstrumented (--mw-keep keeps the rewritten text; --mw-strict makes this an error)`);
+      process.stderr.write(original.stderr);
+      return 0;
+    }
+    const original = this.compileOriginal(input, stageFlag, output);
+    process.stderr.write(original.stderr);
+    return statusOf(original);
+  }
+
+  private compileOriginal(input: Input, stageFlag: string, output: string): SpawnSyncReturns<Buffer> {
+    const withoutDeps = plainSingleInputOptions(this.command).filter((a) => a !== '-MD' && a !== '-MMD');
+    return this.cc([...withoutDeps, stageFlag, '-x', 'c', input.path, '-o', output], true);
+  }
+
+  /** Makes a -c object self-contained: a link by the plain compiler (CMake's
+   *  launcher, libtool) still finds the runtime; copies are weak, so many
+   *  objects, or the strong runtime added at a cc-memwrap link, agree on one. */
+  private embedRuntime(object: string): number {
+    const runtime = this.runtime();
+    if (!runtime) return 1;
+    const combined = this.temp(`${path.basename(object)}.combined.o`);
+    const result = this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]);
+    if (statusOf(result) !== 0) return statusOf(result);
+    renameSync(combined, object);
+    return 0;
+  }
+}
+
+export const DRIVER_HELP = `Options of cc-memwrap itself (before the compiler name):
+  --mw-strict     fail when the instrumented file does not compile while the
+                  original does (default: warn and build the original)
+  --mw-keep       keep the preprocessed and rewritten .i files, say where
+  --mw-verbose    print every command cc-memwrap runs
+  --mw-branches   also record branch outcomes (for leak causes)
+Environment:
+  MEMWRAP_STRICT=1       same as --mw-strict
+  MEMWRAP_CACHE_DIR=dir  where the built runtime is cached
+                         (default: $XDG_CACHE_HOME/cc-memwrap or ~/.cache/cc-memwrap)`;
+
+/** Runs `cc-memwrap [--mw-…] <compiler> <args…>`; returns the exit status. */
+export function runDriver(argv: readonly string[]): number {
+  const options: DriverOptions = {
+    strict: process.env.MEMWRAP_STRICT === '1',
+    verbose: false,
+    keepTemps: false,
+    branches: false,
+  };
+  let i = 0;
+  for (; i < argv.length && argv[i]!.startsWith('--mw-'); i++) {
+    const flag = argv[i]!;
+    if (flag === '--mw-strict') options.strict = true;
+    else if (flag === '--mw-verbose') options.verbose = true;
+    else if (flag === '--mw-keep') options.keepTemps = true;
+    else if (flag === '--mw-branches') options.branches = true;
+    else {
+      say(`unknown option ${flag} (see cc-memwrap --help)`);
+      return 2;
+    }
+  }
+  const compiler = argv[i];
+  if (!compiler) {
+    say('no compiler given: use cc-memwrap <compiler> <args…>, e.g. cc-memwrap gcc prog.c -o prog');
+    return 2;
+  }
+  let args: string[];
+  try {
+    args = expandResponseFiles(argv.slice(i + 1));
+  } catch (error) {
+    say((error as Error).message);
+    return 2;
+  }
+  const driver = new Driver(parseCommand(compiler, args), options, argv.slice(i + 1));
+  try {
+    return driver.run();
+  } finally {
+    driver.cleanup();
+  }
+}

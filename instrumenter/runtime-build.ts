@@ -1,0 +1,126 @@
+// Builds the C runtime (runtime/*.c) with the user's own compiler, once per
+// compiler and ABI, and caches the result: the runtime is never committed as a
+// binary, and a 32-bit or PIC build gets a runtime of the same kind.
+import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const runtimeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../runtime');
+export const headerPath = path.join(runtimeDir, 'memwrap.h');
+
+/** Flags of the user's command that change the ABI or code model of objects
+ *  linked with theirs; the runtime must be built with the same. */
+const ABI_FLAG = /^(-m32|-m64|-mx32|-march=|-mcpu=|-mtune=|-mabi=|-mfloat-abi=|-mfpu=|-mthumb|-marm|-mlittle-endian|-mbig-endian|-fPIC|-fpic|-fPIE|-fpie|-fno-pic|-fno-PIC|-fno-pie|-fno-PIE|--sysroot=|--target=|-target=|-specs=|--specs=)/;
+const ABI_FLAG_WITH_VALUE = new Set(['--sysroot', '-target', '-isysroot', '-B', '-specs', '--specs']);
+
+export function abiFlags(args: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (ABI_FLAG_WITH_VALUE.has(arg) && i + 1 < args.length) {
+      out.push(arg, args[++i]!);
+    } else if (ABI_FLAG.test(arg)) {
+      out.push(arg);
+    }
+  }
+  return out;
+}
+
+export interface RuntimeObjects {
+  /** All runtime objects in one relocatable object, linked into programs. */
+  strong: string;
+  /** The same with every global symbol weak, embedded into `-c` objects so a
+   *  link by the plain compiler (CMake's launcher only wraps compiles) still
+   *  finds the runtime, and several copies resolve to one. */
+  weak: string;
+}
+
+export function cacheRoot(): string {
+  const fromEnv = process.env.MEMWRAP_CACHE_DIR;
+  if (fromEnv) return fromEnv;
+  const xdg = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  return path.join(xdg, 'cc-memwrap');
+}
+
+function runtimeSources(): string[] {
+  return readdirSync(runtimeDir)
+    .filter((name) => name.endsWith('.c'))
+    .sort()
+    .map((name) => path.join(runtimeDir, name));
+}
+
+function resolveCompiler(compiler: string): string {
+  if (compiler.includes('/')) return path.resolve(compiler);
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, compiler);
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  return compiler;
+}
+
+function cacheKey(compiler: string, flags: string[]): string {
+  const hash = createHash('sha256');
+  const resolved = resolveCompiler(compiler);
+  hash.update(resolved);
+  try {
+    const st = statSync(resolved);
+    hash.update(`${st.size}:${st.mtimeMs}`);
+  } catch {
+    // Not a file we can stat (a shell function, say): the name alone keys it.
+  }
+  hash.update(JSON.stringify(flags));
+  for (const file of [...runtimeSources(), headerPath]) {
+    hash.update(file);
+    hash.update(readFileSync(file));
+  }
+  return hash.digest('hex').slice(0, 20);
+}
+
+function run(command: string, args: string[], what: string): void {
+  const result = spawnSync(command, args, { encoding: 'utf8' });
+  if (result.error) throw new Error(`${what}: cannot run ${command}: ${result.error.message}`);
+  if (result.status !== 0) {
+    throw new Error(`${what} failed (${command} ${args.join(' ')}):\n${result.stderr}`);
+  }
+}
+
+function objcopyFor(compiler: string): string {
+  const result = spawnSync(compiler, ['-print-prog-name=objcopy'], { encoding: 'utf8' });
+  const name = result.status === 0 ? result.stdout.trim() : '';
+  return name || 'objcopy';
+}
+
+/** Returns the cached runtime for this compiler and ABI, building it first if
+ *  needed. Concurrent builds (make -j) each build privately and the first
+ *  rename wins, so nobody ever sees a half-written runtime. */
+export function ensureRuntime(compiler: string, userArgs: readonly string[], log?: (line: string) => void): RuntimeObjects {
+  const flags = abiFlags(userArgs);
+  const dir = path.join(cacheRoot(), cacheKey(compiler, flags));
+  const objects = { strong: path.join(dir, 'memwrap.o'), weak: path.join(dir, 'memwrap-weak.o') };
+  if (existsSync(objects.strong) && existsSync(objects.weak)) return objects;
+
+  mkdirSync(cacheRoot(), { recursive: true });
+  const work = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  mkdirSync(work, { recursive: true });
+  try {
+    log?.(`building the runtime for ${compiler} ${flags.join(' ')} in ${dir}`);
+    const parts = runtimeSources().map((source) => {
+      const object = path.join(work, path.basename(source, '.c') + '.o');
+      run(compiler, [...flags, '-O2', '-g', '-c', `-I${runtimeDir}`, source, '-o', object], 'building the runtime');
+      return object;
+    });
+    run(compiler, [...flags, '-r', '-nostdlib', ...parts, '-o', path.join(work, 'memwrap.o')], 'combining the runtime');
+    run(objcopyFor(compiler), ['--weaken', path.join(work, 'memwrap.o'), path.join(work, 'memwrap-weak.o')], 'weakening the runtime');
+    try {
+      renameSync(work, dir);
+    } catch {
+      // Another build got there first; theirs is complete, use it.
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return objects;
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (system packages, npm packages) and runs
+# every test. This is the README's test command and what CI runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+for tool in gcc:gcc clang:clang valgrind:valgrind make:make cmake:cmake objcopy:binutils; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  echo "test/run-all.sh: installing ${need[*]}"
+  sudo_=""
+  [ "$(id -u)" = 0 ] || sudo_="sudo"
+  $sudo_ apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+npm ci --no-audit --no-fund
+npx vitest run

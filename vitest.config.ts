@@ -1,0 +1,11 @@
+// Test runner settings: the suites compile and run real C programs, so they
+// get generous timeouts and run one file per worker.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 120_000,
+    hookTimeout: 300_000,
+  },
+});
