@@ -2,10 +2,8 @@
 // the traces instrumented programs write.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { DRIVER_HELP, runDriver } from '../instrumenter/driver.js';
-
-const packageRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { packageRoot } from '../instrumenter/package-root.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(path.join(packageRoot, 'package.json'), 'utf8')) as { version: string };

@@ -6,9 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from './package-root.js';
 
-export const runtimeDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../runtime');
+export const runtimeDir = path.join(packageRoot, 'runtime');
 export const headerPath = path.join(runtimeDir, 'memwrap.h');
 
 /** Flags of the user's command that change the ABI or code model of objects

@@ -1,0 +1,153 @@
+// The benchmark: instrumented vs. plain run time on allocation-, call- and
+// compute-heavy workloads and on SQLite, beside Valgrind Massif and heaptrack
+// on the same workloads; cc-memwrap gcc vs. gcc build time on sqlite3.c; and
+// trace bytes per event. Runs alternate (A B A B …) on this noisy machine and
+// every figure is a ratio of medians measured in this one run.
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { packageRoot } from '../instrumenter/package-root.js';
+import { sqliteAmalgamation, sqliteWorkload } from './sources.js';
+
+const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
+const work = path.join(packageRoot, '.cache', 'bench');
+
+interface Workload {
+  name: string;
+  kind: string;
+  build: (cc: string[], out: string) => void;
+  args: string[];
+  stdin?: string;
+}
+
+function sh(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): void {
+  const result = spawnSync(command, args, { stdio: [options.input ? 'pipe' : 'ignore', 'ignore', 'pipe'], input: options.input, cwd: options.cwd, env: options.env ?? process.env, encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
+}
+
+/** Wall-clock seconds of one run, output discarded. */
+function timeRun(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd: string }): number {
+  const start = process.hrtime.bigint();
+  const result = spawnSync(argv[0]!, argv.slice(1), { stdio: [options.stdin ? 'pipe' : 'ignore', 'ignore', 'pipe'], input: options.stdin, env: options.env ?? process.env, cwd: options.cwd });
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
+  return seconds;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+function workloads(): Workload[] {
+  const src = (name: string) => path.join(packageRoot, 'bench', 'workloads', name);
+  const sqlite = sqliteAmalgamation((line) => console.error(line));
+  return [
+    { name: 'binary-trees', kind: 'allocation- and call-heavy', build: (cc, out) => sh(cc[0]!, [...cc.slice(1), '-O2', src('binary-trees.c'), '-o', out]), args: ['18'] },
+    { name: 'lzw', kind: 'compute-bound, small calls', build: (cc, out) => sh(cc[0]!, [...cc.slice(1), '-O2', src('lzw.c'), '-o', out]), args: ['4000000'] },
+    {
+      name: 'sqlite',
+      kind: 'real code base (SQL script)',
+      build: (cc, out) => sh(cc[0]!, [...cc.slice(1), '-O2', '-DSQLITE_THREADSAFE=0', '-DSQLITE_OMIT_LOAD_EXTENSION', `-I${sqlite}`, path.join(sqlite, 'shell.c'), path.join(sqlite, 'sqlite3.c'), '-o', out, '-lm']),
+      args: [':memory:'],
+      stdin: sqliteWorkload(20000),
+    },
+  ];
+}
+
+function traceStats(dir: string): { bytes: number; events: number } {
+  const traces = readdirSync(dir).filter((f) => f.endsWith('.mwtrace'));
+  let bytes = 0;
+  let events = 0;
+  for (const t of traces) {
+    const file = path.join(dir, t);
+    bytes += statSync(file).size;
+    const report = spawnSync(process.execPath, [wrapper, 'report', '--json', file], { encoding: 'utf8', maxBuffer: 1 << 28 });
+    if (report.status !== 0) throw new Error(`report on ${file} failed: ${report.stderr}`);
+    events += (JSON.parse(report.stdout) as { events: number }).events;
+  }
+  return { bytes, events };
+}
+
+function main(): void {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string', default: '5' },
+      'peer-runs': { type: 'string', default: '2' },
+      'build-runs': { type: 'string', default: '1' },
+      only: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only NAME]');
+    return;
+  }
+  const runs = Number(values.runs);
+  const peerRuns = Number(values['peer-runs']);
+  const haveHeaptrack = spawnSync('heaptrack', ['--version']).status === 0;
+  mkdirSync(work, { recursive: true });
+  const rows: string[] = [];
+  for (const w of workloads().filter((w) => !values.only || w.name === values.only)) {
+    const dir = path.join(work, w.name);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    const plain = path.join(dir, 'plain');
+    const inst = path.join(dir, 'instrumented');
+    console.error(`[${w.name}] building plain and instrumented`);
+    w.build(['gcc'], plain);
+    w.build([wrapper, 'gcc'], inst);
+    const traceDir = path.join(dir, 'traces');
+    mkdirSync(traceDir);
+    const instEnv = { ...process.env, MEMWRAP_TRACE: path.join(traceDir, '%p.mwtrace') };
+    const times: Record<string, number[]> = { plain: [], inst: [], massif: [], heaptrack: [] };
+    for (let r = 0; r < runs; r++) {
+      console.error(`[${w.name}] round ${r + 1}/${runs}`);
+      times.plain!.push(timeRun([plain, ...w.args], { stdin: w.stdin, cwd: dir }));
+      if (r > 0) rmSync(traceDir, { recursive: true, force: true }), mkdirSync(traceDir);
+      times.inst!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: instEnv, cwd: dir }));
+      if (r < peerRuns) {
+        times.massif!.push(timeRun(['valgrind', '--tool=massif', '--massif-out-file=/dev/null', plain, ...w.args], { stdin: w.stdin, cwd: dir }));
+        if (haveHeaptrack) {
+          times.heaptrack!.push(timeRun(['heaptrack', '-o', path.join(dir, `heaptrack-${r}`), plain, ...w.args], { stdin: w.stdin, cwd: dir }));
+        }
+      }
+    }
+    const base = median(times.plain!);
+    const stats = traceStats(traceDir);
+    const ratio = (xs: number[]) => (xs.length ? `${(median(xs) / base).toFixed(2)}×` : 'n/a');
+    rows.push(
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+    );
+  }
+  console.log('\n| workload | kind | plain (median) | cc-memwrap | Massif | heaptrack | events | trace bytes/event |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+  for (const row of rows) console.log(row);
+
+  if (!values.only || values.only === 'build') buildTime(Number(values['build-runs']));
+}
+
+/** cc-memwrap gcc vs. gcc compiling sqlite3.c to an object at -O2. */
+function buildTime(buildRuns: number): void {
+  const sqlite = sqliteAmalgamation();
+  const dir = path.join(work, 'build');
+  mkdirSync(dir, { recursive: true });
+  const args = ['-O2', '-DSQLITE_THREADSAFE=0', '-c', path.join(sqlite, 'sqlite3.c'), '-o', path.join(dir, 'sqlite3.o')];
+  const gcc: number[] = [];
+  const ours: number[] = [];
+  // Build the runtime first so its one-time build is not counted.
+  writeFileSync(path.join(dir, 'warm.c'), 'int main(void) { return 0; }\n');
+  sh(wrapper, ['gcc', path.join(dir, 'warm.c'), '-o', path.join(dir, 'warm')]);
+  for (let r = 0; r < buildRuns; r++) {
+    console.error(`[build] round ${r + 1}/${buildRuns}`);
+    gcc.push(timeRun(['gcc', ...args], { cwd: dir }));
+    ours.push(timeRun([wrapper, 'gcc', ...args], { cwd: dir }));
+  }
+  console.log(`\n| build of sqlite3.c (-O2 -c) | gcc | cc-memwrap gcc | ratio |`);
+  console.log('| --- | --- | --- | --- |');
+  console.log(`| ${buildRuns} run(s), median | ${median(gcc).toFixed(1)} s | ${median(ours).toFixed(1)} s | ${(median(ours) / median(gcc)).toFixed(2)}× |`);
+}
+
+main();
