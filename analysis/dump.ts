@@ -1,0 +1,112 @@
+// One line of text per trace record (and per chunk and UNIT site), in file order, then the decoder's problems: `cc-memwrap dump` and golden tests.
+import { EndHow, Kind, kindName, siteKindName } from './trace/format.js';
+import { parseHeader } from './trace/header.js';
+import { walkRecords, type ChunkInfo, type RecordVisitor, type TraceRecord } from './trace/records.js';
+import { decodeTrace } from './trace/decode.js';
+import { ProblemLog } from './problems.js';
+import { signalName } from './signals.js';
+
+const hex = (v: number): string => `0x${v.toString(16)}`;
+const at = (offset: number): string => `0x${offset.toString(16).padStart(6, '0')}`;
+const q = (s: string): string => JSON.stringify(s);
+
+function describeFn(r: TraceRecord): string {
+  return r.interposed ? `interposed fn=${siteKindName(r.fn)}` : `site=${r.site}`;
+}
+
+/** The fields of one record after its kind name ('' if none). */
+export function describeRecord(r: TraceRecord): string {
+  switch (r.kind) {
+    case Kind.THREAD_BEGIN:
+      return `seq=${hex(r.seq)} tid=${r.osTid}`;
+    case Kind.UNIT:
+      return `base=${r.unit!.base} sites=${r.unit!.kind.length} strings=${r.unit!.strings.length}`;
+    case Kind.STATIC:
+      return `site=${r.site} addr=${hex(r.address)} size=${r.size}`;
+    case Kind.ENTER:
+      return `site=${r.site} depth=${r.depth}`;
+    case Kind.EXIT:
+      return r.ignored ? `delta=${r.site}` : `site=${r.site} entry=${r.entrySite}`;
+    case Kind.UNWIND:
+      return `count=${r.count}`;
+    case Kind.ALLOC:
+      return `seq=${hex(r.seq)} ${describeFn(r)} size=${r.size} addr=${hex(r.address)} usable=${r.usable}`;
+    case Kind.FREE:
+      return `seq=${hex(r.seq)} ${describeFn(r)} ` + (r.untracked ? `untracked addr=${hex(r.address)}` : `block=${hex(r.block)}`);
+    case Kind.REALLOC: {
+      const old = r.block === 0 ? 'null' : hex(r.block);
+      const result = r.noBlock ? 'no-block' : `addr=${hex(r.address)} usable=${r.usable}`;
+      return `seq=${hex(r.seq)} ${describeFn(r)} old=${old} size=${r.size} ${result}${r.failed ? ' failed' : ''}`;
+    }
+    case Kind.LINKED:
+      return `count=${r.count} blocks=${r.ids.map(hex).join(',')}${r.partial ? ' partial' : ''}`;
+    case Kind.TIME:
+      return `+${r.delta}ns t=${r.time}ns`;
+    case Kind.END:
+      if (r.how === EndHow.EXIT) return `exit status=${r.status}`;
+      if (r.how === EndHow.SIGNAL) return `signal ${r.status}${signalName(r.status) ? ` (${signalName(r.status)})` : ''}`;
+      return `how=${r.how} status=${r.status}`;
+    case Kind.THREAD_END:
+      return '';
+    case Kind.PROGRAM:
+      return `path=${q(r.path)} cwd=${q(r.cwd)}`;
+    case Kind.LOST:
+      return `count=${r.count}`;
+    default:
+      return '';
+  }
+}
+
+/** Emits the dump line by line. Throws TraceRefusedError if the file is not a readable trace. */
+export function dumpTrace(bytes: Uint8Array, emit: (line: string) => void): void {
+  const h = parseHeader(bytes);
+  emit(
+    `MWTRACE ${h.major}.${h.minor} ${h.littleEndian ? 'little' : 'big'}-endian pointer=${h.pointerSize} ` +
+      `complete=${h.complete ? 'yes' : 'no'} pid=${h.pid} ppid=${h.ppid} start=${h.startTimeNs}ns header=${h.headerSize} size=${h.fileSize}`,
+  );
+  // The decoder's problems include the walk's own, plus checks of blocks, sites and the run's end. Decoded first, so
+  // its model can be collected before the (large) text is produced.
+  const problems = decodeTrace(bytes).problems;
+  let records = 0;
+  let chunks = 0;
+  const threads = new Set<number>();
+  const visitor: RecordVisitor = {
+    chunk(c: ChunkInfo) {
+      chunks++;
+      threads.add(c.thread);
+      const cut = c.readable !== c.used ? ` readable=${c.readable}` : '';
+      emit(`chunk ${at(c.offset)} thread=${c.thread} capacity=${c.capacity} used=${c.used}${cut}`);
+    },
+    record(r: TraceRecord) {
+      records++;
+      const fields = describeRecord(r);
+      const ignored = r.ignored ? ' (ignored)' : '';
+      emit(`  ${at(r.offset)} t${r.thread} ${kindName(r.kind)}${fields === '' ? '' : ' ' + fields}${ignored}`);
+      if (r.kind === Kind.UNIT) {
+        const u = r.unit!;
+        const s = (i: number): string => (u.strings[i] === undefined ? `?${i}` : q(u.strings[i]!));
+        for (let i = 0; i < u.kind.length; i++) {
+          emit(
+            `      site ${u.base + i} ${siteKindName(u.kind[i]!)} file=${s(u.file[i]!)} line=${u.line[i]} ` +
+              `func=${s(u.func[i]!)} name=${s(u.name[i]!)}`,
+          );
+        }
+      }
+    },
+  };
+  walkRecords(bytes, h, visitor, new ProblemLog());
+  emit(`end: ${records} records in ${chunks} chunks, ${threads.size} threads`);
+  const list = problems;
+  if (list.length === 0) emit('problems: none');
+  else {
+    emit(`problems: ${list.length}`);
+    for (const p of list) emit(`  ${p.severity}: ${p.message}`);
+  }
+}
+
+/** The whole dump as one string (each line ends with a newline). */
+export function dumpTraceText(bytes: Uint8Array): string {
+  const lines: string[] = [];
+  dumpTrace(bytes, (l) => lines.push(l));
+  return lines.join('\n') + '\n';
+}

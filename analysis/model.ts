@@ -1,0 +1,176 @@
+// The columnar model of one trace: typed-array tables of events, blocks, frames, sites and statics, plus run-level facts.
+import type { Problem } from './problems.js';
+import type { TraceHeader } from './trace/header.js';
+
+/** "No such row" in the Int32Array columns that refer to events, blocks or frames. */
+export const NONE = -1;
+
+/**
+ * All events in one global order (see analysis/README.md). Row i of every column describes event i.
+ * `kind` uses the record kind numbers of the format (`Kind` in trace/format.ts): THREAD_BEGIN, STATIC, ENTER, EXIT,
+ * UNWIND, ALLOC, FREE, REALLOC, END, THREAD_END, LOST. UNIT, LINKED, TIME and PROGRAM records are not events.
+ */
+export interface EventTable {
+  count: number;
+  kind: Uint8Array;
+  /** The record's flag bits (tag >> 4). */
+  flags: Uint8Array;
+  /** Row in `Model.threads`. */
+  thread: Uint32Array;
+  /**
+   * ENTER: entry site; EXIT: exit site; STATIC, ALLOC, FREE, REALLOC: the record's site (0 for interposed records).
+   * 0 otherwise, and for sites no UNIT record defines.
+   */
+  site: Uint32Array;
+  /** Nanoseconds since the header's start time, interpolated between the thread's TIME records. */
+  time: Float64Array;
+  /**
+   * THREAD_BEGIN: OS thread id; STATIC: size; ENTER: stack depth at entry; UNWIND: frames closed;
+   * ALLOC, REALLOC: requested size; FREE: requested size of the freed block (0 if untracked or unknown);
+   * END: exit status or signal number; LOST: records lost; 0 otherwise.
+   */
+  value: Float64Array;
+  /** ALLOC, REALLOC: the block created, or NONE. */
+  newBlock: Int32Array;
+  /** FREE, REALLOC: the block ended, or NONE (untracked, unknown, from NULL, failed). */
+  oldBlock: Int32Array;
+  /**
+   * ENTER: the frame opened; EXIT: the frame closed; UNWIND: the outermost frame it closed;
+   * any other event: the innermost open frame of its thread (the attribution of heap events). NONE if none.
+   */
+  frame: Int32Array;
+  /** Stack bytes in use on the event's thread after the event (entry depth of its innermost open frame, else 0). */
+  stack: Float64Array;
+  /** Stack bytes in use summed over all threads after the event. */
+  stackTotal: Float64Array;
+  /** Live heap bytes after the event, requested and usable. */
+  heapRequested: Float64Array;
+  heapUsable: Float64Array;
+}
+
+/** Heap blocks in creation order (= order of their ids). */
+export interface BlockTable {
+  count: number;
+  /** The block's id: the sequence number of the record that created it. */
+  id: Float64Array;
+  allocEvent: Int32Array;
+  /** The FREE or REALLOC event that ended it, or NONE if it was live at the end of the trace. */
+  freeEvent: Int32Array;
+  requested: Float64Array;
+  usable: Float64Array;
+  address: Float64Array;
+  /** Allocation site; 0 for interposed allocations. */
+  site: Uint32Array;
+  /** Allocator function as a site kind (`SiteKind.MALLOC` …): the site's kind, or the interposed record's function. */
+  fn: Uint8Array;
+  /** Row in `Model.threads` of the allocating thread. */
+  thread: Uint32Array;
+  /** 1 if the allocation came through the interposed allocator. */
+  interposed: Uint8Array;
+}
+
+/** Function frames, in order of entry. */
+export interface FrameTable {
+  count: number;
+  thread: Uint32Array;
+  /** The ENTER event. */
+  enter: Int32Array;
+  /** The EXIT, UNWIND or THREAD_END event that closed it; NONE: still open at the end of the run. */
+  exit: Int32Array;
+  entrySite: Uint32Array;
+  /** Exit site for frames closed by EXIT, else 0. */
+  exitSite: Uint32Array;
+  /** Stack bytes in use at the entry. */
+  depth: Float64Array;
+  /** The enclosing frame on the same thread, or NONE. */
+  parent: Int32Array;
+}
+
+/** Sites indexed directly by global site id (row 0 and ids no UNIT defines have kind 0). */
+export interface SiteTable {
+  /** One past the largest defined site id. */
+  count: number;
+  kind: Uint8Array;
+  /** Indices into `strings`, or NONE. */
+  file: Int32Array;
+  /** Enclosing function ("" at file scope). */
+  func: Int32Array;
+  /** Function / object / allocator name. */
+  name: Int32Array;
+  line: Uint32Array;
+  strings: string[];
+}
+
+export interface StaticTable {
+  count: number;
+  site: Uint32Array;
+  address: Float64Array;
+  size: Float64Array;
+  event: Int32Array;
+  /** Sum of `size`. */
+  totalBytes: number;
+}
+
+/** For each FREE/REALLOC followed by a LINKED record: the live blocks reachable from the freed block. */
+export interface LinkedTable {
+  count: number;
+  /** The freeing event, ascending. */
+  event: Int32Array;
+  /** Set i's blocks are `blocks[start[i] .. start[i+1])`; `start` has count + 1 entries. */
+  start: Int32Array;
+  blocks: Int32Array;
+  partial: Uint8Array;
+}
+
+/** FREE records whose pointer was not a live block (double free, non-heap pointer). */
+export interface UntrackedFreeTable {
+  count: number;
+  event: Int32Array;
+  address: Float64Array;
+}
+
+export interface ThreadInfo {
+  /** The trace's thread index (0 = the thread that started the recorder). */
+  index: number;
+  /** From THREAD_BEGIN, or null if the thread has none. */
+  osTid: number | null;
+  beginEvent: number;
+  /** THREAD_END event, or NONE. */
+  endEvent: number;
+  events: number;
+  /** Largest stack depth seen on this thread, and the event where. */
+  maxStack: number;
+  maxStackEvent: number;
+}
+
+export type EndHowName = 'exit' | 'signal' | 'unknown';
+
+/** How the run ended: END record and the header's complete flag. */
+export interface RunEnd {
+  /** 'exit': END how 0; 'signal': END how 1; 'unknown': no END record (killed, e.g. SIGKILL, or crashed). */
+  how: EndHowName;
+  /** Exit status ('exit') or signal number ('signal'); null for 'unknown'. */
+  code: number | null;
+  /** The header's complete flag (set last by a normal exit). */
+  complete: boolean;
+  /** The END event, or NONE. */
+  event: number;
+}
+
+export interface Model {
+  header: TraceHeader;
+  program: { path: string; cwd: string } | null;
+  events: EventTable;
+  blocks: BlockTable;
+  frames: FrameTable;
+  sites: SiteTable;
+  statics: StaticTable;
+  linked: LinkedTable;
+  untrackedFrees: UntrackedFreeTable;
+  /** Sorted by trace thread index. */
+  threads: ThreadInfo[];
+  end: RunEnd;
+  /** Sum of LOST counts. */
+  lostRecords: number;
+  problems: Problem[];
+}

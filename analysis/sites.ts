@@ -1,0 +1,25 @@
+// Reading the site table: file, line, function and name of a site id, and the labels reports show for them.
+import type { Model } from './model.js';
+
+export interface SiteInfo {
+  kind: number;
+  file: string | null;
+  line: number;
+  /** Enclosing function ("" at file scope). */
+  func: string | null;
+  /** Function / object / allocator name. */
+  name: string | null;
+}
+
+/** The site's fields, or null for 0 and ids no UNIT defines. */
+export function siteInfo(model: Model, id: number): SiteInfo | null {
+  const s = model.sites;
+  if (id <= 0 || id >= s.count || s.kind[id] === 0) return null;
+  const str = (i: number): string | null => s.strings[i] ?? null;
+  return { kind: s.kind[id]!, file: str(s.file[id]!), line: s.line[id]!, func: str(s.func[id]!), name: str(s.name[id]!) };
+}
+
+/** "demo.c:12", or "?" parts for missing strings. */
+export function siteLocation(info: SiteInfo): string {
+  return `${info.file ?? '?'}:${info.line}`;
+}

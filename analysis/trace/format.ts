@@ -1,0 +1,118 @@
+// The numbers of the .mwtrace format 1.0 (runtime/TRACE-FORMAT.md): magics, sizes, record kinds, flag bits, site kinds.
+
+/** The trace format version this reader implements. */
+export const READER_MAJOR = 1;
+export const READER_MINOR = 0;
+
+export const TRACE_MAGIC = 'MWTRACE\0';
+export const CHUNK_MAGIC = 'MWCK';
+export const HEADER_SIZE = 64;
+export const CHUNK_HEADER_SIZE = 16;
+export const BYTE_ORDER_MARK = 0x01020304;
+
+/** Record kinds (`tag & 0x0f`); the model uses the same numbers for event kinds. */
+export const Kind = {
+  THREAD_BEGIN: 1,
+  UNIT: 2,
+  STATIC: 3,
+  ENTER: 4,
+  EXIT: 5,
+  UNWIND: 6,
+  ALLOC: 7,
+  FREE: 8,
+  REALLOC: 9,
+  LINKED: 10,
+  TIME: 11,
+  END: 12,
+  THREAD_END: 13,
+  PROGRAM: 14,
+  LOST: 15,
+} as const;
+export type KindCode = (typeof Kind)[keyof typeof Kind];
+
+export const KIND_NAMES: readonly string[] = [
+  'KIND0',
+  'THREAD_BEGIN',
+  'UNIT',
+  'STATIC',
+  'ENTER',
+  'EXIT',
+  'UNWIND',
+  'ALLOC',
+  'FREE',
+  'REALLOC',
+  'LINKED',
+  'TIME',
+  'END',
+  'THREAD_END',
+  'PROGRAM',
+  'LOST',
+];
+
+export function kindName(kind: number): string {
+  return KIND_NAMES[kind] ?? `KIND${kind}`;
+}
+
+/** Flag bits (`tag >> 4`); their meaning depends on the kind. */
+export const Flag = {
+  /** `[seq]`: the new seq is the previous one + 1, no delta follows. */
+  SEQ_NEXT: 1,
+  /** ALLOC / FREE / REALLOC: came through the interposed allocator; site 0, function follows. */
+  INTERPOSED: 2,
+  /** FREE: the pointer was not a live block; its address follows instead of a block id. */
+  FREE_UNTRACKED: 4,
+  /** REALLOC: no new block (the result was NULL). */
+  REALLOC_NO_BLOCK: 4,
+  /** REALLOC: the call failed and the old block is still live. */
+  REALLOC_FAILED: 8,
+  /** LINKED: the scan hit its limit; the list is partial. */
+  LINKED_PARTIAL: 1,
+} as const;
+
+/** `END` how values. */
+export const EndHow = { EXIT: 0, SIGNAL: 1 } as const;
+
+/** Site kinds, the `MW_SITE_*` values of runtime/memwrap.h. */
+export const SiteKind = {
+  ENTRY: 1,
+  FALLOFF: 2,
+  RETURN: 3,
+  MALLOC: 4,
+  CALLOC: 5,
+  REALLOC: 6,
+  REALLOCARRAY: 7,
+  FREE: 8,
+  ALIGNED_ALLOC: 9,
+  POSIX_MEMALIGN: 10,
+  MEMALIGN: 11,
+  VALLOC: 12,
+  STRDUP: 13,
+  STRNDUP: 14,
+  PVALLOC: 15,
+  STATIC: 16,
+} as const;
+
+const SITE_KIND_NAMES: readonly string[] = [
+  'none',
+  'entry',
+  'falloff',
+  'return',
+  'malloc',
+  'calloc',
+  'realloc',
+  'reallocarray',
+  'free',
+  'aligned_alloc',
+  'posix_memalign',
+  'memalign',
+  'valloc',
+  'strdup',
+  'strndup',
+  'pvalloc',
+  'static',
+];
+
+/** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */
+export function siteKindName(kind: number): string {
+  return SITE_KIND_NAMES[kind] ?? `kind${kind}`;
+}

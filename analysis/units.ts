@@ -1,0 +1,26 @@
+// Number formatting for text reports: byte sizes in B/KiB/MiB/GiB and counts with thousands separators.
+
+/** "512 B", "1.5 KiB", "12.0 MiB" (binary units, one decimal above bytes). */
+export function formatBytes(n: number): string {
+  const sign = n < 0 ? '-' : '';
+  const a = Math.abs(n);
+  if (a < 1024) return `${n} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = a / 1024;
+  let u = 0;
+  while (Number(v.toFixed(1)) >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${sign}${v.toFixed(1)} ${units[u]}`;
+}
+
+/** "1,234,567". */
+export function formatCount(n: number): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: 0 });
+}
+
+/** "1 block", "3 blocks", "1,024 frees": a count and its noun, plural unless the count is 1. */
+export function plural(n: number, noun: string, nouns = noun + 's'): string {
+  return `${formatCount(n)} ${n === 1 ? noun : nouns}`;
+}
