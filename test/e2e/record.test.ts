@@ -1,0 +1,114 @@
+// What a trace holds, checked against the observations the sample programs
+// promise in their comments: linked frees, stack depths, threads.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { NONE, type Model } from '../../analysis/model.js';
+import { siteInfo } from '../../analysis/sites.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { Kind, SiteKind } from '../../analysis/trace/format.js';
+import { buildInstrumented, programsDir, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
+
+function traceModel(source: string, flags: string[], args: string[] = []): { model: Model; stdout: string } {
+  const dir = scratch(path.basename(source, '.c'));
+  const exe = path.join(dir, 'prog');
+  buildInstrumented('gcc', ['-O0', '-g', '-pthread', ...flags], [source], exe);
+  const ran = runTraced(exe, args, dir);
+  expect(ran.status).toBe(0);
+  const model = decodeTrace(readFileSync(traceOf(dir, ran.pid)));
+  expect(model.problems.filter((p) => p.severity === 'error')).toEqual([]);
+  return { model, stdout: ran.stdout };
+}
+
+/** Line of the block's allocation site (user code only). */
+function allocLine(model: Model, block: number): number | null {
+  return siteInfo(model, model.blocks.site[block]!)?.line ?? null;
+}
+
+function blocksAllocatedAt(model: Model, file: string, line: number): number[] {
+  const out: number[] = [];
+  for (let b = 0; b < model.blocks.count; b++) {
+    const info = siteInfo(model, model.blocks.site[b]!);
+    if (info && info.line === line && info.file?.endsWith(file)) out.push(b);
+  }
+  return out;
+}
+
+describe('the three-node list of the published design', () => {
+  let model: Model;
+  beforeAll(() => {
+    model = traceModel(path.join(samplesDir, 'linked-list.c'), []).model;
+  });
+
+  it('records the three allocations at their lines', () => {
+    for (const line of [31, 32, 33]) expect(blocksAllocatedAt(model, 'linked-list.c', line)).toHaveLength(1);
+  });
+
+  it('the middle free releases the block from line 32 and links the one from line 33', () => {
+    const [middle] = blocksAllocatedAt(model, 'linked-list.c', 32);
+    const freeEvent = model.blocks.freeEvent[middle!]!;
+    expect(freeEvent).not.toBe(NONE);
+    expect(siteInfo(model, model.events.site[freeEvent]!)).toMatchObject({ line: 38, kind: SiteKind.FREE });
+    const set = [...Array(model.linked.count).keys()].find((i) => model.linked.event[i] === freeEvent);
+    expect(set).toBeDefined();
+    const linked = Array.from(model.linked.blocks.subarray(model.linked.start[set!]!, model.linked.start[set! + 1]!));
+    expect(linked.map((b) => allocLine(model, b))).toEqual([33]);
+    expect(model.linked.partial[set!]).toBe(0);
+  });
+
+  it('leaves the first and the orphaned third node allocated at exit', () => {
+    const live = [31, 32, 33].filter((line) => blocksAllocatedAt(model, 'linked-list.c', line).some((b) => model.blocks.freeEvent[b] === NONE));
+    expect(live).toEqual([31, 33]);
+  });
+});
+
+describe('recursion with a 256-byte local buffer', () => {
+  it('grows the stack by at least 256 bytes a level and returns to where it began', () => {
+    const { model } = traceModel(path.join(samplesDir, 'recursion.c'), []);
+    const depthFrames: number[] = [];
+    for (let f = 0; f < model.frames.count; f++) {
+      if (siteInfo(model, model.frames.entrySite[f]!)?.name === 'depth') depthFrames.push(f);
+    }
+    // depth(50) then depth(25): 51 + 26 frames.
+    expect(depthFrames).toHaveLength(51 + 26);
+    const first = depthFrames.slice(0, 51).map((f) => model.frames.depth[f]!);
+    for (let i = 1; i < first.length; i++) expect(first[i]! - first[i - 1]!).toBeGreaterThanOrEqual(256);
+    expect(first[50]! - first[0]!).toBeGreaterThanOrEqual(50 * 256);
+    // Every one of those frames was closed by an EXIT, and after the last one
+    // the thread's stack is back at the depth of main's frame.
+    for (const f of depthFrames) expect(model.events.kind[model.frames.exit[f]!]).toBe(Kind.EXIT);
+    const outer = model.frames.exit[depthFrames[0]!]!;
+    const mainFrame = model.frames.parent[depthFrames[0]!]!;
+    expect(model.events.stack[outer]).toBe(model.frames.depth[mainFrame]);
+    // and the second recursion starts exactly where the first one did.
+    expect(model.frames.depth[depthFrames[51]!]).toBe(first[0]);
+  });
+});
+
+describe('8 threads × 100,000 allocations and frees', () => {
+  it('loses and duplicates nothing', () => {
+    const { model, stdout } = traceModel(path.join(programsDir, 'threads.c'), []);
+    expect(stdout).toBe('done 8 threads\n');
+    expect(model.lostRecords).toBe(0);
+    const workerBlocks = blocksAllocatedAt(model, "threads.c", 23);
+    expect(workerBlocks).toHaveLength(800_000);
+    const perThread = new Map<number, number>();
+    const ids = new Set<number>();
+    let freedByWorker = 0;
+    let freedByMain = 0;
+    for (const b of workerBlocks) {
+      perThread.set(model.blocks.thread[b]!, (perThread.get(model.blocks.thread[b]!) ?? 0) + 1);
+      ids.add(model.blocks.id[b]!);
+      const free = model.blocks.freeEvent[b]!;
+      expect(free).not.toBe(NONE);
+      const line = siteInfo(model, model.events.site[free]!)?.line;
+      if (line === 26) freedByWorker++;
+      else if (line === 41) freedByMain++;
+    }
+    expect(ids.size).toBe(800_000);
+    expect([...perThread.values()]).toEqual(Array(8).fill(100_000));
+    expect(freedByWorker).toBe(800_000 - 8_000);
+    expect(freedByMain).toBe(8_000);
+    expect(model.threads).toHaveLength(9);
+  });
+});
