@@ -1,0 +1,218 @@
+// cc-memwrap in front of real build systems and odd command lines: make with
+// dependency files, CMake's compiler launcher, separate compile and link,
+// archives, response files, -x c, pass-through of what is not C, the
+// compiler's own diagnostics and exit status, and C the rewriter cannot take.
+import { cpSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { packageRoot } from '../../instrumenter/package-root.js';
+import { must, reportJson, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
+
+const project = path.join(packageRoot, 'test', 'fixtures', 'project');
+
+function copyProject(name: string): string {
+  const dir = scratch(name);
+  cpSync(project, dir, { recursive: true });
+  return dir;
+}
+
+function tracedFunctions(trace: string): string[] {
+  const report = reportJson(trace) as { topSites: Array<{ function: string | null }> };
+  return report.topSites.map((s) => s.function ?? '');
+}
+
+describe('build systems', () => {
+  it('make CC="cc-memwrap gcc" builds, records, and keeps dependency tracking', () => {
+    const dir = copyProject('make');
+    const make = must('make', [`CC=${wrapper} gcc`], { cwd: dir });
+    expect(make.stderr).toBe('');
+    expect(readFileSync(path.join(dir, 'main.d'), 'utf8')).toMatch(/^main\.o: main\.c .*shapes\.h/m);
+    const ran = runTraced(path.join(dir, 'shapes'), [], path.join(dir, 'traces'));
+    expect(ran.stdout).toBe('triangle has 3 sides\n');
+    expect(tracedFunctions(traceOf(path.join(dir, 'traces'), ran.pid))).toEqual(expect.arrayContaining(['shape_new']));
+    // Touching the header rebuilds both objects; touching shapes.c only one.
+    expect(must('make', [`CC=${wrapper} gcc`, '-q'], { cwd: dir, env: process.env }).status).toBe(0);
+    const later = new Date(Date.now() + 5000);
+    utimesSync(path.join(dir, 'shapes.c'), later, later);
+    const rebuilt = must('make', [`CC=${wrapper} gcc`], { cwd: dir });
+    expect(rebuilt.stdout).toMatch(/-c shapes\.c/);
+    expect(rebuilt.stdout).not.toMatch(/-c main\.c/);
+  });
+
+  it('cmake -DCMAKE_C_COMPILER_LAUNCHER=cc-memwrap builds a recording program', () => {
+    const dir = copyProject('cmake');
+    const build = path.join(dir, 'build');
+    must('cmake', ['-S', dir, '-B', build, `-DCMAKE_C_COMPILER_LAUNCHER=${wrapper}`, '-DCMAKE_C_COMPILER=gcc']);
+    must('cmake', ['--build', build]);
+    const ran = runTraced(path.join(build, 'shapes'), [], path.join(dir, 'traces'));
+    expect(ran.stdout).toBe('triangle has 3 sides\n');
+    const trace = traceOf(path.join(dir, 'traces'), ran.pid);
+    expect(tracedFunctions(trace)).toEqual(expect.arrayContaining(['shape_new']));
+    expect((reportJson(trace) as { allocations: number }).allocations).toBeGreaterThanOrEqual(3);
+  });
+
+  it('-c objects link later through cc-memwrap, through plain gcc, and from an archive', () => {
+    const dir = copyProject('separate');
+    must(wrapper, ['--mw-strict', 'gcc', '-c', 'main.c', 'shapes.c'], { cwd: dir });
+    expect(existsSync(path.join(dir, 'main.o')) && existsSync(path.join(dir, 'shapes.o'))).toBe(true);
+    must(wrapper, ['gcc', 'main.o', 'shapes.o', '-o', 'via-wrapper'], { cwd: dir });
+    must('gcc', ['main.o', 'shapes.o', '-o', 'via-gcc'], { cwd: dir });
+    must('ar', ['rcs', 'libshapes.a', 'shapes.o'], { cwd: dir });
+    must(wrapper, ['gcc', 'main.o', '-L.', '-lshapes', '-o', 'via-archive'], { cwd: dir });
+    for (const exe of ['via-wrapper', 'via-gcc', 'via-archive']) {
+      const traces = path.join(dir, `traces-${exe}`);
+      const ran = runTraced(path.join(dir, exe), [], traces);
+      expect(ran.stdout).toBe('triangle has 3 sides\n');
+      expect(tracedFunctions(traceOf(traces, ran.pid))).toEqual(expect.arrayContaining(['shape_new']));
+    }
+  });
+
+  it('reads @response files and -x c', () => {
+    const dir = copyProject('rsp');
+    cpSync(path.join(dir, 'main.c'), path.join(dir, 'main.txt'));
+    writeFileSync(path.join(dir, 'args.rsp'), '-O2 "-DGREETING=\\"hi there\\"" -x c main.txt -x none shapes.c -o prog\n');
+    must(wrapper, ['--mw-strict', 'gcc', '@args.rsp'], { cwd: dir });
+    const ran = runTraced(path.join(dir, 'prog'), [], path.join(dir, 'traces'));
+    expect(ran.stdout).toBe('triangle has 3 sides\n');
+    expect(tracedFunctions(traceOf(path.join(dir, 'traces'), ran.pid))).toEqual(expect.arrayContaining(['main', 'shape_new']));
+  });
+});
+
+describe('what is not a C compile passes through untouched', () => {
+  const dir = copyProject('passthrough');
+
+  it('-E, -M and -MM print exactly what the compiler prints', () => {
+    for (const mode of [['-E'], ['-M'], ['-MM'], ['-E', '-P', '-DX=1']]) {
+      const ours = must(wrapper, ['gcc', ...mode, 'main.c'], { cwd: dir });
+      const theirs = must('gcc', [...mode, 'main.c'], { cwd: dir });
+      expect(ours.stdout).toBe(theirs.stdout);
+    }
+  });
+
+  it('--version, -v and -dumpmachine are the compiler answering', () => {
+    for (const args of [['--version'], ['-dumpmachine'], ['-dumpversion']]) {
+      expect(must(wrapper, ['gcc', ...args]).stdout).toBe(must('gcc', args).stdout);
+    }
+  });
+
+  it('C++ and assembly sources are compiled as they are', () => {
+    writeFileSync(path.join(dir, 'k.cpp'), 'int twice(int x) { return 2 * x; }\n');
+    writeFileSync(path.join(dir, 'a.s'), '.globl answer\nanswer:\n  movl $42, %eax\n  ret\n');
+    must(wrapper, ['g++', '-c', 'k.cpp', '-o', 'k.o'], { cwd: dir });
+    must(wrapper, ['gcc', '-c', 'a.s', '-o', 'a.o'], { cwd: dir });
+    for (const obj of ['k.o', 'a.o']) expect(must('nm', [obj], { cwd: dir }).stdout).not.toMatch(/__mw_/);
+    expect(must('nm', ['k.o'], { cwd: dir }).stdout).toMatch(/twice/);
+  });
+
+  it('a source read from stdin is compiled uninstrumented', () => {
+    must(wrapper, ['gcc', '-x', 'c', '-', '-o', 'from-stdin'], { cwd: dir, input: 'int main(void) { return 7; }\n' });
+    expect(run(path.join(dir, 'from-stdin'), []).status).toBe(7);
+  });
+
+  it('-S writes instrumented assembly', () => {
+    must(wrapper, ['gcc', '-S', 'shapes.c'], { cwd: dir });
+    expect(readFileSync(path.join(dir, 'shapes.s'), 'utf8')).toMatch(/__mw_enter/);
+  });
+
+  it('-o with several -c inputs gets the compiler’s own error', () => {
+    const ours = run(wrapper, ['gcc', '-c', 'main.c', 'shapes.c', '-o', 'x.o'], { cwd: dir });
+    const theirs = run('gcc', ['-c', 'main.c', 'shapes.c', '-o', 'x.o'], { cwd: dir });
+    expect(ours.status).toBe(theirs.status);
+    expect(ours.stderr).toBe(theirs.stderr);
+  });
+});
+
+describe('diagnostics and failures', () => {
+  it('errors and warnings name the user’s file and line, with the compiler’s exit status', () => {
+    const dir = scratch('diagnostics');
+    writeFileSync(path.join(dir, 'bad.c'), 'int main(void) {\n  int unused;\n  return nope;\n}\n');
+    const theirs = run('gcc', ['-Wall', '-c', 'bad.c'], { cwd: dir });
+    const ours = run(wrapper, ['gcc', '-Wall', '-c', 'bad.c'], { cwd: dir });
+    expect(ours.status).toBe(theirs.status);
+    expect(ours.status).not.toBe(0);
+    expect(ours.stderr).toMatch(/bad\.c:3:\d+: error: 'nope' undeclared/);
+    expect(ours.stderr).toMatch(/bad\.c:2:\d+: warning: unused variable 'unused'/);
+    const missingHeader = run(wrapper, ['gcc', '-c', 'nothere.c'], { cwd: dir });
+    expect(missingHeader.status).toBe(run('gcc', ['-c', 'nothere.c'], { cwd: dir }).status);
+  });
+
+  it('adds no warning to C89 code built with -pedantic -Wconversion -Werror', () => {
+    const dir = scratch('c89');
+    writeFileSync(
+      path.join(dir, 'old.c'),
+      [
+        '#include <stdlib.h>',
+        'static int counter;',
+        'int tally(int n);',
+        'int tally(int n) {',
+        '  static char seen[16];',
+        '  char *p;',
+        '  if (n < 0) return -1;',
+        '  p = (char *)malloc((size_t)n + 1u);',
+        '  if (p == NULL) return 0;',
+        '  seen[n % 16] = 1;',
+        '  free(p);',
+        '  counter += n;',
+        '  return counter;',
+        '}',
+        'int main(void) { return tally(3) == 3 ? 0 : 1; }',
+        '',
+      ].join('\n'),
+    );
+    const flags = ['-std=c89', '-pedantic', '-Wall', '-Wextra', '-Wmissing-prototypes', '-Wconversion', '-Werror'];
+    for (const cc of ['gcc', 'clang']) {
+      const built = must(wrapper, ['--mw-strict', cc, ...flags, 'old.c', '-o', `old-${cc}`], { cwd: dir });
+      expect(built.stderr).toBe('');
+      expect(run(path.join(dir, `old-${cc}`), [], { env: { ...process.env, MEMWRAP_TRACE: path.join(dir, `%p.mwtrace`) } }).status).toBe(0);
+    }
+  });
+
+  it('a function tree-sitter cannot parse is left alone with a warning; the rest is instrumented', () => {
+    const dir = scratch('unparsable');
+    writeFileSync(
+      path.join(dir, 'va.c'),
+      [
+        '#include <stdarg.h>',
+        '#include <stdio.h>',
+        'static int sum(int n, ...) {',
+        '  va_list ap; int s = 0;',
+        '  va_start(ap, n);',
+        '  while (n--) s += va_arg(ap, int);',
+        '  va_end(ap);',
+        '  return s;',
+        '}',
+        'int main(void) { printf("%d\\n", sum(3, 1, 2, 3)); return 0; }',
+        '',
+      ].join('\n'),
+    );
+    const built = must(wrapper, ['--mw-strict', 'gcc', 'va.c', '-o', 'va'], { cwd: dir });
+    expect(built.stderr).toMatch(/va\.c:3: warning: .*sum.*\[cc-memwrap\]/);
+    const ran = runTraced(path.join(dir, 'va'), [], path.join(dir, 'traces'));
+    expect(ran.stdout).toBe('6\n');
+    const dump = must(process.execPath, [wrapper, 'dump', traceOf(path.join(dir, 'traces'), ran.pid)]).stdout;
+    expect(dump).toMatch(/ENTER.*main/);
+    expect(dump).not.toMatch(/ENTER.*\bsum\b/);
+  });
+
+  it('an instrumented unit that does not compile falls back to the original, or fails with --mw-strict', () => {
+    const dir = scratch('fallback');
+    // A program that owns a name the inserted code needs.
+    writeFileSync(path.join(dir, 'clash.c'), 'int __mw_enter = 5;\nint main(void) { return __mw_enter - 5; }\n');
+    const lenient = run(wrapper, ['gcc', 'clash.c', '-o', 'clash'], { cwd: dir });
+    expect(lenient.status).toBe(0);
+    expect(lenient.stderr).toMatch(/instrumented clash\.c does not compile, although the original does; built it uninstrumented/);
+    expect(run(path.join(dir, 'clash'), [], { env: { ...process.env, MEMWRAP_TRACE: path.join(dir, '%p.mwtrace') } }).status).toBe(0);
+    const strict = run(wrapper, ['--mw-strict', 'gcc', 'clash.c', '-o', 'clash2'], { cwd: dir });
+    expect(strict.status).not.toBe(0);
+    expect(strict.stderr).toMatch(/--mw-strict/);
+    expect(readdirSync(dir)).not.toContain('clash2');
+  });
+
+  it('explains itself: --help, --version, no compiler, unknown option', () => {
+    expect(must(wrapper, ['--help']).stdout).toMatch(/cc-memwrap \[--mw-…\] <compiler> <args…>/);
+    expect(must(wrapper, ['--version']).stdout).toMatch(/^cc-memwrap \d+\.\d+\.\d+\n$/);
+    expect(run(wrapper, ['--mw-strict']).stderr).toMatch(/no compiler given/);
+    expect(run(wrapper, ['--mw-bogus', 'gcc']).status).toBe(2);
+    expect(run(wrapper, ['no-such-compiler-xyz', 'a.c']).status).toBe(127);
+  });
+});
