@@ -130,8 +130,8 @@ describe('diagnostics and failures', () => {
     const ours = run(wrapper, ['gcc', '-Wall', '-c', 'bad.c'], { cwd: dir });
     expect(ours.status).toBe(theirs.status);
     expect(ours.status).not.toBe(0);
-    expect(ours.stderr).toMatch(/bad\.c:3:\d+: error: 'nope' undeclared/);
-    expect(ours.stderr).toMatch(/bad\.c:2:\d+: warning: unused variable 'unused'/);
+    expect(ours.stderr).toMatch(/bad\.c:3:\d+: error: .nope. undeclared/);
+    expect(ours.stderr).toMatch(/bad\.c:2:\d+: warning: unused variable .unused./);
     const missingHeader = run(wrapper, ['gcc', '-c', 'nothere.c'], { cwd: dir });
     expect(missingHeader.status).toBe(run('gcc', ['-c', 'nothere.c'], { cwd: dir }).status);
   });
@@ -169,19 +169,19 @@ describe('diagnostics and failures', () => {
 
   it('a function tree-sitter cannot parse is left alone with a warning; the rest is instrumented', () => {
     const dir = scratch('unparsable');
+    // GNU case ranges are beyond tree-sitter-c's grammar.
     writeFileSync(
       path.join(dir, 'va.c'),
       [
-        '#include <stdarg.h>',
         '#include <stdio.h>',
-        'static int sum(int n, ...) {',
-        '  va_list ap; int s = 0;',
-        '  va_start(ap, n);',
-        '  while (n--) s += va_arg(ap, int);',
-        '  va_end(ap);',
-        '  return s;',
+        '',
+        'static int sum(int n) {',
+        '  switch (n) {',
+        '  case 1 ... 3: return n * 2;',
+        '  default: return 0;',
+        '  }',
         '}',
-        'int main(void) { printf("%d\\n", sum(3, 1, 2, 3)); return 0; }',
+        'int main(void) { printf("%d\\n", sum(3)); return 0; }',
         '',
       ].join('\n'),
     );
@@ -197,7 +197,7 @@ describe('diagnostics and failures', () => {
   it('an instrumented unit that does not compile falls back to the original, or fails with --mw-strict', () => {
     const dir = scratch('fallback');
     // A program that owns a name the inserted code needs.
-    writeFileSync(path.join(dir, 'clash.c'), 'int __mw_enter = 5;\nint main(void) { return __mw_enter - 5; }\n');
+    writeFileSync(path.join(dir, 'clash.c'), 'static int __mw_sites = 5;\nint main(void) { return __mw_sites - 5; }\n');
     const lenient = run(wrapper, ['gcc', 'clash.c', '-o', 'clash'], { cwd: dir });
     expect(lenient.status).toBe(0);
     expect(lenient.stderr).toMatch(/instrumented clash\.c does not compile, although the original does; built it uninstrumented/);

@@ -1,0 +1,136 @@
+// Finds what the rewrite edits, with the queries of queries/*.scm. File-scope
+// definitions: toplevel.scm on the root's children only. Inside a function:
+// returns.scm, statics.scm and calls.scm run at the tokens that can start a
+// match (`return`, `static`, an allocator or setjmp name), found by a text
+// search of the body. A query over the whole tree walks every node of a
+// megabyte unit (~0.2 s per query for SQLite); this visits a few thousand.
+import { ALLOCATOR_KINDS, SETJMP_NAMES } from './sites.js';
+import { query, type SyntaxNode } from './parser.js';
+import { readDeclarator } from './declarators.js';
+
+export interface TopLevel {
+  readonly functions: SyntaxNode[];
+  readonly declarations: SyntaxNode[];
+  readonly typedefs: SyntaxNode[];
+}
+
+export function findTopLevel(root: SyntaxNode): TopLevel {
+  const found: TopLevel = { functions: [], declarations: [], typedefs: [] };
+  for (const { name, node } of query('toplevel').captures(root, { maxStartDepth: 0 })) {
+    if (name === 'function') found.functions.push(node);
+    else if (name === 'file_declaration') found.declarations.push(node);
+    else if (name === 'typedef') found.typedefs.push(node);
+  }
+  return found;
+}
+
+export interface CallSite {
+  readonly name: string;
+  readonly call: SyntaxNode;
+  readonly callee: SyntaxNode;
+  readonly args: SyntaxNode;
+}
+
+export interface StaticDeclaration {
+  readonly node: SyntaxNode;
+  /** The type of the node holding the declaration (a declaration can follow it only in a block). */
+  readonly parentType: string;
+}
+
+export interface InFunction {
+  readonly returns: SyntaxNode[];
+  readonly statics: StaticDeclaration[];
+  readonly calls: CallSite[];
+}
+
+const TOKENS = new RegExp(`\\b(?:return|static|${[...ALLOCATOR_KINDS.keys(), ...SETJMP_NAMES].join('|')})\\b`, 'g');
+
+/**
+ * Returns, static declarations and allocator/setjmp calls of one function
+ * definition, in source order, leaving out those of GNU nested functions.
+ * `text` is the parsed text (directives blanked, so no marker matches).
+ *
+ * Each token is reached with a tree cursor walking down from the function,
+ * which also yields its ancestors: tree-sitter nodes have no parent
+ * pointers, and `node.parent` searches down from the root through every
+ * top-level declaration, which is slow in a unit with thousands of them.
+ */
+export function findInFunction(fn: SyntaxNode, body: SyntaxNode, text: string): InFunction {
+  const found: InFunction = { returns: [], statics: [], calls: [] };
+  const start = fn.walk(); // `cursor.reset(node)` of the node binding reads a stale node: copy this one instead
+  const cursor = fn.walk();
+  const path: string[] = [];
+  const end = body.endIndex;
+  TOKENS.lastIndex = body.startIndex;
+  for (let m = TOKENS.exec(text); m !== null && m.index < end; m = TOKENS.exec(text)) {
+    const at = m.index;
+    const word = m[0];
+    if (text[at - 1] === '$' || text[at + word.length] === '$') continue; // part of a `$` identifier
+    // Walk down to the token at `at`, noting the node types on the way.
+    cursor.resetTo(start);
+    path.length = 0;
+    let nested = false;
+    while ((cursor.gotoFirstChildForIndex(at) as unknown as number | null) !== null && cursor.startIndex <= at) {
+      path.push(cursor.nodeType);
+      if (cursor.nodeType === 'function_definition') nested = true;
+    }
+    if (nested || cursor.startIndex !== at || cursor.endIndex !== at + word.length) continue; // a literal, a nested function
+    const up = (levels: number): SyntaxNode | null => {
+      for (let k = 0; k < levels; k++) if (!cursor.gotoParent()) return null;
+      return cursor.currentNode;
+    };
+    const parentType = path[path.length - 2];
+    if (word === 'return') {
+      if (parentType !== 'return_statement') continue;
+      const statement = up(1);
+      if (statement !== null && matchesAt('returns', statement)) found.returns.push(statement);
+    } else if (word === 'static') {
+      if (parentType !== 'storage_class_specifier' || path[path.length - 3] !== 'declaration') continue;
+      const declaration = up(2);
+      if (declaration !== null && matchesAt('statics', declaration)) {
+        found.statics.push({ node: declaration, parentType: path[path.length - 4] ?? '' });
+      }
+    } else if (parentType === 'call_expression' && path[path.length - 1] === 'identifier') {
+      const call = up(1);
+      if (call === null) continue;
+      for (const match of query('calls').matches(call, { maxStartDepth: 0 })) {
+        const get = (name: string): SyntaxNode | undefined => match.captures.find((c) => c.name === name)?.node;
+        const callee = get('callee');
+        const args = get('arguments');
+        if (callee === undefined || args === undefined || callee.startIndex !== at) continue;
+        found.calls.push({ name: word, call, callee, args });
+      }
+    }
+  }
+  return found;
+}
+
+/** True when the query matches with `node` itself as the pattern's top node. */
+function matchesAt(name: string, node: SyntaxNode): boolean {
+  const start = node.startIndex;
+  return query(name).captures(node, { maxStartDepth: 0 }).some((c) => c.node.startIndex === start);
+}
+
+/**
+ * Allocator names a function declares for itself (a parameter `free`, a
+ * local `malloc`), among the names of `calls`. Only a name that occurs in
+ * the function more often than it is called can be declared there; the
+ * declarators query runs only then.
+ */
+export function locallyDeclared(fn: SyntaxNode, text: string, calls: readonly CallSite[]): Set<string> {
+  const declared = new Set<string>();
+  const called = new Map<string, number>();
+  for (const call of calls) called.set(call.name, (called.get(call.name) ?? 0) + 1);
+  const body = text.slice(fn.startIndex, fn.endIndex);
+  const occurrences = (name: string): number => body.match(new RegExp(`\\b${name}\\b`, 'g'))?.length ?? 0;
+  const suspects = [...called].filter(([name, count]) => occurrences(name) > count);
+  if (suspects.length === 0) return declared;
+  const names = new Set(suspects.map(([name]) => name));
+  for (const capture of query('declarators').captures(fn)) {
+    const d = readDeclarator(capture.node);
+    if (d === null) continue;
+    const name = text.slice(d.name.startIndex, d.name.endIndex);
+    if (names.has(name)) declared.add(name);
+  }
+  return declared;
+}

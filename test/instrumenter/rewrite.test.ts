@@ -1,0 +1,327 @@
+// rewriteTranslationUnit on small hand-written preprocessed units: the exact
+// inserted code, what is left alone, static objects, warnings, big inputs.
+// compile.test.ts does the same with real gcc and clang output.
+import { describe, expect, it } from 'vitest';
+import { rewriteTranslationUnit, type RewriteResult } from '../../instrumenter/rewrite.js';
+
+const HEADER = '/opt/mw/memwrap.h';
+
+function rewrite(text: string, branches?: boolean): RewriteResult & { text: string } {
+  const result = rewriteTranslationUnit(Buffer.from(text, 'utf8'), { headerPath: HEADER, branches });
+  return { ...result, text: result.output.toString('utf8') };
+}
+
+/** The site table entries of a rewritten unit, as written. */
+function sitesOf(text: string): string[] {
+  const table = /__mw_sites\[\d+\] = \{ (.*?) \}; static struct __mw_unit/.exec(text);
+  return table === null ? [] : [...table[1]!.matchAll(/\{(\d+u, \d+u, "[^"]*", "[^"]*", "[^"]*")\}/g)].map((m) => m[1]!);
+}
+
+/** Registered static objects: `name size-expression` per __mw_s<k>. */
+function refsOf(text: string): string[] {
+  return [...text.matchAll(/__mw_s\d+ __attribute__\(\(used, section\("mw_statics"\)\)\) = \{ &__mw_u, (\d+)u, &(\w+), sizeof\((\w+)\) \};/g)].map(
+    (m) => `${m[2]}@${m[1]}`,
+  );
+}
+
+const TABLE_TAIL =
+  'static struct __mw_unit *const __mw_unit_ref __attribute__((used, section("mw_units"))) = &__mw_u; ';
+const frame = (entry: number, falloff: number): string =>
+  `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);`;
+const ret = (site: number, statement: string): string => `{__mw_f.site = __mw_u.base + ${site}u; ${statement}}`;
+
+describe('inserted code', () => {
+  it('puts the table before the first function, the frame after `{`, and wraps returns', () => {
+    const r = rewrite('# 1 "t.c"\nint main(void) {\n  return 0;\n}\n');
+    expect(r.text).toBe(
+      '# 1 "t.c"\n' +
+        'static const struct __mw_site __mw_sites[3] = { {1u, 1u, "t.c", "main", "main"}, {2u, 3u, "t.c", "main", "main"}, {3u, 2u, "t.c", "main", "main"} }; ' +
+        'static struct __mw_unit __mw_u = { 0u, 3u, __mw_sites }; ' +
+        TABLE_TAIL +
+        `int main(void) {${frame(0, 1)}\n` +
+        `  ${ret(2, 'return 0;')}\n` +
+        '}\n',
+    );
+    expect(r).toMatchObject({ functions: 1, sites: 3, skippedFunctions: 0, warnings: [] });
+  });
+
+  it('orders each function ENTRY, FALLOFF, then returns and calls in source order', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        'void *f(int n)',
+        '{',
+        '  void *p = malloc(n);',
+        '  if (!p) return 0;',
+        '  free(p);',
+        '  return malloc(1);',
+        '}',
+        'void g(void) { }',
+      ].join('\n'),
+    );
+    expect(sitesOf(r.text)).toEqual([
+      '1u, 1u, "t.c", "f", "f"',
+      '2u, 7u, "t.c", "f", "f"',
+      '4u, 3u, "t.c", "f", "malloc"',
+      '3u, 4u, "t.c", "f", "f"',
+      '8u, 5u, "t.c", "f", "free"',
+      '3u, 6u, "t.c", "f", "f"',
+      '4u, 6u, "t.c", "f", "malloc"',
+      '1u, 8u, "t.c", "g", "g"',
+      '2u, 8u, "t.c", "g", "g"',
+    ]);
+    expect(r.text).toContain(`  ${ret(5, 'return __mw_malloc(&__mw_u, 6u, 1);')}\n`);
+    expect(r.text).toContain(`void g(void) {${frame(7, 8)} }`);
+  });
+
+  it('wraps `if (a) return 1; else return 2;` and returns between mid-line linemarkers', () => {
+    const r = rewrite(
+      ['# 1 "t.c"', 'int f(int a) {', '  if (a) return 1; else return', '# 3 "t.c" 3 4', '  2', '# 3 "t.c"', '  ;', '}'].join('\n'),
+    );
+    expect(r.text).toContain(`  if (a) ${ret(2, 'return 1;')} else {__mw_f.site = __mw_u.base + 3u; return\n# 3 "t.c" 3 4\n  2\n# 3 "t.c"\n  ;}\n}`);
+  });
+
+  it('redirects allocator calls, also nested and without arguments, and leaves other uses alone', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        'struct a { void *(*malloc)(unsigned long); };',
+        'void f(struct a *p) {',
+        '  void *(*fn)(unsigned long) = malloc;',
+        '  free(malloc(3)); p->malloc(4); (malloc)(5); valloc(); fn(1);',
+        '  malloc_usable_size(0); my_free(0); xmalloc(1);',
+        '}',
+      ].join('\n'),
+    );
+    expect(r.text).toContain('  void *(*fn)(unsigned long) = malloc;\n');
+    expect(r.text).toContain(
+      '  __mw_free(&__mw_u, 2u, __mw_malloc(&__mw_u, 3u, 3)); p->malloc(4); (malloc)(5); __mw_valloc(&__mw_u, 4u); fn(1);\n' +
+        '  malloc_usable_size(0); my_free(0); xmalloc(1);\n',
+    );
+  });
+
+  it('wraps setjmp-family calls in __mw_resume inside instrumented functions only', () => {
+    const r = rewrite(
+      [
+        '# 1 "/usr/include/setjmp.h" 1 3 4',
+        'static int sys(void) { return _setjmp(b); }',
+        '# 2 "t.c" 2',
+        'int f(void) { if (_setjmp(b)) return 1; return sigsetjmp(s, 1) + __sigsetjmp(s, 0) + setjmp(b); }',
+      ].join('\n'),
+    );
+    expect(r.text).toContain('static int sys(void) { return _setjmp(b); }');
+    expect(r.text).toContain(
+      `if (__mw_resume(&__mw_f, _setjmp(b))) ${ret(2, 'return 1;')} ` +
+        ret(3, 'return __mw_resume(&__mw_f, sigsetjmp(s, 1)) + __mw_resume(&__mw_f, __sigsetjmp(s, 0)) + __mw_resume(&__mw_f, setjmp(b));'),
+    );
+  });
+
+  it('names the user header a function comes from, and skips system and runtime headers', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        '# 1 "/opt/mw/memwrap.h" 1',
+        'static int mw(void) { return 0; }',
+        '# 2 "t.c" 2',
+        '# 1 "/usr/include/x.h" 1 3 4',
+        'static int sys(void) { return malloc(1) != 0; }',
+        '# 3 "t.c" 2',
+        '# 1 "util.h" 1',
+        'static int util(void) { return 1; }',
+        '# 4 "t.c" 2',
+        'int main(void) { return util(); }',
+      ].join('\n'),
+    );
+    expect(r.functions).toBe(2);
+    expect(r.text).toContain('static int mw(void) { return 0; }');
+    expect(r.text).toContain('static int sys(void) { return malloc(1) != 0; }');
+    expect(sitesOf(r.text)[0]).toBe('1u, 1u, "util.h", "util", "util"');
+    expect(sitesOf(r.text)[3]).toBe('1u, 4u, "t.c", "main", "main"');
+  });
+
+  it('leaves inline functions with external linkage and naked functions alone, counting them', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        'inline int a(void) { return 1; }',
+        'extern __inline__ int b(void) { return 2; }',
+        'static inline int c(void) { return 3; }',
+        '__attribute__((naked)) void d(void) { __asm__("ret"); }',
+        'int __mw_e(void) { return 4; }',
+      ].join('\n'),
+    );
+    expect(r).toMatchObject({ functions: 1, skippedFunctions: 4, warnings: [] });
+    expect(r.text).toContain(`static inline int c(void) {${frame(0, 1)} ${ret(2, 'return 3;')} }`);
+  });
+
+  it('leaves the returns, calls and statics of a GNU nested function to it', () => {
+    const r = rewrite(
+      ['# 1 "t.c"', 'int f(int x) {', '  int g(int y) { static int s; free(0); return y; }', '  return g(x);', '}'].join('\n'),
+    );
+    expect(r.text).toContain('  int g(int y) { static int s; free(0); return y; }\n');
+    expect(r.text).toContain(`  ${ret(2, 'return g(x);')}\n`);
+  });
+
+  it('puts the frame after GNU __label__ declarations', () => {
+    const r = rewrite('# 1 "t.c"\nint f(void) { __label__ out; goto out; out: return 0; }\n');
+    expect(r.text).toContain(`int f(void) { __label__ out;${frame(0, 1)} goto out; out: ${ret(2, 'return 0;')} }`);
+  });
+
+  it('accepts the branches option', () => {
+    expect(rewrite('# 1 "t.c"\nint f(void) { return 0; }\n', true).functions).toBe(1);
+  });
+});
+
+describe('allocator names the unit defines', () => {
+  it('keeps calls to a malloc the unit defines, and to a parameter named free', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        'void *malloc(unsigned long n) { return 0; }',
+        'void release(void *p, void (*free)(void *)) { free(p); }',
+        'void other(void *p) { free(p); malloc(1); strdup("x"); }',
+      ].join('\n'),
+    );
+    expect(r.text).toContain(`{${frame(3, 4)} free(p); }`);
+    expect(r.text).toContain(`{${frame(5, 6)} __mw_free(&__mw_u, 7u, p); malloc(1); __mw_strdup(&__mw_u, 8u, "x"); }`);
+  });
+
+  it('keeps calls to a file-scope object named like an allocator', () => {
+    const r = rewrite('# 1 "t.c"\nstatic void (*free)(void *);\nvoid f(void *p) { free(p); }\n');
+    expect(r.text).toContain(`{${frame(0, 1)} free(p); }`);
+  });
+});
+
+describe('static objects', () => {
+  it('registers file-scope definitions once per name at the end, with their sizeof', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        'typedef int fn_t(int);',
+        'typedef fn_t fn2_t;',
+        'typedef int open_t[];',
+        'extern int ext;',
+        'extern int later[];',
+        'int later[3];',
+        'int a, b[4], *c, (*d)(int), e(int);',
+        'int tentative; int tentative = 2;',
+        'static int sizeless[];',
+        'static int sizeless[5];',
+        'static const char msg[] = "hi";',
+        'struct p { int x; } pt, *pp;',
+        'struct q { int y; };',
+        'enum { A, B };',
+        '__thread int t1; static _Thread_local int t2; thread_local int t3;',
+        'fn_t f1; fn2_t f2; static open_t o1; open_t o2 = { 1 };',
+        'int __mw_reserved;',
+        'int main(void) { return 0; }',
+      ].join('\n'),
+    );
+    expect(refsOf(r.text)).toEqual(['later@3', 'a@4', 'b@5', 'c@6', 'd@7', 'tentative@8', 'sizeless@9', 'msg@10', 'pt@11', 'pp@12', 'o2@13']);
+    const sites = sitesOf(r.text);
+    expect(sites[3]).toBe('16u, 6u, "t.c", "", "later"');
+    expect(sites[9]).toBe('16u, 10u, "t.c", "", "sizeless"');
+    // Everything is registered after the last function, inline.
+    expect(r.text.endsWith('sizeof(o2) };')).toBe(true);
+    expect(r.text.split('\n').length).toBe(19);
+  });
+
+  it('registers static locals right after their declaration, with the function as func', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        'int f(void) {',
+        '  static int calls, *p, arr[2], g(void);',
+        '  static __thread int tl;',
+        '  int plain;',
+        '  { static const char s[] = "x"; }',
+        '  return calls;',
+        '}',
+      ].join('\n'),
+    );
+    const lines = r.text.split('\n');
+    expect(lines[2]).toMatch(/^  static int calls, \*p, arr\[2\], g\(void\); static const struct __mw_static_ref __mw_s0 .*&calls, sizeof\(calls\) \}; .*__mw_s1 .*&p, .*__mw_s2 .*&arr, sizeof\(arr\) \};$/);
+    expect(lines[3]).toBe('  static __thread int tl;');
+    expect(lines[5]).toMatch(/^  \{ static const char s\[\] = "x"; static const struct __mw_static_ref __mw_s3 .*&s, sizeof\(s\) \}; \}$/);
+    expect(sitesOf(r.text).slice(2, 6)).toEqual([
+      '16u, 2u, "t.c", "f", "calls"',
+      '16u, 2u, "t.c", "f", "p"',
+      '16u, 2u, "t.c", "f", "arr"',
+      '16u, 5u, "t.c", "f", "s"',
+    ]);
+  });
+
+  it('puts the table at the end when there are objects but no function', () => {
+    const r = rewrite('# 1 "t.c"\nint table[3] = { 1, 2, 3 };\n# 1 "/usr/include/x.h" 1 3 4\nint sys;\n');
+    expect(r.functions).toBe(0);
+    expect(r.text).toBe(
+      '# 1 "t.c"\nint table[3] = { 1, 2, 3 };\n# 1 "/usr/include/x.h" 1 3 4\nint sys; ' +
+        'static const struct __mw_site __mw_sites[1] = { {16u, 1u, "t.c", "", "table"} }; ' +
+        'static struct __mw_unit __mw_u = { 0u, 1u, __mw_sites }; ' +
+        TABLE_TAIL.trimEnd() +
+        ' static const struct __mw_static_ref __mw_s0 __attribute__((used, section("mw_statics"))) = { &__mw_u, 0u, &table, sizeof(table) };\n',
+    );
+  });
+
+  it('returns the input unchanged when there is nothing to record', () => {
+    const input = '# 1 "t.c"\ntypedef int t;\nextern int x;\nint f(int);\n';
+    const r = rewriteTranslationUnit(Buffer.from(input), { headerPath: HEADER });
+    expect(r.output.equals(Buffer.from(input))).toBe(true);
+    expect(r.sites).toBe(0);
+  });
+});
+
+describe('code tree-sitter cannot parse', () => {
+  it('leaves the function alone with a warning naming the user file and line; the others are instrumented', () => {
+    const r = rewrite(
+      [
+        '# 1 "t.c"',
+        'int ok1(void) { return 1; }',
+        '# 10 "t.c"',
+        'int bad(int c) {',
+        '  void *p = malloc(1);',
+        '  switch (c) { case 1 ... 3: return 1; }',
+        '  return 0;',
+        '}',
+        'int ok2(void) { return 2; }',
+      ].join('\n'),
+    );
+    expect(r).toMatchObject({ functions: 2, skippedFunctions: 1 });
+    expect(r.warnings).toEqual([
+      { file: 't.c', line: 10, message: "function 'bad' left uninstrumented: tree-sitter found a syntax error at t.c:12" },
+    ]);
+    expect(r.text).toContain('  void *p = malloc(1);\n  switch (c) { case 1 ... 3: return 1; }\n  return 0;\n');
+    expect(sitesOf(r.text).map((s) => s.split(', ')[3])).toEqual(['"ok1"', '"ok1"', '"ok1"', '"ok2"', '"ok2"', '"ok2"']);
+  });
+
+  it('warns about unparsable code at file scope in the user file only', () => {
+    const r = rewrite('# 1 "/usr/include/x.h" 1 3 4\nint @@ sys;\n# 2 "t.c" 2\nint f(void) { return 0; }\nmain() { return 0; }\n');
+    expect(r.warnings.map((w) => `${w.file}:${w.line}`)).toEqual(['t.c:3']);
+    expect(r.functions).toBe(1);
+  });
+});
+
+describe('big units', () => {
+  it('rewrites a multi-megabyte unit with multibyte text in a few seconds', () => {
+    const N = 5000;
+    const parts = ['# 1 "big.c"\n'];
+    for (let i = 0; i < N; i++) {
+      parts.push(
+        `static const char *s${i} = "日本語 ${i}";\n` +
+          `static int f${i}(int x)\n{\n  char *p = (char *)malloc(16);\n  if (x > ${i}) {\n    free(p);\n    return x;\n  }\n  free(p);\n  return x + ${i} + (int)s${i}[0];\n}\n`,
+      );
+    }
+    const input = parts.join('');
+    expect(Buffer.byteLength(input)).toBeGreaterThan(900_000); // many 64 Ki-unit chunks for the parser
+    const started = performance.now();
+    const r = rewrite(input);
+    const ms = performance.now() - started;
+    expect(r).toMatchObject({ functions: N, sites: N * 8, skippedFunctions: 0 });
+    expect(r.text.split('\n').length).toBe(input.split('\n').length);
+    // 7 sites per function (ENTRY, FALLOFF, malloc, free, return, free, return), then the N statics.
+    const last = `static int f${N - 1}(int x)\n{${frame(7 * N - 7, 7 * N - 6)}\n  char *p = (char *)__mw_malloc(&__mw_u, ${7 * N - 5}u, 16);`;
+    expect(r.text.includes(last)).toBe(true);
+    expect(r.text.endsWith(`{ &__mw_u, ${8 * N - 1}u, &s${N - 1}, sizeof(s${N - 1}) };\n`)).toBe(true);
+    expect(ms).toBeLessThan(10_000);
+  });
+});
