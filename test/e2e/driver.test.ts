@@ -190,8 +190,9 @@ describe('diagnostics and failures', () => {
     const ran = runTraced(path.join(dir, 'va'), [], path.join(dir, 'traces'));
     expect(ran.stdout).toBe('6\n');
     const dump = must(process.execPath, [wrapper, 'dump', traceOf(path.join(dir, 'traces'), ran.pid)]).stdout;
-    expect(dump).toMatch(/ENTER.*main/);
-    expect(dump).not.toMatch(/ENTER.*\bsum\b/);
+    expect(dump).toMatch(/site \d+ entry .*name="main"/);
+    expect(dump).not.toMatch(/site \d+ entry .*name="sum"/);
+    expect(dump).toMatch(/ ENTER site=/);
   });
 
   it('an instrumented unit that does not compile falls back to the original, or fails with --mw-strict', () => {
