@@ -15,6 +15,7 @@ static jmp_buf back;
 
 static void dive(int n) {
   char pad[128];
+  if (n < 0) return;
   pad[0] = (char)n;
   if (n == 0) longjmp(back, 1);
   dive(n - 1);
