@@ -33,7 +33,7 @@ describe('SQLite through cc-memwrap', () => {
     const report = reportJson(traceOf(path.join(dir, 'traces'), b.pid)) as { allocations: number; end: { how: string }; problems: { errors: number } };
     expect(report.end.how).toBe('exit');
     expect(report.problems.errors).toBe(0);
-    expect(report.allocations).toBeGreaterThan(10_000);
+    expect(report.allocations).toBeGreaterThan(1_000);
   });
 
   it("records Valgrind's heap totals", () => {
