@@ -147,7 +147,7 @@ class Driver {
 
     let rewriteOk = true;
     try {
-      const result = rewriteTranslationUnit(readFileSync(preprocessed), { headerPath, branches: this.options.branches });
+      const result = rewriteTranslationUnit(readFileSync(preprocessed), { headerPath, branches: this.options.branches, compileDir: process.cwd() });
       for (const warning of result.warnings) {
         process.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message} [${PREFIX}]\n`);
       }

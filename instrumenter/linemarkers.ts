@@ -55,7 +55,7 @@ const MARKER =
  * it: GCC also marks tokens of system-header macros expanded in the user's
  * file with flag 3 (`# 20 "a.c" 3 4`), and those still belong to the user.
  */
-export function readLinemarkers(text: string, headerPath: string, encoding: 'utf8' | 'latin1'): LineMap {
+export function readLinemarkers(text: string, headerPath: string, encoding: 'utf8' | 'latin1', compileDir = ''): LineMap {
   let rows = 1;
   for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) rows++;
   const rowFile = new Int32Array(rows).fill(-1);
@@ -86,7 +86,7 @@ export function readLinemarkers(text: string, headerPath: string, encoding: 'utf
             const bytes = unescapeCString(raw, encoding);
             const name = bytes.toString(encoding);
             index = files.length;
-            files.push({ name, literal: cStringLiteral(bytes), kind: classify(name, flags, header) });
+            files.push({ name, literal: cStringLiteral(siteFileBytes(bytes, name, compileDir)), kind: classify(name, flags, header) });
             byName.set(raw, index);
           }
           file = index;
@@ -137,6 +137,14 @@ export function blankDirectives(text: string): string {
   }
   parts.push(text.slice(copied));
   return parts.join('');
+}
+
+/** The file name the site table records: made absolute against the directory
+ *  the compiler ran in, so a trace finds its sources from anywhere (the
+ *  linemarkers themselves, and so __FILE__, keep the name as given). */
+function siteFileBytes(bytes: Buffer, name: string, compileDir: string): Buffer {
+  if (compileDir === '' || name === '' || name.startsWith('<') || path.isAbsolute(name)) return bytes;
+  return Buffer.concat([Buffer.from(compileDir.endsWith('/') ? compileDir : compileDir + '/', 'utf8'), bytes]);
 }
 
 /** The bytes a C string literal body (as in a linemarker) stands for. */

@@ -36,6 +36,9 @@ export interface RewriteOptions {
   headerPath: string;
   /** Reserved for branch recording (a later issue); accepted and ignored. */
   branches?: boolean;
+  /** The directory the compiler runs in: relative file names in the site
+   *  table are made absolute against it. */
+  compileDir?: string;
 }
 
 /** A function definition chosen for instrumentation. */
@@ -64,7 +67,7 @@ interface Unit {
 export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOptions): RewriteResult {
   const source = SourceText.fromBytes(preprocessed);
   const text = source.text;
-  const lines = readLinemarkers(text, options.headerPath, source.encoding);
+  const lines = readLinemarkers(text, options.headerPath, source.encoding, options.compileDir);
   const parseText = makeParseCopy(text);
   const root = parseC(parseText).rootNode;
   const top = findTopLevel(root);

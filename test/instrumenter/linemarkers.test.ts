@@ -132,3 +132,14 @@ describe('site table text', () => {
     expect(cStringLiteral(Buffer.from('a"b\\c??=\n日', 'utf8'))).toBe('"a\\"b\\\\c\\?\\?=\\012\\346\\227\\245"');
   });
 });
+
+describe('site file names', () => {
+  it('are made absolute against the compile directory, built-ins and absolute names kept', () => {
+    const text = '# 1 "src/a.c"\nint x;\n# 1 "<built-in>"\nint y;\n# 1 "/usr/include/stdio.h" 1 3 4\nint z;\n';
+    const lines = readLinemarkers(text, '', 'utf8', '/home/me/proj');
+    expect(lines.file(1).literal).toBe('"/home/me/proj/src/a.c"');
+    expect(lines.file(1).name).toBe('src/a.c');
+    expect(lines.file(3).literal).toBe('"<built-in>"');
+    expect(lines.file(5).literal).toBe('"/usr/include/stdio.h"');
+  });
+});

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The main job on a bundled sample: build samples/linked-list.c through
+# cc-memwrap, run it (it writes a trace), and show what the trace says.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -f dist/bin/main.js ] || [ ! -d node_modules/tree-sitter-c ]; then
+  echo "== installing (npm ci: tree-sitter, TypeScript; builds dist/)"
+  npm ci --no-audit --no-fund
+fi
+
+out=.cache/demo
+rm -rf "$out" && mkdir -p "$out"
+echo "== cc-memwrap gcc -g samples/linked-list.c -o $out/linked-list"
+bin/cc-memwrap gcc -g samples/linked-list.c -o "$out/linked-list"
+echo "== running it: the program prints as always and writes its trace"
+(cd "$out" && ./linked-list)
+trace=$(ls "$out"/linked-list.*.mwtrace)
+echo "== cc-memwrap report $trace"
+bin/cc-memwrap report "$trace"
+echo "== the free on line 38 and the block it orphaned (cc-memwrap dump, abridged)"
+bin/cc-memwrap dump "$trace" | grep -E "site (7|8|9|10) |FREE|LINKED"
