@@ -1,0 +1,257 @@
+/* mw-blocks.c — the live-block index: start address → (block id, requested
+ * size) for every live heap block, to answer "is this word the start of a
+ * live block" quickly from any thread.
+ *
+ * 64 stripes chosen by a hash of the address, each with its own spin lock and
+ * open-addressing table (linear probing, backward-shift deletion) in mmap'd
+ * memory, so threads seldom wait for one another.  A global [lo, hi) range of
+ * addresses ever inserted lets the linked scan skip most words unlocked.
+ */
+#define _GNU_SOURCE 1
+#include <string.h>
+#include <sys/mman.h>
+
+#include "mw-internal.h"
+
+#define MW_STRIPE_BITS 6
+#define MW_STRIPES (1u << MW_STRIPE_BITS)
+#define MW_SLOTS_FIRST 16u
+
+struct mw_slot {
+  uintptr_t addr;               /* 0 = empty */
+  uint64_t id;
+  size_t size;
+};
+
+struct mw_stripe {
+  int lock;
+  unsigned count;
+  size_t mask;                  /* slots − 1; 0 = no table yet */
+  struct mw_slot *slots;
+} __attribute__((aligned(64)));
+
+struct mw_stripe mw_stripes[MW_STRIPES];
+uintptr_t mw_blocks_lo_inv;     /* ~lowest block address (0 = none yet) */
+uintptr_t mw_blocks_hi;         /* highest block address + 1 */
+
+/* A full 64-bit mix (murmur3's finalizer): the stripe takes the top bits and
+ * the slot the middle ones, which a single multiply would leave correlated
+ * (long probe runs for sequential addresses). */
+static inline uint64_t mw_hash(uintptr_t a)
+{
+  uint64_t h = (uint64_t)a >> 4;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}
+static inline struct mw_stripe *mw_stripe_of(uint64_t h) { return &mw_stripes[h >> (64 - MW_STRIPE_BITS)]; }
+static inline size_t mw_home(uint64_t h, size_t mask) { return (size_t)(h >> 24) & mask; }
+
+/* Index of addr's slot in s, or of the empty slot where it would go. */
+static inline size_t mw_probe(const struct mw_stripe *s, uintptr_t addr, uint64_t h)
+{
+  size_t i = mw_home(h, s->mask);
+  while (s->slots[i].addr && s->slots[i].addr != addr) i = (i + 1) & s->mask;
+  return i;
+}
+
+static size_t mw_slots_bytes(size_t n) { return n * sizeof(struct mw_slot); }
+
+/* Doubles the stripe's table (or makes the first).  0 if mmap fails. */
+static int mw_stripe_grow(struct mw_stripe *s)
+{
+  size_t n = s->mask ? (s->mask + 1) * 2 : MW_SLOTS_FIRST;
+  struct mw_slot *fresh = mmap(NULL, mw_slots_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (fresh == MAP_FAILED) return 0;
+  struct mw_slot *old = s->slots;
+  size_t old_n = s->mask ? s->mask + 1 : 0;
+  s->slots = fresh;
+  s->mask = n - 1;
+  for (size_t i = 0; i < old_n; i++) {
+    if (!old[i].addr) continue;
+    size_t j = mw_probe(s, old[i].addr, mw_hash(old[i].addr));
+    s->slots[j] = old[i];
+  }
+  if (old) munmap(old, mw_slots_bytes(old_n));
+  return 1;
+}
+
+static void mw_remove_at(struct mw_stripe *s, size_t i)
+{
+  size_t j = i;
+  for (;;) {
+    j = (j + 1) & s->mask;
+    if (!s->slots[j].addr) break;
+    size_t k = mw_home(mw_hash(s->slots[j].addr), s->mask);
+    /* move j back to i unless its home lies cyclically in (i, j] */
+    if (i <= j ? (i < k && k <= j) : (i < k || k <= j)) continue;
+    s->slots[i] = s->slots[j];
+    i = j;
+  }
+  s->slots[i].addr = 0;
+  s->count--;
+}
+
+static void mw_widen(uintptr_t addr, size_t size)
+{
+  uintptr_t inv = __atomic_load_n(&mw_blocks_lo_inv, __ATOMIC_RELAXED);
+  while (addr < ~inv && !__atomic_compare_exchange_n(&mw_blocks_lo_inv, &inv, ~addr, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+  uintptr_t end = addr + (size ? size : 1), hi = __atomic_load_n(&mw_blocks_hi, __ATOMIC_RELAXED);
+  while (end > hi && !__atomic_compare_exchange_n(&mw_blocks_hi, &hi, end, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+  }
+}
+
+/* Adds (or replaces: the address was reused) a live block. */
+void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
+{
+  uint64_t h = mw_hash(addr);
+  struct mw_stripe *s = mw_stripe_of(h);
+  mw_widen(addr, size);
+  mw_lock(&s->lock);
+  if ((!s->mask || (s->count + 1) * 2 > s->mask + 1) && !mw_stripe_grow(s) &&
+      (!s->mask || s->count + 1 > s->mask)) {
+    mw_unlock(&s->lock); /* no memory for the index: the block stays unknown */
+    return;
+  }
+  size_t i = mw_probe(s, addr, h);
+  if (!s->slots[i].addr) s->count++;
+  s->slots[i].addr = addr;
+  s->slots[i].id = id;
+  s->slots[i].size = size;
+  mw_unlock(&s->lock);
+}
+
+/* Removes addr's block and returns it; 0 if addr is not a live block. */
+int mw_index_take(uintptr_t addr, struct mw_block *out)
+{
+  uint64_t h = mw_hash(addr);
+  struct mw_stripe *s = mw_stripe_of(h);
+  int found = 0;
+  mw_lock(&s->lock);
+  if (s->mask) {
+    size_t i = mw_probe(s, addr, h);
+    if (s->slots[i].addr) {
+      out->id = s->slots[i].id;
+      out->size = s->slots[i].size;
+      mw_remove_at(s, i);
+      found = 1;
+    }
+  }
+  mw_unlock(&s->lock);
+  return found;
+}
+
+/* A block freed without being recorded leaves the index too, so no scan
+ * copies it afterwards.  From a signal handler that interrupted the
+ * recorder (`may_wait` = 0) only if its stripe is free right now. */
+void mw_index_forget(uintptr_t addr, int may_wait)
+{
+  if (!__atomic_load_n(&mw_blocks_hi, __ATOMIC_RELAXED)) return; /* nothing was ever indexed */
+  uint64_t h = mw_hash(addr);
+  struct mw_stripe *s = mw_stripe_of(h);
+  if (may_wait)
+    mw_lock(&s->lock);
+  else if (!mw_trylock(&s->lock))
+    return;
+  if (s->mask) {
+    size_t i = mw_probe(s, addr, h);
+    if (s->slots[i].addr) mw_remove_at(s, i);
+  }
+  mw_unlock(&s->lock);
+}
+
+int mw_index_find(uintptr_t addr, struct mw_block *out)
+{
+  uint64_t h = mw_hash(addr);
+  struct mw_stripe *s = mw_stripe_of(h);
+  int found = 0;
+  mw_lock(&s->lock);
+  if (s->mask) {
+    size_t i = mw_probe(s, addr, h);
+    if (s->slots[i].addr) {
+      out->id = s->slots[i].id;
+      out->size = s->slots[i].size;
+      found = 1;
+    }
+  }
+  mw_unlock(&s->lock);
+  return found;
+}
+
+/* Removes addr's block only if it is still block `id` (another thread may
+ * have been given the address again meanwhile). */
+int mw_index_drop(uintptr_t addr, uint64_t id)
+{
+  uint64_t h = mw_hash(addr);
+  struct mw_stripe *s = mw_stripe_of(h);
+  int found = 0;
+  mw_lock(&s->lock);
+  if (s->mask) {
+    size_t i = mw_probe(s, addr, h);
+    if (s->slots[i].addr && s->slots[i].id == id) {
+      mw_remove_at(s, i);
+      found = 1;
+    }
+  }
+  mw_unlock(&s->lock);
+  return found;
+}
+
+/* Looks addr up and, while its stripe is locked (so no thread can free it
+ * meanwhile: frees take the lock first), copies up to `max` bytes of it. */
+int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, size_t *copied)
+{
+  uint64_t h = mw_hash(addr);
+  struct mw_stripe *s = mw_stripe_of(h);
+  int found = 0;
+  *copied = 0;
+  mw_lock(&s->lock);
+  if (s->mask) {
+    size_t i = mw_probe(s, addr, h);
+    if (s->slots[i].addr) {
+      out->id = s->slots[i].id;
+      out->size = s->slots[i].size;
+      size_t n = out->size < max ? out->size : max;
+      if (n) memcpy(buf, (const void *)addr, n);
+      *copied = n;
+      found = 1;
+    }
+  }
+  mw_unlock(&s->lock);
+  return found;
+}
+
+/* Every block ever indexed started in [*lo, *hi): a cheap unlocked filter. */
+void mw_index_bounds(uintptr_t *lo, uintptr_t *hi)
+{
+  *lo = ~__atomic_load_n(&mw_blocks_lo_inv, __ATOMIC_RELAXED);
+  *hi = __atomic_load_n(&mw_blocks_hi, __ATOMIC_RELAXED);
+}
+
+void mw_index_lock_all(void)
+{
+  for (unsigned i = 0; i < MW_STRIPES; i++) mw_lock(&mw_stripes[i].lock);
+}
+
+void mw_index_unlock_all(void)
+{
+  for (unsigned i = 0; i < MW_STRIPES; i++) mw_unlock(&mw_stripes[i].lock);
+}
+
+/* In a fork child: unlock, and forget the parent's blocks (the child's trace
+ * never saw them allocated, so their frees are recorded as untracked). */
+void mw_index_reset_child(void)
+{
+  for (unsigned i = 0; i < MW_STRIPES; i++) {
+    struct mw_stripe *s = &mw_stripes[i];
+    if (s->mask) munmap(s->slots, mw_slots_bytes(s->mask + 1));
+    s->slots = NULL;
+    s->mask = 0;
+    s->count = 0;
+    s->lock = 0;
+  }
+}

@@ -1,0 +1,329 @@
+/* mw-frames.c — function entry and exit (__mw_enter, __mw_leave,
+ * __mw_resume), the per-thread shadow stacks, and thread start and end.
+ *
+ * Depth = the thread's stack base − the address of __mw_enter's own frame:
+ * the bytes of stack in use when the function was entered.  The shadow stack
+ * keeps (depth, entry site) per open frame; frames[-1] is a sentinel of depth
+ * 0 so the top is always readable.  ENTER and EXIT are thread-local: a TLS
+ * pointer, a few varint bytes into the mapped chunk, no atomics or syscalls.
+ */
+#define _GNU_SOURCE 1
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "mw-internal.h"
+
+extern void *__libc_stack_end;
+
+#define MW_FRAMES_FIRST 4096u
+
+void mw_frames_release(struct mw_thread *t)
+{
+  if (t->frames_map) munmap(t->frames_map, t->frames_map_len);
+  t->frames_map = NULL;
+  t->frames_map_len = 0;
+  t->frames = NULL;
+  t->cap = 0;
+  t->top = 0;
+}
+
+/* Maps (or grows) the shadow stack; slot 0 of the mapping is the sentinel. */
+static int mw_frames_grow(struct mw_thread *t)
+{
+  const size_t slot = sizeof(struct mw_frame_slot);
+  void *m;
+  size_t len;
+  if (!t->frames_map) {
+    len = (MW_FRAMES_FIRST + 1) * slot;
+    len = (len + mw_g.page - 1) & ~(mw_g.page - 1);
+    m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  } else {
+    if (t->cap >= MW_FRAMES_MAX) return 0;
+    len = t->frames_map_len * 4;
+    m = mremap(t->frames_map, t->frames_map_len, len, MREMAP_MAYMOVE);
+  }
+  if (m == MAP_FAILED) return 0;
+  t->frames_map = m;
+  t->frames_map_len = len;
+  t->frames = (struct mw_frame_slot *)m + 1;
+  t->cap = (unsigned)(len / slot - 1);
+  return 1;
+}
+
+/* Finds the thread's stack base and how deep a depth can sensibly be. */
+static void mw_stack_setup(struct mw_thread *t)
+{
+  uintptr_t here = (uintptr_t)__builtin_frame_address(0), base = 0, size = 0;
+  const uintptr_t max = sizeof(void *) >= 8 ? (uintptr_t)1 << 30 : (uintptr_t)96 << 20;
+  if (mw_gettid() == getpid()) {
+    struct rlimit rl;
+    base = (uintptr_t)__libc_stack_end;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) size = (uintptr_t)rl.rlim_cur;
+  } else {
+    pthread_attr_t a;
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+      void *addr;
+      size_t sz;
+      if (pthread_attr_getstack(&a, &addr, &sz) == 0) {
+        base = (uintptr_t)addr + sz;
+        size = sz;
+      }
+      pthread_attr_destroy(&a);
+    }
+  }
+  if (!base || base < here || base - here > max) base = here + 256; /* unknown: start here */
+  if (!size || size > max) size = max;
+  size += size / 2;
+  if (size < ((uintptr_t)1 << 20)) size = (uintptr_t)1 << 20;
+  t->stack_base = base;
+  t->depth_cap = size > max ? max : size;
+}
+
+void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t d)
+{
+  unsigned char *p = t->cur;
+  *p = MW_REC_ENTER;
+  p = mw_put_u32(p + 1, site);
+  p = mw_put_sw(p, (intptr_t)(d - t->last_depth));
+  t->last_depth = d;
+  mw_commit(t, p);
+}
+
+/* Called with busy = MW_BUSY_INTERNAL: gives the thread a chunk, and a new
+ * thread (or the survivor of a fork) its THREAD_BEGIN and TIME. */
+int mw_thread_start(struct mw_thread *t)
+{
+  if (t->state != MW_T_NEW) return mw_chunk_next(t, 256, 0);
+  if (!t->stack_base) mw_stack_setup(t);
+  t->index = __atomic_fetch_add(&mw_g.threads, 1, __ATOMIC_RELAXED);
+  t->seq = 0;
+  t->last_addr = 0;
+  t->last_depth = 0;
+  t->dtor_rounds = 0;
+  if (!mw_chunk_next(t, 256, 0)) return 0;
+  t->state = MW_T_LIVE;
+  mw_write_thread_begin(t);
+  if (mw_g.key_ok) pthread_setspecific(mw_g.key, t);
+  return 1;
+}
+
+/* Makes sure the thread can record; 0 = run unrecorded. */
+int mw_thread_ready(struct mw_thread *t)
+{
+  if (t->busy) return 0;
+  int st = mw_state();
+  if (st != MW_ACTIVE) {
+    if (st == MW_DISABLED || st == MW_CLOSED || !mw_init()) return 0;
+    if (t->end) return 1;
+  }
+  t->busy = MW_BUSY_INTERNAL;
+  int ok = mw_thread_start(t);
+  t->busy = 0;
+  return ok;
+}
+
+/* pthread key destructor: runs in the last destructor round, so that frees
+ * made by other keys' destructors are still recorded before THREAD_END. */
+void mw_thread_dtor(void *arg)
+{
+  struct mw_thread *t = &mw_t;
+  (void)arg;
+#ifdef PTHREAD_DESTRUCTOR_ITERATIONS
+  if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
+    pthread_setspecific(mw_g.key, t);
+    return;
+  }
+#endif
+  if (t->busy) return;
+  if (t->end) {
+    t->busy = MW_BUSY_RECORDING;
+    mw_fence();
+    mw_flush_lost(t);
+    if (t->top) mw_write_unwind(t, t->top);
+    t->top = 0;
+    if (mw_room(t, 4)) {
+      unsigned char *p = t->cur;
+      *p++ = MW_REC_THREAD_END;
+      mw_commit(t, p);
+    }
+    mw_fence();
+    t->busy = 0;
+  }
+  if (t->state == MW_T_LIVE) t->state = MW_T_ENDED;
+  mw_chunk_release_tail(t);
+  mw_chunk_drop(t);
+  mw_frames_release(t);
+  mw_link_release(t);
+}
+
+/* ---- entry ---- */
+
+static struct __mw_frame mw_enter_slow(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
+                                       unsigned exit_site, uintptr_t sp)
+{
+  struct __mw_frame f;
+  f.site = 0;
+  f.depth = MW_FRAME_NONE;
+  if (t->busy) {
+    if (t->busy == MW_BUSY_RECORDING) {
+      t->lost++;
+      f.depth = MW_FRAME_LOST;
+    }
+    return f;
+  }
+  if (!t->end && !mw_thread_ready(t)) return f;
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  mw_flush_lost(t);
+  unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
+  if (!base) base = mw_unit_register(t, u);
+  if (t->top >= t->cap && !mw_frames_grow(t)) {
+    t->lost++;
+    f.depth = MW_FRAME_LOST;
+  } else {
+    uintptr_t d = t->stack_base - sp, top_depth = t->frames[(ptrdiff_t)t->top - 1].depth;
+    if (d >= t->depth_cap) {
+      d = top_depth; /* another stack (sigaltstack, coroutine): no growth */
+    } else if (d < top_depth) {
+      /* frames deeper than this entry were left without an exit (a longjmp
+       * the rewrite did not see): close them */
+      unsigned k = 0;
+      while (t->top > 0 && t->frames[t->top - 1].depth > d) {
+        t->top--;
+        k++;
+      }
+      mw_write_unwind(t, k);
+    }
+    if (mw_room(t, 16)) {
+      unsigned site = base + entry_site;
+      mw_write_enter(t, site, d);
+      t->frames[t->top].depth = d;
+      t->frames[t->top].site = site;
+      f.site = base + exit_site;
+      f.depth = t->top++;
+    }
+  }
+  mw_fence();
+  t->busy = 0;
+  return f;
+}
+
+/* The fast paths claim `busy` before they read any writer state (cur, top):
+ * a signal handler that records in between then either sees busy and counts
+ * LOST, or runs completely before we read the state it changed. */
+struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+{
+  struct mw_thread *t = &mw_t;
+  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+  unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED);
+  struct __mw_frame f;
+  if (MW_UNLIKELY((t->busy | t->lost) || !base)) return mw_enter_slow(t, u, entry_site, exit_site, sp);
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  unsigned top = t->top;
+  unsigned char *p = t->cur;
+  uintptr_t d = t->stack_base - sp;
+  if (MW_UNLIKELY(top >= t->cap || (size_t)(t->end - p) < 16 || d < t->frames[(ptrdiff_t)top - 1].depth ||
+                  d >= t->depth_cap)) {
+    mw_fence();
+    t->busy = 0;
+    return mw_enter_slow(t, u, entry_site, exit_site, sp);
+  }
+  unsigned site = base + entry_site;
+  *p = MW_REC_ENTER;
+  p = mw_put_u32(p + 1, site);
+  p = mw_put_sw(p, (intptr_t)(d - t->last_depth));
+  t->last_depth = d;
+  t->frames[top].depth = d;
+  t->frames[top].site = site;
+  t->top = top + 1;
+  mw_commit(t, p);
+  mw_fence();
+  t->busy = 0;
+  f.site = base + exit_site;
+  f.depth = top;
+  return f;
+}
+
+/* ---- exit ---- */
+
+static unsigned char *mw_put_exit(unsigned char *p, unsigned exit_site, unsigned entry_site)
+{
+  int32_t x = (int32_t)(exit_site - entry_site);
+  *p = MW_REC_EXIT;
+  return mw_put_u32(p + 1, ((uint32_t)x << 1) ^ (uint32_t)(x >> 31));
+}
+
+static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
+{
+  unsigned d = f->depth;
+  if (d == MW_FRAME_NONE) return;
+  if (d == MW_FRAME_LOST || t->busy) {
+    t->lost++;
+    if (d < t->top && t->busy != MW_BUSY_RECORDING) t->top = d;
+    return;
+  }
+  if (!t->end && !mw_thread_ready(t)) {
+    if (d < t->top) t->top = d;
+    return;
+  }
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  mw_flush_lost(t);
+  if (d < t->top) {
+    if (d + 1 < t->top) mw_write_unwind(t, t->top - d - 1);
+    if (mw_room(t, 8)) mw_commit(t, mw_put_exit(t->cur, f->site, t->frames[d].site));
+    t->top = d;
+  }
+  mw_fence();
+  t->busy = 0;
+}
+
+void __mw_leave(struct __mw_frame *f)
+{
+  struct mw_thread *t = &mw_t;
+  unsigned d = f->depth;
+  if (MW_UNLIKELY(t->busy | t->lost)) {
+    mw_leave_slow(t, f);
+    return;
+  }
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  unsigned char *p = t->cur;
+  if (MW_UNLIKELY(d + 1 != t->top || (size_t)(t->end - p) < 8)) {
+    mw_fence();
+    t->busy = 0;
+    mw_leave_slow(t, f);
+    return;
+  }
+  p = mw_put_exit(p, f->site, t->frames[d].site);
+  t->top = d;
+  mw_commit(t, p);
+  mw_fence();
+  t->busy = 0;
+}
+
+/* ---- longjmp ---- */
+
+int __mw_resume(struct __mw_frame *f, int setjmp_result)
+{
+  struct mw_thread *t = &mw_t;
+  unsigned d = f->depth;
+  if (setjmp_result == 0 || d >= t->top || d + 1 == t->top) return setjmp_result;
+  if (t->busy || (!t->end && !mw_thread_ready(t))) {
+    t->top = d + 1;
+    return setjmp_result;
+  }
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  mw_flush_lost(t);
+  mw_write_unwind(t, t->top - d - 1);
+  t->top = d + 1;
+  mw_fence();
+  t->busy = 0;
+  return setjmp_result;
+}

@@ -1,0 +1,348 @@
+/* mw-heap.c — heap recording: the __mw_* calls the rewrite puts at
+ * allocation sites, and the interposed allocator (malloc, free, … defined
+ * here, so libc internals, uninstrumented code and calls through function
+ * pointers are recorded too, with the "interposed" flag and site 0).
+ *
+ * Both call glibc's real allocator (__libc_malloc & co.) directly, so nothing
+ * is counted twice.  Order of work, per TRACE-FORMAT.md: a new block's
+ * sequence number is drawn after the allocator returned it; an ending block
+ * leaves the index, is scanned for linked blocks and draws its number before
+ * it goes back to the allocator.  While the thread is busy (recording, or the
+ * runtime's own libc calls) every call passes straight through.
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <malloc.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mw-internal.h"
+
+/* ---- begin / end of a recorded heap call ---- */
+
+static inline struct mw_thread *mw_heap_begin(void)
+{
+  struct mw_thread *t = &mw_t;
+  if (MW_UNLIKELY(t->busy)) {
+    if (t->busy == MW_BUSY_RECORDING) t->lost++; /* a signal handler re-entered us */
+    return NULL;
+  }
+  if (MW_UNLIKELY(!t->end) && !mw_thread_ready(t)) return NULL;
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  if (MW_UNLIKELY(t->lost)) mw_flush_lost(t);
+  return t;
+}
+
+static inline void mw_heap_end(struct mw_thread *t)
+{
+  mw_fence();
+  t->busy = 0;
+}
+
+static inline unsigned mw_site(struct mw_thread *t, struct __mw_unit *u, unsigned local)
+{
+  unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
+  if (MW_UNLIKELY(!base)) base = mw_unit_register(t, u);
+  return base + local;
+}
+
+static inline unsigned char *mw_put_addr(struct mw_thread *t, unsigned char *p, void *ptr, size_t req)
+{
+  uintptr_t a = (uintptr_t)ptr;
+  size_t usable = malloc_usable_size(ptr);
+  p = mw_put_s(p, (int64_t)((uint64_t)a - (uint64_t)t->last_addr));
+  t->last_addr = a;
+  return mw_put_u(p, usable > req ? usable - req : 0);
+}
+
+/* ---- the three record shapes ---- */
+
+/* A new block p of `req` bytes: index it, write ALLOC.  fn != 0 = interposed. */
+static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, void *p, size_t req)
+{
+  uint64_t seq = mw_next_seq();
+  mw_index_insert((uintptr_t)p, seq, req);
+  if (!mw_room(t, MW_SMALL_RECORD)) return;
+  unsigned char *q = t->cur, *tag = q;
+  *q++ = (unsigned char)(MW_REC_ALLOC | (fn ? MW_F_INTERPOSED : 0));
+  q = mw_put_seq(t, tag, q, seq);
+  q = mw_put_u32(q, site);
+  if (fn) q = mw_put_u32(q, fn);
+  q = mw_put_u(q, req);
+  q = mw_put_addr(t, q, p, req);
+  mw_commit(t, q);
+}
+
+static void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, void *p)
+{
+  struct mw_block b;
+  int known = mw_index_take((uintptr_t)p, &b), partial = 0;
+  unsigned linked = known ? mw_link_scan(t, p, b.size, &partial) : 0;
+  uint64_t seq = mw_next_seq();
+  if (!mw_room(t, MW_SMALL_RECORD)) return;
+  unsigned char *q = t->cur, *tag = q;
+  *q++ = (unsigned char)(MW_REC_FREE | (fn ? MW_F_INTERPOSED : 0) | (known ? 0 : MW_F_UNTRACKED));
+  q = mw_put_seq(t, tag, q, seq);
+  q = mw_put_u32(q, site);
+  if (fn) q = mw_put_u32(q, fn);
+  q = mw_put_u(q, known ? seq - b.id : (uint64_t)(uintptr_t)p);
+  mw_commit(t, q);
+  if (known) mw_write_linked(t, linked, partial);
+}
+
+/* realloc-shaped calls: n = requested bytes (already overflow-checked). */
+static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, void *p, size_t n)
+{
+  struct mw_block b;
+  int known = p ? mw_index_take((uintptr_t)p, &b) : 0, partial = 0;
+  unsigned linked = 0;
+  unsigned char flags = fn ? MW_F_INTERPOSED : 0;
+  void *r;
+  uint64_t seq;
+  if (p && n == 0) {
+    /* glibc frees p and returns NULL: scan before it goes back */
+    if (known) linked = mw_link_scan(t, p, b.size, &partial);
+    seq = mw_next_seq();
+    flags |= MW_F_UNTRACKED;
+    r = NULL;
+  } else {
+    r = __libc_realloc(p, n);
+    if (!r) {
+      if (known) mw_index_insert((uintptr_t)p, b.id, b.size); /* still live */
+      if (!p) return NULL; /* a failed malloc: nothing recorded */
+      seq = mw_next_seq();
+      flags |= MW_F_UNTRACKED | MW_F_FAILED;
+    } else {
+      /* moved: the old contents now sit in r; scan them there */
+      if (known && r != p) linked = mw_link_scan(t, r, b.size < n ? b.size : n, &partial);
+      seq = mw_next_seq();
+      mw_index_insert((uintptr_t)r, seq, n);
+    }
+  }
+  if (mw_room(t, MW_SMALL_RECORD)) {
+    unsigned char *q = t->cur, *tag = q;
+    *q++ = (unsigned char)(MW_REC_REALLOC | flags);
+    q = mw_put_seq(t, tag, q, seq);
+    q = mw_put_u32(q, site);
+    if (fn) q = mw_put_u32(q, fn);
+    q = mw_put_u(q, known ? seq - b.id : 0);
+    q = mw_put_u(q, n);
+    if (r) q = mw_put_addr(t, q, r, n);
+    mw_commit(t, q);
+    if (known && !(flags & MW_F_FAILED) && r != p) mw_write_linked(t, linked, partial);
+  }
+  return r;
+}
+
+/* ---- the real allocator's remaining shapes ---- */
+
+static int mw_real_posix_memalign(void **out, size_t al, size_t n)
+{
+  if (al % sizeof(void *) != 0 || (al & (al - 1)) != 0 || al == 0) return EINVAL;
+  int saved = errno;
+  void *p = __libc_memalign(al, n);
+  errno = saved;
+  if (!p) return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+static int mw_mul_overflows(size_t a, size_t b, size_t *out)
+{
+  return __builtin_mul_overflow(a, b, out);
+}
+
+/* ---- shared bodies: (u, local site) from the rewrite, or u = NULL and
+ * fn = the allocator function when interposed ---- */
+
+#define MW_SITE(t) (u ? mw_site((t), u, local) : 0)
+
+static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t n)
+{
+  struct mw_thread *t = mw_heap_begin();
+  void *p = __libc_malloc(n);
+  if (!t) return p;
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, n);
+  mw_heap_end(t);
+  return p;
+}
+
+static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t nmemb, size_t size)
+{
+  struct mw_thread *t = mw_heap_begin();
+  void *p = __libc_calloc(nmemb, size);
+  if (!t) return p;
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, nmemb * size);
+  mw_heap_end(t);
+  return p;
+}
+
+static void *mw_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t al, size_t n)
+{
+  struct mw_thread *t = mw_heap_begin();
+  void *p = __libc_memalign(al, n);
+  if (!t) return p;
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, n);
+  mw_heap_end(t);
+  return p;
+}
+
+static int mw_posix_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, void **out, size_t al, size_t n)
+{
+  struct mw_thread *t = mw_heap_begin();
+  int rc = mw_real_posix_memalign(out, al, n);
+  if (!t) return rc;
+  if (rc == 0) mw_rec_alloc(t, MW_SITE(t), fn, *out, n);
+  mw_heap_end(t);
+  return rc;
+}
+
+static void *mw_valloc_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t n, int page_rounded)
+{
+  struct mw_thread *t = mw_heap_begin();
+  void *p = page_rounded ? __libc_pvalloc(n) : __libc_valloc(n);
+  if (!t) return p;
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, n);
+  mw_heap_end(t);
+  return p;
+}
+
+/* An unrecorded free or realloc still takes the block out of the index. */
+static void mw_pass_through_end(void *p)
+{
+  if (p) mw_index_forget((uintptr_t)p, mw_t.busy != MW_BUSY_RECORDING);
+}
+
+static void mw_free_as(struct __mw_unit *u, unsigned local, unsigned fn, void *p)
+{
+  if (!p) return; /* free(NULL) is not recorded */
+  struct mw_thread *t = mw_heap_begin();
+  if (t) {
+    mw_do_free(t, MW_SITE(t), fn, p);
+    mw_heap_end(t);
+  } else {
+    mw_pass_through_end(p);
+  }
+  __libc_free(p);
+}
+
+static void *mw_realloc_as(struct __mw_unit *u, unsigned local, unsigned fn, void *p, size_t n)
+{
+  struct mw_thread *t = mw_heap_begin();
+  if (!t) {
+    mw_pass_through_end(p);
+    return __libc_realloc(p, n);
+  }
+  void *r = mw_do_realloc(t, MW_SITE(t), fn, p, n);
+  mw_heap_end(t);
+  if (p && n == 0) return __libc_realloc(p, 0); /* recorded as freed above */
+  return r;
+}
+
+static void *mw_reallocarray_as(struct __mw_unit *u, unsigned local, unsigned fn, void *p, size_t nmemb, size_t size)
+{
+  size_t n;
+  if (mw_mul_overflows(nmemb, size, &n)) {
+    errno = ENOMEM;
+    return NULL;
+  }
+  return mw_realloc_as(u, local, fn, p, n);
+}
+
+/* ---- called by rewritten code ---- */
+
+void *__mw_malloc(struct __mw_unit *u, unsigned site, size_t size)
+{
+  return mw_malloc_as(u, site, 0, size);
+}
+
+void *__mw_calloc(struct __mw_unit *u, unsigned site, size_t nmemb, size_t size)
+{
+  return mw_calloc_as(u, site, 0, nmemb, size);
+}
+
+void *__mw_realloc(struct __mw_unit *u, unsigned site, void *ptr, size_t size)
+{
+  return mw_realloc_as(u, site, 0, ptr, size);
+}
+
+void *__mw_reallocarray(struct __mw_unit *u, unsigned site, void *ptr, size_t nmemb, size_t size)
+{
+  return mw_reallocarray_as(u, site, 0, ptr, nmemb, size);
+}
+
+void __mw_free(struct __mw_unit *u, unsigned site, void *ptr)
+{
+  if (ptr) mw_free_as(u, site, 0, ptr);
+}
+
+void *__mw_aligned_alloc(struct __mw_unit *u, unsigned site, size_t alignment, size_t size)
+{
+  return mw_memalign_as(u, site, 0, alignment, size);
+}
+
+int __mw_posix_memalign(struct __mw_unit *u, unsigned site, void **memptr, size_t alignment, size_t size)
+{
+  return mw_posix_memalign_as(u, site, 0, memptr, alignment, size);
+}
+
+void *__mw_memalign(struct __mw_unit *u, unsigned site, size_t alignment, size_t size)
+{
+  return mw_memalign_as(u, site, 0, alignment, size);
+}
+
+void *__mw_valloc(struct __mw_unit *u, unsigned site, size_t size)
+{
+  return mw_valloc_as(u, site, 0, size, 0);
+}
+
+void *__mw_pvalloc(struct __mw_unit *u, unsigned site, size_t size)
+{
+  return mw_valloc_as(u, site, 0, size, 1);
+}
+
+char *__mw_strdup(struct __mw_unit *u, unsigned site, const char *s)
+{
+  size_t n = strlen(s) + 1;
+  char *p = mw_malloc_as(u, site, 0, n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+char *__mw_strndup(struct __mw_unit *u, unsigned site, const char *s, size_t n)
+{
+  size_t len = strnlen(s, n);
+  char *p = mw_malloc_as(u, site, 0, len + 1);
+  if (p) {
+    memcpy(p, s, len);
+    p[len] = 0;
+  }
+  return p;
+}
+
+/* ---- the interposed allocator ---- */
+
+void *malloc(size_t size) { return mw_malloc_as(NULL, 0, MW_SITE_MALLOC, size); }
+void *calloc(size_t nmemb, size_t size) { return mw_calloc_as(NULL, 0, MW_SITE_CALLOC, nmemb, size); }
+void *realloc(void *ptr, size_t size) { return mw_realloc_as(NULL, 0, MW_SITE_REALLOC, ptr, size); }
+void free(void *ptr) { mw_free_as(NULL, 0, MW_SITE_FREE, ptr); }
+
+void *reallocarray(void *ptr, size_t nmemb, size_t size)
+{
+  return mw_reallocarray_as(NULL, 0, MW_SITE_REALLOCARRAY, ptr, nmemb, size);
+}
+
+void *aligned_alloc(size_t alignment, size_t size)
+{
+  return mw_memalign_as(NULL, 0, MW_SITE_ALIGNED_ALLOC, alignment, size);
+}
+
+int posix_memalign(void **memptr, size_t alignment, size_t size)
+{
+  return mw_posix_memalign_as(NULL, 0, MW_SITE_POSIX_MEMALIGN, memptr, alignment, size);
+}
+
+void *memalign(size_t alignment, size_t size) { return mw_memalign_as(NULL, 0, MW_SITE_MEMALIGN, alignment, size); }
+void *valloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_VALLOC, size, 0); }
+void *pvalloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_PVALLOC, size, 1); }

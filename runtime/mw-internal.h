@@ -1,0 +1,297 @@
+/* mw-internal.h — state and helpers shared by the runtime's files (not for
+ * instrumented code; that only sees memwrap.h).
+ *
+ * The runtime is linked into programs once strong and embedded into objects
+ * many times weak (see instrumenter/runtime-build.ts), so every mutable
+ * variable is a non-static global with an mw_ prefix: copies then resolve to
+ * one definition and share state.  Static functions and static const data
+ * are fine.  The runtime never calls malloc for itself (mmap instead); while
+ * it runs libc code that might, the thread's `busy` guard makes the
+ * interposed allocator pass calls straight through.
+ */
+#ifndef MW_INTERNAL_H
+#define MW_INTERNAL_H 1
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "memwrap.h"
+
+#define MW_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define MW_TLS __attribute__((tls_model("initial-exec")))
+
+/* ---- trace format (runtime/TRACE-FORMAT.md) ---- */
+enum {
+  MW_REC_THREAD_BEGIN = 1, MW_REC_UNIT = 2, MW_REC_STATIC = 3, MW_REC_ENTER = 4,
+  MW_REC_EXIT = 5, MW_REC_UNWIND = 6, MW_REC_ALLOC = 7, MW_REC_FREE = 8,
+  MW_REC_REALLOC = 9, MW_REC_LINKED = 10, MW_REC_TIME = 11, MW_REC_END = 12,
+  MW_REC_THREAD_END = 13, MW_REC_PROGRAM = 14, MW_REC_LOST = 15
+};
+#define MW_F_SEQ_NEXT 0x10      /* [seq] is the previous seq + 1 */
+#define MW_F_INTERPOSED 0x20    /* ALLOC/FREE/REALLOC through the interposed allocator */
+#define MW_F_UNTRACKED 0x40     /* FREE: not a live block; REALLOC: no new block */
+#define MW_F_FAILED 0x80        /* REALLOC: failed, old block still live */
+#define MW_F_PARTIAL 0x10       /* LINKED: the scan hit a limit */
+
+#define MW_HEADER_SIZE 64
+#define MW_CHUNK_HEAD 16
+#define MW_CHUNK_PAYLOAD (64u * 1024u - 16u) /* chunks grow 1, 4, 16, then 64 KiB */
+#define MW_SMALL_RECORD 64      /* no fixed-shape record is longer */
+#define MW_TIME_EVERY 256       /* records between TIME records */
+
+/* ---- frames ---- */
+#define MW_FRAME_NONE 0xfffffffeu   /* enter not recorded (runtime off) */
+#define MW_FRAME_LOST 0xfffffffdu   /* enter not recorded, counted as lost */
+#define MW_FRAMES_MAX (1u << 26)
+
+struct mw_frame_slot {
+  uintptr_t depth;              /* stack bytes in use at the entry */
+  unsigned site;                /* global entry site */
+};
+
+/* ---- busy guard values ---- */
+#define MW_BUSY_RECORDING 1     /* a record is being made: re-entry = LOST */
+#define MW_BUSY_INTERNAL 2      /* the runtime's own libc calls: pass through */
+
+enum { MW_T_NEW = 0, MW_T_LIVE = 1, MW_T_ENDED = 2 };
+
+/* Per-thread state (initial-exec TLS, zero at thread start). */
+struct mw_thread {
+  unsigned char *cur;           /* next byte of the current chunk's payload */
+  unsigned char *end;           /* end of the payload; NULL = no chunk */
+  unsigned char *payload;
+  uint32_t *used;               /* the chunk header's `used` field */
+  unsigned busy;
+  unsigned lost;                /* records dropped by re-entry, not yet reported */
+  unsigned tick;                /* records left before the next TIME */
+  unsigned top;                 /* open frames */
+  unsigned cap;                 /* frame slots mapped */
+  struct mw_frame_slot *frames; /* frames[-1] is a sentinel of depth 0 */
+  uintptr_t stack_base;
+  uintptr_t depth_cap;          /* depths at or past this are another stack */
+  uintptr_t last_depth;
+  uintptr_t last_addr;
+  uint64_t seq;
+  uint64_t last_time;           /* CLOCK_MONOTONIC ns of the last TIME */
+  uint64_t chunk_off;           /* file offset of the current chunk */
+  void *chunk_map;
+  size_t chunk_map_len;
+  void *frames_map;
+  size_t frames_map_len;
+  void *scan_map;               /* linked-scan scratch (mw-linked.c) */
+  size_t scan_map_len;
+  unsigned scan_gen;
+  unsigned index;               /* thread index in chunk headers */
+  unsigned chunks;              /* chunks this thread has had */
+  unsigned char state;          /* MW_T_* */
+  unsigned char dtor_rounds;
+};
+
+extern __thread struct mw_thread mw_t MW_TLS;
+
+/* ---- process-wide state ---- */
+enum { MW_UNINIT = 0, MW_INITIALIZING, MW_ACTIVE, MW_DISABLED, MW_CLOSED };
+
+struct mw_global {
+  int state;                    /* MW_* above */
+  int init_tid;
+  int hooks_done;               /* on_exit, atfork, key, signals registered */
+  int forked;                   /* this process is a fork child */
+  int fd;
+  uint64_t fd_dev, fd_ino;      /* the trace file, to notice a closed fd */
+  unsigned char *header;        /* first page of the file, mapped */
+  size_t page;
+  uint64_t file_end;            /* bytes handed out to chunks */
+  uint64_t file_size;           /* bytes the file has been grown to */
+  uint64_t last_chunk;          /* offset of the last chunk in the file */
+  int file_lock;
+  int units_lock;
+  int fork_locked;
+  unsigned threads;             /* thread indices handed out */
+  unsigned next_base;           /* next global site id (starts at 1) */
+  int ended;                    /* END written */
+  int exit_seen, exit_status, dtor_seen;
+  pthread_key_t key;
+  int key_ok;
+  uint64_t start_mono;          /* CLOCK_MONOTONIC at start */
+  uint64_t start_real;          /* CLOCK_REALTIME at start */
+  unsigned link_blocks;         /* linked-scan limits, 0 = off */
+  size_t link_bytes;
+  unsigned nextra;              /* units registered outside any image */
+  struct __mw_unit *extra[256];
+  unsigned nimages;             /* executable and shared objects seen */
+  struct mw_image {
+    struct __mw_unit *const *ub, *const *ue;
+    const struct __mw_static_ref *sb, *se;
+  } images[64];
+};
+
+extern struct mw_global mw_g;
+extern uint64_t mw_seq_counter;
+
+/* ---- small helpers ---- */
+static inline void mw_fence(void) { __atomic_signal_fence(__ATOMIC_SEQ_CST); }
+
+static inline void mw_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+void mw_lock_slow(int *l);
+static inline void mw_lock(int *l)
+{
+  if (MW_UNLIKELY(__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))) mw_lock_slow(l);
+}
+static inline int mw_trylock(int *l)
+{
+  return !__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
+}
+static inline void mw_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+
+static inline int mw_state(void) { return __atomic_load_n(&mw_g.state, __ATOMIC_ACQUIRE); }
+
+/* One process-wide heap sequence number (64-bit; __sync works on 32-bit ARM
+ * through libgcc's kernel helpers where there is no ldrexd). */
+static inline uint64_t mw_next_seq(void) { return __sync_add_and_fetch(&mw_seq_counter, 1); }
+
+/* ---- varints ---- */
+static inline unsigned char *mw_put_u(unsigned char *p, uint64_t v)
+{
+  while (v >= 0x80) {
+    *p++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (unsigned char)v;
+  return p;
+}
+static inline unsigned char *mw_put_u32(unsigned char *p, uint32_t v)
+{
+  while (v >= 0x80) {
+    *p++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (unsigned char)v;
+  return p;
+}
+static inline unsigned char *mw_put_s(unsigned char *p, int64_t v)
+{
+  return mw_put_u(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+static inline unsigned char *mw_put_sw(unsigned char *p, intptr_t v)
+{
+  /* pointer-width zig-zag; equal to mw_put_s for every value of that width */
+  uintptr_t z = ((uintptr_t)v << 1) ^ (uintptr_t)(v >> (sizeof(intptr_t) * 8 - 1));
+  while (z >= 0x80) {
+    *p++ = (unsigned char)(z | 0x80);
+    z >>= 7;
+  }
+  *p++ = (unsigned char)z;
+  return p;
+}
+unsigned char *mw_put_str(unsigned char *p, const char *s, size_t n);
+
+/* Writes `seq` as [seq] after the tag at *tag. */
+static inline unsigned char *mw_put_seq(struct mw_thread *t, unsigned char *tag, unsigned char *p,
+                                        uint64_t seq)
+{
+  if (seq == t->seq + 1)
+    *tag |= MW_F_SEQ_NEXT;
+  else
+    p = mw_put_u(p, seq - t->seq);
+  t->seq = seq;
+  return p;
+}
+
+/* ---- the rewrite's sections ----
+ * Made by the linker for the executable or shared object being linked; hidden,
+ * so code in a shared object sees that object's sections, never another's. */
+#define MW_SECTION_BOUND __attribute__((weak, visibility("hidden")))
+extern struct __mw_unit *const __start_mw_units[] MW_SECTION_BOUND;
+extern struct __mw_unit *const __stop_mw_units[] MW_SECTION_BOUND;
+extern const struct __mw_static_ref __start_mw_statics[] MW_SECTION_BOUND;
+extern const struct __mw_static_ref __stop_mw_statics[] MW_SECTION_BOUND;
+
+/* ---- trace writer (mw-trace.c) ---- */
+int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking);
+void mw_chunk_drop(struct mw_thread *t);
+void mw_chunk_release_tail(struct mw_thread *t);
+void mw_time_tick(struct mw_thread *t);
+void mw_flush_lost(struct mw_thread *t);
+int mw_trace_open(void);
+void mw_trace_close_child(void);
+void mw_write_thread_begin(struct mw_thread *t);
+void mw_write_program(struct mw_thread *t);
+void mw_write_units_and_statics(struct mw_thread *t);
+void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, const struct __mw_static_ref *sb,
+                  const struct __mw_static_ref *se);
+unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u);
+void mw_write_unwind(struct mw_thread *t, unsigned count);
+void mw_finish(int status);
+void mw_end_fatal(int signo);
+uint64_t mw_now_mono(void);
+
+/* Room for n more bytes in the current chunk (a new chunk if needed). */
+static inline int mw_room(struct mw_thread *t, size_t n)
+{
+  if (MW_LIKELY((size_t)(t->end - t->cur) >= n)) return 1;
+  return mw_chunk_next(t, n, 0);
+}
+
+/* Makes the bytes up to p part of the chunk (crash-safe from here on). */
+static inline void mw_commit(struct mw_thread *t, unsigned char *p)
+{
+  t->cur = p;
+  mw_fence();
+  *t->used = (uint32_t)(p - t->payload);
+  if (MW_UNLIKELY(--t->tick == 0)) mw_time_tick(t);
+}
+
+/* ---- threads and frames (mw-frames.c) ---- */
+int mw_thread_ready(struct mw_thread *t);
+int mw_thread_start(struct mw_thread *t);
+void mw_thread_dtor(void *arg);
+void mw_frames_release(struct mw_thread *t);
+void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t depth);
+
+/* ---- live-block index (mw-blocks.c) ---- */
+struct mw_block {
+  uint64_t id;
+  size_t size;
+};
+void mw_index_insert(uintptr_t addr, uint64_t id, size_t size);
+int mw_index_take(uintptr_t addr, struct mw_block *out);
+int mw_index_find(uintptr_t addr, struct mw_block *out);
+void mw_index_forget(uintptr_t addr, int may_wait);
+int mw_index_drop(uintptr_t addr, uint64_t id);
+int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, size_t *copied);
+void mw_index_bounds(uintptr_t *lo, uintptr_t *hi);
+void mw_index_lock_all(void);
+void mw_index_unlock_all(void);
+void mw_index_reset_child(void);
+
+/* ---- linked scan (mw-linked.c) ---- */
+/* Scans `size` bytes at `block` for live blocks, transitively; returns the
+ * count and leaves their ids in mw_link_ids(t). */
+unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *partial);
+const uint64_t *mw_link_ids(struct mw_thread *t);
+void mw_link_release(struct mw_thread *t);
+void mw_write_linked(struct mw_thread *t, unsigned count, int partial);
+
+/* ---- start-up (mw-init.c) ---- */
+int mw_init(void);
+int mw_gettid(void);
+
+/* ---- glibc's allocator underneath (exported by libc.so.6) ---- */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void __libc_free(void *);
+extern void *__libc_memalign(size_t, size_t);
+extern void *__libc_valloc(size_t);
+extern void *__libc_pvalloc(size_t);
+
+#endif /* MW_INTERNAL_H */
