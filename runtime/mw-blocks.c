@@ -2,7 +2,7 @@
  * size) for every live heap block, to answer "is this word the start of a
  * live block" quickly from any thread.
  *
- * 64 stripes chosen by a hash of the address, each with its own spin lock and
+ * 64 stripes chosen by the address's page, each with its own spin lock and
  * open-addressing table (linear probing, backward-shift deletion) in mmap'd
  * memory, so threads seldom wait for one another.  A global [lo, hi) range of
  * addresses ever inserted lets the linked scan skip most words unlocked.
@@ -34,18 +34,20 @@ struct mw_stripe mw_stripes[MW_STRIPES];
 uintptr_t mw_blocks_lo_inv;     /* ~lowest block address (0 = none yet) */
 uintptr_t mw_blocks_hi;         /* highest block address + 1 */
 
-/* A full 64-bit mix (murmur3's finalizer): the stripe takes the top bits and
- * the slot the middle ones, which a single multiply would leave correlated
- * (long probe runs for sequential addresses). */
+/* The stripe is the block's 4 KiB page modulo 64 (top bits of the result);
+ * the home slot (bits 24 and up) is the address with those stripe bits taken
+ * out, so blocks allocated one after another — the common case — sit in
+ * neighbouring slots and an insert or a free touches cache lines the previous
+ * one brought in.  (A scattering hash missed the cache on nearly every call
+ * once the index outgrew it.)  Bits above 2^34 slots are folded in, so far-apart
+ * regions (heap, mmap'd blocks) do not all start at slot 0. */
 static inline uint64_t mw_hash(uintptr_t a)
 {
-  uint64_t h = (uint64_t)a >> 4;
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdull;
-  h ^= h >> 33;
-  h *= 0xc4ceb9fe1a85ec53ull;
-  h ^= h >> 33;
-  return h;
+  uint64_t x = (uint64_t)a;
+  uint64_t stripe = (x >> 12) & (MW_STRIPES - 1);
+  uint64_t key = ((x >> (12 + MW_STRIPE_BITS)) << 8) | ((x >> 4) & 0xff);
+  key = (key ^ (key >> 34)) & ((1ull << 34) - 1);
+  return (stripe << (64 - MW_STRIPE_BITS)) | (key << 24);
 }
 static inline struct mw_stripe *mw_stripe_of(uint64_t h) { return &mw_stripes[h >> (64 - MW_STRIPE_BITS)]; }
 static inline size_t mw_home(uint64_t h, size_t mask) { return (size_t)(h >> 24) & mask; }

@@ -141,22 +141,43 @@ static inline void mw_relax(void)
 #endif
 }
 
+/* glibc (2.32+) clears this before a program's second thread starts and
+ * never sets it again.  While it is set no other thread can race with us, so
+ * the index locks and the sequence counter skip their atomic instructions —
+ * most of the cost of recording a malloc/free pair in a single-threaded
+ * program.  Weak: without it (another libc) we always take the safe path. */
+extern char __libc_single_threaded __attribute__((weak));
+static inline int mw_single_threaded(void)
+{
+  return &__libc_single_threaded != 0 && __libc_single_threaded;
+}
+
 void mw_lock_slow(int *l);
 static inline void mw_lock(int *l)
 {
+  if (mw_single_threaded()) return;
   if (MW_UNLIKELY(__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))) mw_lock_slow(l);
 }
 static inline int mw_trylock(int *l)
 {
+  if (mw_single_threaded()) return 1;
   return !__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
 }
-static inline void mw_unlock(int *l) { __atomic_store_n(l, 0, __ATOMIC_RELEASE); }
+static inline void mw_unlock(int *l)
+{
+  if (mw_single_threaded()) return;
+  __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
 
 static inline int mw_state(void) { return __atomic_load_n(&mw_g.state, __ATOMIC_ACQUIRE); }
 
 /* One process-wide heap sequence number (64-bit; __sync works on 32-bit ARM
  * through libgcc's kernel helpers where there is no ldrexd). */
-static inline uint64_t mw_next_seq(void) { return __sync_add_and_fetch(&mw_seq_counter, 1); }
+static inline uint64_t mw_next_seq(void)
+{
+  if (mw_single_threaded()) return ++mw_seq_counter;
+  return __sync_add_and_fetch(&mw_seq_counter, 1);
+}
 
 /* ---- varints ---- */
 static inline unsigned char *mw_put_u(unsigned char *p, uint64_t v)
