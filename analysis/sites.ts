@@ -19,7 +19,14 @@ export function siteInfo(model: Model, id: number): SiteInfo | null {
   return { kind: s.kind[id]!, file: str(s.file[id]!), line: s.line[id]!, func: str(s.func[id]!), name: str(s.name[id]!) };
 }
 
-/** "demo.c:12", or "?" parts for missing strings. */
-export function siteLocation(info: SiteInfo): string {
-  return `${info.file ?? '?'}:${info.line}`;
+/** "demo.c:12", or "?" parts for missing strings. Site tables hold absolute
+ *  paths; under `relativeTo` (the run's working directory) they are shown
+ *  relative to it, as the user typed them. */
+export function siteLocation(info: SiteInfo, relativeTo?: string | null): string {
+  let file = info.file ?? '?';
+  if (relativeTo) {
+    const dir = relativeTo.endsWith('/') ? relativeTo : relativeTo + '/';
+    if (file.startsWith(dir)) file = file.slice(dir.length);
+  }
+  return `${file}:${info.line}`;
 }

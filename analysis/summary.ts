@@ -142,7 +142,7 @@ function siteRows(model: Model): SiteRow[] {
           function: info?.func ?? null,
           allocator,
           allocators: [],
-          label: info === null ? `<unknown site ${site}>` : `${siteLocation(info)} ${info.func || '<file scope>'} → ${allocator}`,
+          label: info === null ? `<unknown site ${site}>` : `${siteLocation(info, model.program?.cwd)} ${info.func || '<file scope>'} → ${allocator}`,
           allocs: 0,
           requestedBytes: 0,
           usableBytes: 0,

@@ -14,7 +14,7 @@ rm -rf "$out" && mkdir -p "$out"
 echo "== cc-memwrap gcc -g samples/linked-list.c -o $out/linked-list"
 bin/cc-memwrap gcc -g samples/linked-list.c -o "$out/linked-list"
 echo "== running it: the program prints as always and writes its trace"
-(cd "$out" && ./linked-list)
+MEMWRAP_TRACE="$out/linked-list.%p.mwtrace" "$out/linked-list"
 trace=$(ls "$out"/linked-list.*.mwtrace)
 echo "== cc-memwrap report $trace"
 bin/cc-memwrap report "$trace"
