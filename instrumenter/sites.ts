@@ -3,26 +3,12 @@
 // the C text that defines it (`__mw_sites`, `__mw_u`, `__mw_unit_ref`) and
 // registers static objects (`__mw_s<k>`), as runtime/memwrap.h declares them.
 
-/** Site kinds, the MW_SITE_* values of runtime/memwrap.h (the rewritten text
- * is already preprocessed, so the numbers are written, not the macros). */
-export const SiteKind = {
-  ENTRY: 1,
-  FALLOFF: 2,
-  RETURN: 3,
-  MALLOC: 4,
-  CALLOC: 5,
-  REALLOC: 6,
-  REALLOCARRAY: 7,
-  FREE: 8,
-  ALIGNED_ALLOC: 9,
-  POSIX_MEMALIGN: 10,
-  MEMALIGN: 11,
-  VALLOC: 12,
-  STRDUP: 13,
-  STRNDUP: 14,
-  PVALLOC: 15,
-  STATIC: 16,
-} as const;
+import { SiteKind } from '../analysis/trace/format.js';
+
+/** Site kinds (the MW_SITE_* values of runtime/memwrap.h), defined once with
+ * the rest of the format's numbers; the rewritten text is already
+ * preprocessed, so the numbers are written, not the macros. */
+export { SiteKind };
 
 /** The heap functions whose calls are redirected to `__mw_<name>`, and their site kind. */
 export const ALLOCATOR_KINDS: ReadonlyMap<string, number> = new Map([
