@@ -112,3 +112,21 @@ describe('8 threads × 100,000 allocations and frees', () => {
     expect(model.threads).toHaveLength(9);
   });
 });
+
+describe('static objects', () => {
+  it('registers file-scope objects and static locals with their sizeof', () => {
+    const { model } = traceModel(path.join(programsDir, 'heap-calls.c'), []);
+    const statics = new Map<string, number>();
+    for (let i = 0; i < model.statics.count; i++) {
+      const info = siteInfo(model, model.statics.site[i]!);
+      statics.set(`${info?.func ?? '?'}:${info?.name ?? '?'}`, model.statics.size[i]!);
+    }
+    expect(statics).toEqual(new Map([[':counter_name', 32], [':calls', 4]]));
+    expect(model.statics.totalBytes).toBe(36);
+
+    const threads = traceModel(path.join(programsDir, 'threads.c'), []).model;
+    const work = [...Array(threads.statics.count).keys()].map((i) => ({ info: siteInfo(threads, threads.statics.site[i]!), size: threads.statics.size[i]! }));
+    // static struct work work[8] inside main: 8 × (int + 1000 pointers), padded.
+    expect(work).toEqual([{ info: expect.objectContaining({ func: 'main', name: "work", line: 33 }), size: 8 * (8 + 1000 * 8) }]);
+  });
+});
