@@ -37,7 +37,7 @@ enum {
 
 #define MW_HEADER_SIZE 64
 #define MW_CHUNK_HEAD 16
-#define MW_CHUNK_PAYLOAD (64u * 1024u - 16u) /* chunks grow 1, 4, 16, then 64 KiB */
+#define MW_CHUNK_PAYLOAD (1024u * 1024u - 16u) /* chunks grow 1, 4, 16, 64, 256 KiB, then 1 MiB */
 #define MW_SMALL_RECORD 64      /* no fixed-shape record is longer */
 #define MW_TIME_EVERY 256       /* records between TIME records */
 

@@ -278,7 +278,7 @@ void mw_chunk_release_tail(struct mw_thread *t)
 int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
 {
   /* a thread's first chunks are small, so short-lived threads cost little */
-  size_t cap = t->chunks >= 3 ? MW_CHUNK_PAYLOAD : ((size_t)1024 << (2 * t->chunks)) - MW_CHUNK_HEAD;
+  size_t cap = t->chunks >= 5 ? MW_CHUNK_PAYLOAD : ((size_t)1024 << (2 * t->chunks)) - MW_CHUNK_HEAD;
   if (need > cap) cap = ((need + MW_CHUNK_HEAD + 4095) & ~(size_t)4095) - MW_CHUNK_HEAD;
   if (nonblocking) {
     if (!mw_trylock(&mw_g.file_lock)) return 0;
