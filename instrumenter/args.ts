@@ -166,7 +166,9 @@ function isPreprocessorOnly(o: { arg: string; value?: string }): boolean {
 
 /** Options for `cc -E` of one C source: everything that shapes preprocessing,
  *  without stage, output, dependency or linker options (the driver adds its
- *  own), and without -P/-C, which would drop the linemarkers we rely on. */
+ *  own), without -P, which would drop the linemarkers we rely on, and without
+ *  -C/-CC (the driver always keeps comments, and -CC would put them inside
+ *  macro expansions). */
 export function preprocessOptions(command: Command): string[] {
   return flatten(
     optionArgs(command).filter(

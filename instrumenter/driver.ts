@@ -141,7 +141,9 @@ class Driver {
     const pre = this.cc([
       ...preprocessOptions(this.command),
       ...dependencyOptions(this.command, input.path, depTarget),
-      '-E', '-include', headerPath, '-x', 'c', input.path, '-o', preprocessed,
+      // -C keeps comments: GCC reads `/* FALLTHROUGH */` and friends when it
+      // compiles the .i, so the rewritten unit warns exactly as the original.
+      '-E', '-C', '-include', headerPath, '-x', 'c', input.path, '-o', preprocessed,
     ]);
     if (statusOf(pre) !== 0) return statusOf(pre);
 

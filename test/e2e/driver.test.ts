@@ -167,6 +167,30 @@ describe('diagnostics and failures', () => {
     }
   });
 
+  it('keeps the comments GCC reads, such as /* FALLTHROUGH */, so -Werror builds still build', () => {
+    const dir = scratch('fallthrough');
+    writeFileSync(
+      path.join(dir, 'sw.c'),
+      [
+        'int pick(int n);',
+        'int pick(int n) {',
+        '  int r = 0;',
+        '  switch (n) {',
+        '  case 1: r += 1; /* FALLTHROUGH */',
+        '  case 2: r += 2; break;',
+        '  default: break;',
+        '  }',
+        '  return r;',
+        '}',
+        'int main(void) { return pick(1) == 3 ? 0 : 1; }',
+        '',
+      ].join('\n'),
+    );
+    const flags = ['-Wall', '-Wextra', '-Werror', '-c', 'sw.c'];
+    must('gcc', flags, { cwd: dir });
+    expect(must(wrapper, ['--mw-strict', 'gcc', ...flags], { cwd: dir }).stderr).toBe('');
+  });
+
   it('a function tree-sitter cannot parse is left alone with a warning; the rest is instrumented', () => {
     const dir = scratch('unparsable');
     // GNU case ranges are beyond tree-sitter-c's grammar.
