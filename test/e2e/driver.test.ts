@@ -78,6 +78,24 @@ describe('build systems', () => {
   });
 });
 
+describe('preprocessor options reach the preprocessor', () => {
+  it('-include, -D and -U apply as they would without cc-memwrap', () => {
+    const dir = scratch('cpp-options');
+    writeFileSync(path.join(dir, 'cfg.h'), '#define GREETING "hello from cfg.h"\n');
+    writeFileSync(
+      path.join(dir, 'p.c'),
+      '#include <stdio.h>\n#ifdef DROPPED\n#error DROPPED should be undefined\n#endif\nint main(void) { puts(GREETING); return LEVEL; }\n',
+    );
+    const flags = ['-std=c99', '-O1', '-include', 'cfg.h', '-DDROPPED', '-UDROPPED', '-D', 'LEVEL=4', 'p.c', '-o'];
+    must('gcc', [...flags, 'plain'], { cwd: dir });
+    must(wrapper, ['--mw-strict', 'gcc', ...flags, 'inst'], { cwd: dir });
+    const a = run(path.join(dir, 'plain'), []);
+    const b = runTraced(path.join(dir, 'inst'), [], path.join(dir, 'traces'));
+    expect(a).toMatchObject({ stdout: 'hello from cfg.h\n', status: 4 });
+    expect(b).toMatchObject({ stdout: a.stdout, status: a.status });
+  });
+});
+
 describe('what is not a C compile passes through untouched', () => {
   const dir = copyProject('passthrough');
 
