@@ -47,6 +47,24 @@ static void mw_on_exit(int status, void *arg)
   if (mw_g.dtor_seen) mw_finish(status);
 }
 
+/* _exit and _Exit skip on_exit handlers and destructors (a forked child
+ * that _exits is the common case), so the trace is ended here, and then the
+ * process leaves exactly as libc's _exit would.  A vfork child shares our
+ * memory and our trace: it is told apart by the header's pid and leaves
+ * both alone.  (exit() reaches libc's internal _exit, not this one.) */
+void _exit(int status)
+{
+  uint32_t pid = 0;
+  if (mw_g.header) memcpy(&pid, mw_g.header + 20, 4);
+  if (pid == (uint32_t)getpid()) mw_finish(status);
+  for (;;) syscall(SYS_exit_group, status);
+}
+
+void _Exit(int status)
+{
+  _exit(status);
+}
+
 /* Runs last among the program's destructors; exit() ran our on_exit
  * handler before, so the status is known (else on_exit finishes). */
 __attribute__((destructor(101))) static void mw_dtor(void)

@@ -22,6 +22,7 @@ const programs: Program[] = [
   { source: path.join(programsDir, 'jumps.c'), args: [], status: 0, valgrind: 'all' },
   { source: path.join(programsDir, 'endings.c'), args: [], status: 0, valgrind: 'all' },
   { source: path.join(programsDir, 'endings.c'), args: ['exit'], status: 3, valgrind: 'all' },
+  { source: path.join(programsDir, 'vfork.c'), args: [], status: 0, valgrind: 'all' },
   { source: path.join(programsDir, 'threads.c'), args: [], status: 0, valgrind: 'one' },
 ];
 
@@ -67,6 +68,7 @@ describe.each(configs)('$cc $opt', ({ cc, opt }) => {
       const vgNoFreeres = valgrindTotals(reference, program.args, { freeres: false });
       expect(vg.run.stdout).toBe(ours.stdout);
       const report = reportJson(traceOf(traceDir, ours.pid)) as ReportTotals;
+      expect(report.end).toMatchObject({ how: 'exit', code: program.status, complete: true });
       const theirs = vg.totals.get(vg.run.pid)!;
       const theirsNoFreeres = vgNoFreeres.totals.get(vgNoFreeres.run.pid)!;
       // glibc gives every new thread a table with one 16-byte slot per module
@@ -87,6 +89,8 @@ describe.each(configs)('$cc $opt', ({ cc, opt }) => {
       for (const child of childTraces(traceDir, ours.pid)) {
         const childReport = reportJson(child) as ReportTotals;
         expect(childReport.process.ppid).toBe(ours.pid);
+        // The child leaves through _exit(0), which the runtime records too.
+        expect(childReport.end).toMatchObject({ how: 'exit', code: 0, complete: true });
         expect(childReport.valgrind).toEqual({ allocs: 3, frees: 3, bytesAllocated: 66, inUseAtExit: { bytes: 0, blocks: 0 } });
       }
       expect(childTraces(traceDir, ours.pid)).toHaveLength(ours.stdout.includes('child exited') ? 1 : 0);
@@ -96,6 +100,7 @@ describe.each(configs)('$cc $opt', ({ cc, opt }) => {
 
 interface ReportTotals {
   valgrind: { allocs: number; frees: number; bytesAllocated: number };
+  end: { how: string; code: number | null; complete: boolean };
   threads: unknown[];
   process: { ppid: number };
 }
