@@ -1,4 +1,5 @@
 // Renders a Summary as the aligned plain-text report of `cc-memwrap report` (fits 80 columns).
+import type { Attribution } from './attribution.js';
 import type { Summary } from './summary.js';
 import { formatBytes, formatCount, plural } from './units.js';
 
@@ -92,6 +93,47 @@ export function renderReport(s: Summary, file: string): string {
     const labelWidth = REPORT_WIDTH - 2 - used - 6;
     for (const r of rows) r[3] = fit(r[3]!, labelWidth);
     out.push(...table(['requested', 'allocs', 'leaked', 'site'], rows, 3));
+  }
+  return out.join('\n') + '\n';
+}
+
+const COUNT_COLUMNS = ['malloc', 'calloc', 'realloc', 'free', 'aligned', 'strdup'] as const;
+
+/**
+ * An attribution table (`cc-memwrap report --by …`), its first `top` rows: net, min and max bytes, the allocator
+ * counts that are not all zero, and the group's label (cut to fit 80 columns, or, when the numbers leave too little
+ * room for the labels, on a line of its own above each row's numbers).
+ */
+export function renderAttribution(a: Attribution, top: number): string {
+  const shown = a.rows.slice(0, Math.max(0, top));
+  const what = a.by === 'site' ? 'allocation site' : a.by;
+  const how = a.by === 'function' || a.by === 'file' ? `, ${a.mode}` : '';
+  const out = ['', `Heap by ${what}${how} (${shown.length} of ${a.rows.length}; net = allocated - freed)`];
+  if (shown.length === 0) {
+    out.push('  (no heap events)');
+    return out.join('\n') + '\n';
+  }
+  const counts = COUNT_COLUMNS.filter((c) => shown.some((r) => r.counts[c] !== 0));
+  const head = ['net', 'min', 'max', ...counts, a.by];
+  const rows = shown.map((r) => [
+    formatBytes(r.netBytes),
+    formatBytes(r.minBytes),
+    formatBytes(r.maxBytes),
+    ...counts.map((c) => formatCount(r.counts[c])),
+    r.label,
+  ]);
+  const numeric = head.length - 1;
+  let used = 2 + 2 * numeric;
+  for (let c = 0; c < numeric; c++) used += Math.max(head[c]!.length, ...rows.map((r) => r[c]!.length));
+  const labelWidth = REPORT_WIDTH - used;
+  if (rows.every((r) => r[numeric]!.length <= labelWidth) || labelWidth >= 32) {
+    for (const r of rows) r[numeric] = fit(r[numeric]!, labelWidth);
+    out.push(...table(head, rows, numeric));
+  } else {
+    // Too many columns: each row's label on its own line above its numbers.
+    const lines = table(head.slice(0, numeric), rows.map((r) => r.slice(0, numeric)), numeric);
+    out.push(lines[0]!);
+    rows.forEach((r, i) => out.push('  ' + fit(r[numeric]!, REPORT_WIDTH - 2), lines[i + 1]!));
   }
   return out.join('\n') + '\n';
 }

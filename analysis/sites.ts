@@ -1,5 +1,6 @@
 // Reading the site table: file, line, function and name of a site id, and the labels reports show for them.
 import type { Model } from './model.js';
+import { siteKindName } from './trace/format.js';
 
 export interface SiteInfo {
   kind: number;
@@ -29,4 +30,26 @@ export function siteLocation(info: SiteInfo, relativeTo?: string | null): string
     if (file.startsWith(dir)) file = file.slice(dir.length);
   }
   return `${file}:${info.line}`;
+}
+
+/** The allocator a site calls: its recorded name, else its kind's name. */
+export function allocatorName(info: SiteInfo | null): string | null {
+  return info?.name || (info ? siteKindName(info.kind) : null);
+}
+
+/** "list.c:31 main → malloc" for an allocation or free site. */
+export function allocationSiteLabel(info: SiteInfo | null, site: number, relativeTo?: string | null): string {
+  if (info === null) return `<unknown site ${site}>`;
+  return `${siteLocation(info, relativeTo)} ${info.func || '<file scope>'} → ${allocatorName(info)}`;
+}
+
+/** The function a heap call seen only by the interposed allocator is charged
+ *  to, from its frame's entry site (null: no instrumented frame was open). */
+export function interposedFunction(info: SiteInfo | null): string {
+  return info === null ? '<no instrumented frame>' : info.name || info.func || '?';
+}
+
+/** "main (via libc/uninstrumented)". */
+export function interposedLabel(info: SiteInfo | null): string {
+  return `${interposedFunction(info)} (via libc/uninstrumented)`;
 }

@@ -3,7 +3,7 @@ import { Flag, Kind, siteKindName } from './trace/format.js';
 import { NONE, type EndHowName, type Model } from './model.js';
 import type { Problem } from './problems.js';
 import { signalName } from './signals.js';
-import { siteInfo, siteLocation } from './sites.js';
+import { allocationSiteLabel, allocatorName, interposedFunction, interposedLabel, siteInfo } from './sites.js';
 
 export interface SiteRow {
   /** 'site': an instrumented allocation site; 'interposed': allocations seen only by the interposed allocator, grouped by the frame they are attributed to. */
@@ -115,7 +115,7 @@ function siteRows(model: Model): SiteRow[] {
     if (row === undefined) {
       const info = siteInfo(model, site);
       if (interposed) {
-        const fn = info === null ? '<no instrumented frame>' : (info.name || info.func || '?');
+        const fn = interposedFunction(info);
         row = {
           kind: 'interposed',
           site,
@@ -124,7 +124,7 @@ function siteRows(model: Model): SiteRow[] {
           function: info === null ? null : fn,
           allocator: null,
           allocators: [],
-          label: `${fn} (via libc/uninstrumented)`,
+          label: interposedLabel(info),
           allocs: 0,
           requestedBytes: 0,
           usableBytes: 0,
@@ -133,7 +133,7 @@ function siteRows(model: Model): SiteRow[] {
           fns: new Set(),
         };
       } else {
-        const allocator = info?.name || (info ? siteKindName(info.kind) : null);
+        const allocator = allocatorName(info);
         row = {
           kind: 'site',
           site,
@@ -142,7 +142,7 @@ function siteRows(model: Model): SiteRow[] {
           function: info?.func ?? null,
           allocator,
           allocators: [],
-          label: info === null ? `<unknown site ${site}>` : `${siteLocation(info, model.program?.cwd)} ${info.func || '<file scope>'} → ${allocator}`,
+          label: allocationSiteLabel(info, site, model.program?.cwd),
           allocs: 0,
           requestedBytes: 0,
           usableBytes: 0,

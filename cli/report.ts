@@ -2,10 +2,12 @@
 import { parseArgs } from 'node:util';
 import { readTraceFile } from '../analysis/trace/read-file.js';
 import { summarize, SUMMARY_SCHEMA } from '../analysis/summary.js';
-import { renderReport } from '../analysis/report-text.js';
+import { renderAttribution, renderReport } from '../analysis/report-text.js';
+import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json]
+                          [--by function|site|file|thread [--attribute MODE]]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
 ended, threads, events, allocations and frees, bytes allocated (requested and
@@ -13,8 +15,18 @@ usable), peak heap and stack, static memory, blocks leaked at exit, the
 Valgrind-style totals, and the top allocation sites with file:line.
 
 Options:
-  --top N    list the N allocation sites with the most bytes (default 10)
+  --top N    list the N allocation sites with the most bytes (default 10);
+             also limits the --by table
   --json     print the same numbers as one JSON object (schema: analysis/README.md)
+  --by G     also print heap bytes and allocator calls grouped by G: function,
+             site (allocation or free site), file or thread. Each row: net
+             bytes (allocated - freed by its calls; negative when it frees
+             what others allocated), min and max of that over the run, and
+             the malloc, calloc, realloc, free, aligned and strdup calls
+  --attribute MODE
+             which function on the call path a heap call is charged to, for
+             --by function and --by file: innermost (default), outermost
+             (the one called from main), inclusive (every function on it)
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
@@ -26,7 +38,13 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     parsed = parseArgs({
       args,
       allowPositionals: true,
-      options: { top: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: {
+        top: { type: 'string' },
+        json: { type: 'boolean' },
+        by: { type: 'string' },
+        attribute: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (e) {
     io.err(`cc-memwrap report: ${(e as Error).message}\nTry 'cc-memwrap report --help'.\n`);
@@ -50,11 +68,34 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
       return 2;
     }
   }
+  let by: AttributionBy | null = null;
+  if (values.by !== undefined) {
+    if (!(ATTRIBUTION_BY as readonly string[]).includes(values.by)) {
+      io.err(`cc-memwrap report: --by wants ${ATTRIBUTION_BY.join(', ')}, got '${values.by}'\n`);
+      return 2;
+    }
+    by = values.by as AttributionBy;
+  }
+  let mode: AttributionMode = 'innermost';
+  if (values.attribute !== undefined) {
+    if (!(ATTRIBUTION_MODES as readonly string[]).includes(values.attribute)) {
+      io.err(`cc-memwrap report: --attribute wants ${ATTRIBUTION_MODES.join(', ')}, got '${values.attribute}'\n`);
+      return 2;
+    }
+    if (by === null) {
+      io.err(`cc-memwrap report: --attribute needs --by function or --by file\n`);
+      return 2;
+    }
+    mode = values.attribute as AttributionMode;
+  }
   const file = positionals[0]!;
   const progress = progressLine(io, file);
   let summary;
+  let attributed = null;
   try {
-    summary = summarize(await readTraceFile(file, { onProgress: progress.update }), { top });
+    const model = await readTraceFile(file, { onProgress: progress.update });
+    summary = summarize(model, { top });
+    if (by !== null) attributed = attribution(model, { by, mode });
   } catch (e) {
     progress.done();
     io.err(`cc-memwrap report: ${describeReadError(file, e)}\n`);
@@ -62,8 +103,15 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   }
   progress.done();
   for (const p of summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
-  if (values.json) io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary }, null, 2) + '\n');
-  else io.out(renderReport(summary, file));
+  if (values.json) {
+    const extra =
+      attributed === null
+        ? {}
+        : { attribution: { by: attributed.by, mode: attributed.mode, groups: attributed.rows.length, rows: attributed.rows.slice(0, top) } };
+    io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary, ...extra }, null, 2) + '\n');
+  } else {
+    io.out(renderReport(summary, file) + (attributed === null ? '' : renderAttribution(attributed, top)));
+  }
   await io.flush();
   return 0;
 }
