@@ -1,13 +1,13 @@
 // What a trace holds, checked against the observations the sample programs
 // promise in their comments: linked frees, stack depths, threads.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { NONE, type Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { Kind, SiteKind } from '../../analysis/trace/format.js';
-import { buildInstrumented, programsDir, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
+import { buildInstrumented, programsDir, run, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
 
 function traceModel(source: string, flags: string[], args: string[] = []): { model: Model; stdout: string } {
   const dir = scratch(path.basename(source, '.c'));
@@ -128,5 +128,37 @@ describe('static objects', () => {
     const work = [...Array(threads.statics.count).keys()].map((i) => ({ info: siteInfo(threads, threads.statics.site[i]!), size: threads.statics.size[i]! }));
     // static struct work work[8] inside main: 8 × (int + 1000 pointers), padded.
     expect(work).toEqual([{ info: expect.objectContaining({ func: 'main', name: "work", line: 33 }), size: 8 * (8 + 1000 * 8) }]);
+  });
+});
+
+describe('where traces go', () => {
+  const dir = scratch('trace-files');
+  const exe = path.join(dir, 'linked-list');
+  beforeAll(() => {
+    buildInstrumented('gcc', ['-O0'], [path.join(samplesDir, 'linked-list.c')], exe);
+  });
+
+  it('defaults to <program>.<pid>.mwtrace in the working directory', () => {
+    const ran = run(exe, [], { cwd: dir, env: { ...process.env, MEMWRAP_TRACE: '' } });
+    expect(ran.status).toBe(0);
+    expect(readdirSync(dir)).toContain(`linked-list.${ran.pid}.mwtrace`);
+  });
+
+  it('never overwrites an earlier trace at a fixed path', () => {
+    const fixed = path.join(dir, 'fixed.mwtrace');
+    const env = { ...process.env, MEMWRAP_TRACE: fixed };
+    run(exe, [], { env });
+    run(exe, [], { env });
+    const names = readdirSync(dir).filter((f) => f.startsWith('fixed'));
+    expect(names.sort()).toEqual(['fixed-1.mwtrace', 'fixed.mwtrace']);
+    for (const name of names) expect(decodeTrace(readFileSync(path.join(dir, name))).end.complete).toBe(true);
+  });
+
+  it('runs unrecorded, saying so in one line, where the trace cannot be written', () => {
+    const ran = run(exe, [], { env: { ...process.env, MEMWRAP_TRACE: '/nonexistent-dir/x.mwtrace' } });
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toBe('first=1 second=4\n');
+    expect(ran.stderr.trim().split('\n')).toHaveLength(1);
+    expect(ran.stderr).toMatch(/nonexistent-dir.*unrecorded/);
   });
 });
