@@ -8,6 +8,8 @@ need=()
 for tool in gcc:gcc clang:clang valgrind:valgrind make:make cmake:cmake objcopy:binutils; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
 done
+# 32-bit builds (-m32) need gcc's multilib support.
+echo 'int main(void) { return 0; }' | gcc -m32 -x c - -o /dev/null 2>/dev/null || need+=(gcc-multilib)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test/run-all.sh: installing ${need[*]}"
   sudo_=""

@@ -96,6 +96,21 @@ describe('preprocessor options reach the preprocessor', () => {
   });
 });
 
+describe('the runtime follows the ABI', () => {
+  it('-m32 builds get a 32-bit runtime of their own, and 4-byte pointers in the trace', () => {
+    const dir = scratch('m32');
+    for (const [flags, bits] of [[['-m32'], 32], [[], 64]] as const) {
+      const exe = path.join(dir, `ll${bits}`);
+      must(wrapper, ['--mw-strict', 'gcc', ...flags, '-O2', path.join(packageRoot, 'samples', 'linked-list.c'), '-o', exe]);
+      const ran = runTraced(exe, [], path.join(dir, `traces${bits}`));
+      expect(ran.stdout).toBe('first=1 second=4\n');
+      const report = reportJson(traceOf(path.join(dir, `traces${bits}`), ran.pid)) as { format: { pointerSize: number }; allocations: number };
+      expect(report.format.pointerSize).toBe(bits / 8);
+      expect(report.allocations).toBe(5);
+    }
+  });
+});
+
 describe('what is not a C compile passes through untouched', () => {
   const dir = copyProject('passthrough');
 
