@@ -1,5 +1,7 @@
 // Renders a Summary as the aligned plain-text report of `cc-memwrap report` (fits 80 columns).
 import type { Attribution } from './attribution.js';
+import type { LinkedFree } from './linked.js';
+import type { PeakGroup, PeakSnapshot } from './peak.js';
 import type { Summary } from './summary.js';
 import { formatBytes, formatCount, plural } from './units.js';
 
@@ -134,6 +136,99 @@ export function renderAttribution(a: Attribution, top: number): string {
     const lines = table(head.slice(0, numeric), rows.map((r) => r.slice(0, numeric)), numeric);
     out.push(lines[0]!);
     rows.forEach((r, i) => out.push('  ' + fit(r[numeric]!, REPORT_WIDTH - 2), lines[i + 1]!));
+  }
+  return out.join('\n') + '\n';
+}
+
+/** "12.5%". */
+function percent(share: number): string {
+  return `${(share * 100).toFixed(1)}%`;
+}
+
+/** Rows of groups live at a peak: bytes, share, blocks, label; each followed by its source line when `source` is given. */
+function peakTable(groups: PeakGroup[], what: string, source: ((file: string, line: number) => string | null) | null): string[] {
+  if (groups.length === 0) return ['  (no live blocks)'];
+  const rows = groups.map((g) => [formatBytes(g.bytes), percent(g.share), formatCount(g.blocks), g.label]);
+  const head = ['bytes', 'share', 'blocks', what];
+  let used = 2 + 2 * 3;
+  for (let c = 0; c < 3; c++) used += Math.max(head[c]!.length, ...rows.map((r) => r[c]!.length));
+  for (const r of rows) r[3] = fit(r[3]!, REPORT_WIDTH - used);
+  const lines = table(head, rows, 3);
+  const out = [lines[0]!];
+  groups.forEach((g, i) => {
+    out.push(lines[i + 1]!);
+    if (source !== null && g.file !== null && g.line !== null) {
+      const text = source(g.file, g.line);
+      out.push(text === null ? '      (source not found)' : fit(`      | ${text}`, REPORT_WIDTH));
+    }
+  });
+  return out;
+}
+
+/**
+ * The peak tables of `cc-memwrap report --peak`: for the heap peak and the total peak, the blocks live there by
+ * allocation site (each with its source line when `source` gives one: null means "(source not found)") and by
+ * function. The snapshots' group lists are printed whole (cut them to --top first); `sites` and `functions` are the
+ * full counts when given.
+ */
+export function renderPeaks(
+  p: { heap: PeakSnapshot & { sites?: number; functions?: number }; total: PeakSnapshot & { sites?: number; functions?: number } },
+  source: ((file: string, line: number) => string | null) | null,
+): string {
+  const out: string[] = [];
+  const counts = (shown: number, all: number | undefined): string => `${shown} of ${all ?? shown}`;
+  const section = (s: PeakSnapshot & { sites?: number; functions?: number }): void => {
+    out.push(
+      `  by allocation site (${counts(s.bySite.length, s.sites)})`,
+      ...peakTable(s.bySite, 'site', source),
+      `  by function (${counts(s.byFunction.length, s.functions)})`,
+      ...peakTable(s.byFunction, 'function', null),
+    );
+  };
+  const h = p.heap;
+  out.push('', h.event === null ? 'Heap peak: no heap in use' : `Heap peak: ${formatBytes(h.heapBytes)} requested${at(h.event)}, ${plural(h.liveBlocks, 'block')} live`);
+  if (h.event !== null) section(h);
+  const t = p.total;
+  if (t.event === null) out.push('', 'Total peak: no memory in use');
+  else {
+    out.push(
+      '',
+      `Total peak: ${formatBytes(t.peakBytes)}${at(t.event)} (heap ${formatBytes(t.heapBytes)}, stack ${formatBytes(t.stackBytes)},`,
+      `  static ${formatBytes(t.staticBytes)}), ${plural(t.liveBlocks, 'block')} live`,
+    );
+    if (t.event === h.event) out.push('  the same event as the heap peak: the same blocks are live');
+    else section(t);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** "demo.c:4 make_node → malloc (24 B)". */
+function blockText(label: string, bytes: number): string {
+  return `${label} (${formatBytes(bytes)})`;
+}
+
+/**
+ * The frees with a linked set (`cc-memwrap report --linked`), the first `top` in event order: the free's site and the
+ * freed block's allocation site, then each linked block's allocation site, marked "orphaned" when that free is where
+ * the block is never freed afterwards and this is the first free whose set contains it, "leaked" when an earlier free
+ * orphaned it, else "freed later".
+ */
+export function renderLinked(frees: LinkedFree[], top: number): string {
+  const shown = frees.slice(0, Math.max(0, top));
+  const orphaned = frees.reduce((n, f) => n + f.orphaned, 0);
+  const out = ['', `Frees with a linked set (${shown.length} of ${frees.length}; ${plural(orphaned, 'block')} orphaned in all)`];
+  if (shown.length === 0) {
+    out.push('  (no linked sets)');
+    return out.join('\n') + '\n';
+  }
+  for (const f of shown) {
+    out.push(fit(`  ${f.kind}${at(f.event)}: ${f.at.label}`, REPORT_WIDTH));
+    out.push(fit(`    freed   ${f.freed === null ? '(unknown block)' : blockText(f.freed.allocation.label, f.freed.requestedBytes)}`, REPORT_WIDTH));
+    const marks = f.blocks.map((m) => (m.orphaned ? 'orphaned' : m.leaked ? 'leaked' : 'freed later'));
+    const texts = f.blocks.map((m) => blockText(m.allocation.label, m.requestedBytes));
+    const width = Math.min(Math.max(0, ...texts.map((t) => t.length)), REPORT_WIDTH - 12 - 2 - 11);
+    texts.forEach((t, i) => out.push(`    linked  ${fit(t, width).padEnd(width)}  ${marks[i]}`));
+    if (f.partial) out.push('    (the runtime cut this set short: more blocks were reachable)');
   }
   return out.join('\n') + '\n';
 }

@@ -1,12 +1,15 @@
 // `cc-memwrap report <trace>`: decode a trace and print what the run allocated, freed, leaked and peaked at, as text or JSON.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readTraceFile } from '../analysis/trace/read-file.js';
 import { summarize, SUMMARY_SCHEMA } from '../analysis/summary.js';
-import { renderAttribution, renderReport } from '../analysis/report-text.js';
+import { renderAttribution, renderLinked, renderPeaks, renderReport } from '../analysis/report-text.js';
+import { limitSnapshot, peaks, sourceLineText } from '../analysis/peak.js';
+import { linkedFrees, orphanedLeaks } from '../analysis/linked.js';
 import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
 
-export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json]
+export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked]
                           [--by function|site|file|thread [--attribute MODE]]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
@@ -16,7 +19,7 @@ Valgrind-style totals, and the top allocation sites with file:line.
 
 Options:
   --top N    list the N allocation sites with the most bytes (default 10);
-             also limits the --by table
+             also limits the --by, --peak and --linked tables
   --json     print the same numbers as one JSON object (schema: analysis/README.md)
   --by G     also print heap bytes and allocator calls grouped by G: function,
              site (allocation or free site), file or thread. Each row: net
@@ -27,6 +30,14 @@ Options:
              which function on the call path a heap call is charged to, for
              --by function and --by file: innermost (default), outermost
              (the one called from main), inclusive (every function on it)
+  --peak     also print the heap blocks live at the heap peak and at the
+             total peak (heap + stack + static), by allocation site (with
+             the source line of each site) and by function, with their share
+             of the peak
+  --linked   also print every free whose freed block still pointed to live
+             blocks: the free's site, the freed block's allocation site and
+             each linked block's, marked "orphaned" where that free left it
+             unreachable for good (never freed afterwards)
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
@@ -43,6 +54,8 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         json: { type: 'boolean' },
         by: { type: 'string' },
         attribute: { type: 'string' },
+        peak: { type: 'boolean' },
+        linked: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -92,10 +105,21 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   const progress = progressLine(io, file);
   let summary;
   let attributed = null;
+  let peak = null;
+  let linked = null;
+  let leaks = null;
   try {
     const model = await readTraceFile(file, { onProgress: progress.update });
     summary = summarize(model, { top });
     if (by !== null) attributed = attribution(model, { by, mode });
+    if (values.peak) {
+      const p = peaks(model);
+      peak = { heap: limitSnapshot(p.heap, top), total: limitSnapshot(p.total, top) };
+    }
+    if (values.linked) {
+      linked = linkedFrees(model);
+      leaks = orphanedLeaks(model);
+    }
   } catch (e) {
     progress.done();
     io.err(`cc-memwrap report: ${describeReadError(file, e)}\n`);
@@ -108,10 +132,44 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
       attributed === null
         ? {}
         : { attribution: { by: attributed.by, mode: attributed.mode, groups: attributed.rows.length, rows: attributed.rows.slice(0, top) } };
-    io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary, ...extra }, null, 2) + '\n');
+    const linkedExtra =
+      linked === null || leaks === null
+        ? {}
+        : {
+            linked: {
+              frees: linked.length,
+              orphanedBlocks: leaks.length,
+              rows: linked.slice(0, Math.max(0, top)),
+              orphanedLeaks: leaks.slice(0, Math.max(0, top)),
+            },
+          };
+    io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary, ...extra, ...(peak === null ? {} : { peak }), ...linkedExtra }, null, 2) + '\n');
   } else {
-    io.out(renderReport(summary, file) + (attributed === null ? '' : renderAttribution(attributed, top)));
+    io.out(
+      renderReport(summary, file) +
+        (attributed === null ? '' : renderAttribution(attributed, top)) +
+        (peak === null ? '' : renderPeaks(peak, sourceReader())) +
+        (linked === null ? '' : renderLinked(linked, top)),
+    );
   }
   await io.flush();
   return 0;
+}
+
+/** Source lines for the --peak tables: reads each file once with node:fs; null (never a throw) when it cannot. */
+function sourceReader(): (file: string, line: number) => string | null {
+  const cache = new Map<string, string | null>();
+  const read = (f: string): string | null => {
+    let text = cache.get(f);
+    if (text === undefined) {
+      try {
+        text = readFileSync(f, 'utf8');
+      } catch {
+        text = null;
+      }
+      cache.set(f, text);
+    }
+    return text;
+  };
+  return (file, line) => sourceLineText(read, file, line);
 }
