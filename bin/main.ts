@@ -16,6 +16,8 @@ Usage:
   cc-memwrap [--mw-…] <compiler> <args…>   compile and link like <compiler>,
                                            with C sources instrumented
   cc-memwrap report <trace> [options]      what the run allocated, freed, leaked
+  cc-memwrap export <trace> --format massif|csv   the timeline for ms_print or
+                                           a spreadsheet
   cc-memwrap dump <trace>                  every record of a trace as text
   cc-memwrap --help | --version
 
@@ -43,6 +45,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === 'report') return (await import('../cli/report.js')).runReport(argv.slice(1));
   if (first === 'dump') return (await import('../cli/dump.js')).runDump(argv.slice(1));
+  if (first === 'export') return (await import('../cli/export.js')).runExport(argv.slice(1));
   return runDriver(argv);
 }
 
