@@ -1,5 +1,9 @@
 // Renders a Summary as the aligned plain-text report of `cc-memwrap report` (fits 80 columns).
 import type { Attribution } from './attribution.js';
+import type { BudgetCheck } from './budgets.js';
+import type { IntervalSeries } from './timeline.js';
+import type { PerCall } from './per-call.js';
+import type { Temporaries } from './temporaries.js';
 import type { LinkedFree } from './linked.js';
 import type { PeakGroup, PeakSnapshot } from './peak.js';
 import type { Summary } from './summary.js';
@@ -230,5 +234,119 @@ export function renderLinked(frees: LinkedFree[], top: number): string {
     texts.forEach((t, i) => out.push(`    linked  ${fit(t, width).padEnd(width)}  ${marks[i]}`));
     if (f.partial) out.push('    (the runtime cut this set short: more blocks were reachable)');
   }
+  return out.join('\n') + '\n';
+}
+
+/** "1.2 ms" style time for a number of ns. */
+function formatNs(ns: number): string {
+  if (ns < 1e3) return `${Math.round(ns)} ns`;
+  if (ns < 1e6) return `${(ns / 1e3).toFixed(1)} us`;
+  if (ns < 1e9) return `${(ns / 1e6).toFixed(1)} ms`;
+  return `${(ns / 1e9).toFixed(2)} s`;
+}
+
+/** Bytes, blocks and a label cut to fit: the rows of the budget tables. */
+function labelTable(head: string[], rows: string[][], indent: string): string[] {
+  const numeric = head.length - 1;
+  let used = indent.length + 2 + 2 * numeric;
+  for (let c = 0; c < numeric; c++) used += Math.max(head[c]!.length, ...rows.map((r) => r[c]!.length));
+  for (const r of rows) r[numeric] = fit(r[numeric]!, Math.max(8, REPORT_WIDTH - used));
+  return table(head, rows, numeric).map((l) => indent + l);
+}
+
+/**
+ * Budget checks (`cc-memwrap report --budget`): per budget, the limit, the largest usage and each range above it (the
+ * first `top`), with the heap blocks live when the range began by function and, under each, by allocation site.
+ */
+export function renderBudgets(checks: BudgetCheck[], top: number, source: string | null = null): string {
+  const out = ['', `Budgets${source === null ? '' : ` (${fit(source, REPORT_WIDTH - 12)})`}`];
+  if (checks.length === 0) out.push('  (no budgets)');
+  for (const c of checks) {
+    const verdict = c.exceeded ? `EXCEEDED in ${plural(c.ranges.length, 'range')}` : 'ok';
+    out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
+    for (const r of c.ranges.slice(0, Math.max(0, top))) {
+      const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
+      out.push(`    ${events} (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)}): max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
+      if (r.liveBlocks === null) continue;
+      out.push(`      heap live at its start: ${formatBytes(r.liveBytes ?? 0)} in ${plural(r.liveBlocks, 'block')}`);
+      if (r.functions.length === 0) continue;
+      const rows: string[][] = [];
+      for (const f of r.functions.slice(0, Math.max(0, top))) {
+        rows.push([formatBytes(f.bytes), formatCount(f.blocks), f.label]);
+        for (const s of f.sites) rows.push([formatBytes(s.bytes), formatCount(s.blocks), `  ${s.label}`]);
+      }
+      out.push(...labelTable(['bytes', 'blocks', 'function / site'], rows, '    '));
+    }
+    if (c.ranges.length > top && top >= 0) out.push(`    … ${plural(c.ranges.length - Math.max(0, top), 'more range')}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Temporaries (`cc-memwrap report --temporary`): the first `top` sites. */
+export function renderTemporaries(t: Temporaries, top: number): string {
+  const shown = t.sites.slice(0, Math.max(0, top));
+  const out = [
+    '',
+    `Temporaries: blocks freed within ${plural(t.within, 'event')} of their allocation (${shown.length} of ${plural(t.sites.length, 'site')})`,
+    `  ${plural(t.blocks, 'block')} of ${formatCount(t.allocations)}, ${formatBytes(t.bytes)}`,
+  ];
+  if (shown.length === 0) out.push('  (no temporaries)');
+  else {
+    const rows = shown.map((s) => [formatCount(s.temporaries), formatBytes(s.bytes), percent(s.share), s.label]);
+    out.push(...labelTable(['temps', 'bytes', 'of allocs', 'site'], rows, ''));
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Per-call heap (`cc-memwrap report --calls F`): totals, then the first `top` invocations in order of entry. */
+export function renderCalls(p: PerCall, top: number): string {
+  const shown = p.invocations.slice(0, Math.max(0, top));
+  const t = p.totals;
+  const out = [
+    '',
+    fit(`Heap per call of ${p.function} (${shown.length} of ${plural(t.calls, 'call')}; net = allocated - freed)`, REPORT_WIDTH),
+  ];
+  if (t.calls === 0) {
+    out.push('  (no calls)');
+    return out.join('\n') + '\n';
+  }
+  out.push(`  callees included; outermost calls: ${formatBytes(t.bytesAllocated)} allocated, ${formatBytes(t.bytesFreed)} freed, net ${formatBytes(t.netBytes)}`);
+  out.push(`  largest peak: ${formatBytes(t.maxPeakBytes)} (call #${(t.maxPeakCall ?? 0) + 1})`);
+  const rows = shown.map((c, i) => [
+    `#${i + 1}`,
+    formatCount(c.enterEvent),
+    String(c.thread),
+    String(c.recursion),
+    formatBytes(c.netBytes),
+    formatBytes(c.peakBytes),
+    formatBytes(c.bytesAllocated),
+    formatBytes(c.bytesFreed),
+    c.endEvent === null ? 'open at end' : `${formatCount(c.endEvent)}`,
+  ]);
+  out.push(...table(['call', 'entry', 'thread', 'nest', 'net', 'peak', 'allocated', 'freed', 'end'], rows, 8));
+  return out.join('\n') + '\n';
+}
+
+/** The interval table (`cc-memwrap report --interval`): per interval its start, the values at its end, its max heap. */
+export function renderIntervals(s: IntervalSeries): string {
+  const what = s.spec.unit === 'events' ? plural(s.spec.every, 'event') : formatNs(s.spec.every);
+  const out = ['', `Memory per interval of ${what} (${plural(s.count, 'interval')}; values at the end of each)`];
+  if (s.count === 0) {
+    out.push('  (no events)');
+    return out.join('\n') + '\n';
+  }
+  const rows: string[][] = [];
+  for (let k = 0; k < s.count; k++) {
+    const empty = s.endEvent[k]! < s.startEvent[k]!;
+    rows.push([
+      empty ? '-' : formatCount(s.startEvent[k]!),
+      formatNs(s.startTime[k]!),
+      formatBytes(s.heapRequested[k]!),
+      formatBytes(s.maxHeapRequested[k]!),
+      formatBytes(s.stack[k]!),
+      formatBytes(s.static[k]!),
+    ]);
+  }
+  out.push(...table(['start event', 'start time', 'heap', 'max heap', 'stack', 'static'], rows, 6));
   return out.join('\n') + '\n';
 }

@@ -1,9 +1,25 @@
 // `cc-memwrap report <trace>`: decode a trace and print what the run allocated, freed, leaked and peaked at, as text or JSON.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readTraceFile } from '../analysis/trace/read-file.js';
 import { summarize, SUMMARY_SCHEMA } from '../analysis/summary.js';
-import { renderAttribution, renderLinked, renderPeaks, renderReport } from '../analysis/report-text.js';
+import {
+  renderAttribution,
+  renderBudgets,
+  renderCalls,
+  renderIntervals,
+  renderLinked,
+  renderPeaks,
+  renderReport,
+  renderTemporaries,
+} from '../analysis/report-text.js';
+import { BudgetError, checkBudgets, parseBudgetConfig, parseBudgets, type BudgetCheck, type Budgets } from '../analysis/budgets.js';
+import { DEFAULT_TEMPORARY_WITHIN, temporaries, type Temporaries } from '../analysis/temporaries.js';
+import { perCall, type PerCall } from '../analysis/per-call.js';
+import { IntervalError, intervalSeries, type IntervalSeries, type IntervalSpec } from '../analysis/timeline.js';
+import type { Model } from '../analysis/model.js';
+import { parseInterval } from './export.js';
 import { limitSnapshot, peaks, sourceLineText } from '../analysis/peak.js';
 import { linkedFrees, orphanedLeaks } from '../analysis/linked.js';
 import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
@@ -11,6 +27,8 @@ import { describeReadError, processIo, progressLine, type CliIo } from './io.js'
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked]
                           [--by function|site|file|thread [--attribute MODE]]
+                          [--budget SPEC] [--temporary [N]] [--calls FUNCTION]
+                          [--interval N|TIME] [--fail-on budget|leaks]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
 ended, threads, events, allocations and frees, bytes allocated (requested and
@@ -38,16 +56,68 @@ Options:
              blocks: the free's site, the freed block's allocation site and
              each linked block's, marked "orphaned" where that free left it
              unreachable for good (never freed afterwards)
+  --budget SPEC
+             check memory budgets, e.g. heap=64K,stack=8K,static=1K,total=80K
+             (sizes in bytes or with B, K/KiB, M/MiB, G/GiB; heap: live bytes
+             requested, stack: all threads, total: heap + stack + static):
+             each range of events above a budget, with the heap blocks live
+             when it began by function and allocation site. Without
+             --budget, the budgets of a memwrap.json beside the program
+             ({ "budgets": { "heap": "64K", "stack": 8192 } }) if there is one
+  --temporary [N]
+             blocks freed within N events of their allocation (default 16),
+             per allocation site: count, bytes, share of the site's blocks
+  --calls FUNCTION
+             each call of FUNCTION: heap allocated - freed by it and its
+             callees (net), the peak of that running net, and totals
+  --interval N|TIME
+             heap, stack and static at the end of each interval of N events
+             or of wall time (500ns, 20us, 10ms, 1.5s), and the max heap in it
+  --fail-on budget|leaks
+             exit 1 when a budget is exceeded (budget), or when heap blocks
+             are still live when the trace ends (leaks; every live block
+             counts for now); repeatable, or comma-separated
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
-still printed (exit 0). A file that cannot be read or is not a trace: exit 2.`;
+still printed (exit 0, or 1 for a --fail-on condition). Bad arguments, a file
+that cannot be read or is not a trace, a bad memwrap.json: exit 2.`;
+
+const FAIL_ON = ['budget', 'leaks'] as const;
+type FailOn = (typeof FAIL_ON)[number];
+
+/** `--temporary` takes an optional count: without a following number it means `--temporary=16`. */
+function normalizeArgs(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (a === '--temporary') {
+      const next = args[i + 1];
+      if (next !== undefined && /^\d+$/.test(next)) {
+        out.push(`--temporary=${next}`);
+        i++;
+      } else out.push(`--temporary=${DEFAULT_TEMPORARY_WITHIN}`);
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** The memwrap.json beside the traced program (its directory, relative paths against its cwd), or null. */
+function configPath(model: Model): string | null {
+  if (model.program === null || model.program.path === '') return null;
+  const dir = path.dirname(path.resolve(model.program.cwd || '/', model.program.path));
+  return path.join(dir, 'memwrap.json');
+}
 
 export async function runReport(args: string[], io: CliIo = processIo()): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({
-      args,
+      args: normalizeArgs(args),
       allowPositionals: true,
       options: {
         top: { type: 'string' },
@@ -56,6 +126,11 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         attribute: { type: 'string' },
         peak: { type: 'boolean' },
         linked: { type: 'boolean' },
+        budget: { type: 'string' },
+        temporary: { type: 'string' },
+        calls: { type: 'string' },
+        interval: { type: 'string' },
+        'fail-on': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -101,6 +176,43 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     }
     mode = values.attribute as AttributionMode;
   }
+  let budgets: Budgets | null = null;
+  if (values.budget !== undefined) {
+    try {
+      budgets = parseBudgets(values.budget);
+    } catch (e) {
+      io.err(`cc-memwrap report: --budget: ${(e as Error).message}\n`);
+      return 2;
+    }
+  }
+  let within: number | null = null;
+  if (values.temporary !== undefined) {
+    within = Number(values.temporary);
+    if (!/^\d+$/.test(values.temporary) || !Number.isSafeInteger(within)) {
+      io.err(`cc-memwrap report: --temporary wants a whole number of events, got '${values.temporary}'\n`);
+      return 2;
+    }
+  }
+  if (values.calls !== undefined && values.calls.trim() === '') {
+    io.err(`cc-memwrap report: --calls wants a function name\n`);
+    return 2;
+  }
+  let spec: IntervalSpec | null = null;
+  if (values.interval !== undefined) {
+    spec = parseInterval(values.interval);
+    if (spec === null) {
+      io.err(`cc-memwrap report: --interval wants a number of events (1000) or a time (500ns, 20us, 10ms, 1.5s), got '${values.interval}'\n`);
+      return 2;
+    }
+  }
+  const failOn = new Set<FailOn>();
+  for (const v of (values['fail-on'] ?? []).flatMap((x) => x.split(','))) {
+    if (!(FAIL_ON as readonly string[]).includes(v)) {
+      io.err(`cc-memwrap report: --fail-on wants ${FAIL_ON.join(' or ')}, got '${v}'\n`);
+      return 2;
+    }
+    failOn.add(v as FailOn);
+  }
   const file = positionals[0]!;
   const progress = progressLine(io, file);
   let summary;
@@ -108,8 +220,34 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   let peak = null;
   let linked = null;
   let leaks = null;
+  let budgetSource: string | null = budgets === null ? null : '--budget';
+  let checks: BudgetCheck[] | null = null;
+  let temps: Temporaries | null = null;
+  let calls: PerCall | null = null;
+  let intervals: IntervalSeries | null = null;
+  let model: Model;
   try {
-    const model = await readTraceFile(file, { onProgress: progress.update });
+    model = await readTraceFile(file, { onProgress: progress.update });
+  } catch (e) {
+    progress.done();
+    io.err(`cc-memwrap report: ${describeReadError(file, e)}\n`);
+    return 2;
+  }
+  if (budgets === null) {
+    const config = configPath(model);
+    if (config !== null && existsSync(config)) {
+      try {
+        budgets = parseBudgetConfig(readFileSync(config, 'utf8'), config);
+        budgetSource = config;
+      } catch (e) {
+        progress.done();
+        const message = e instanceof BudgetError ? e.message : `${config}: ${(e as Error).message}`;
+        io.err(`cc-memwrap report: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
+        return 2;
+      }
+    }
+  }
+  try {
     summary = summarize(model, { top });
     if (by !== null) attributed = attribution(model, { by, mode });
     if (values.peak) {
@@ -120,12 +258,24 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
       linked = linkedFrees(model);
       leaks = orphanedLeaks(model);
     }
+    if (budgets !== null) checks = checkBudgets(model, budgets);
+    if (within !== null) temps = temporaries(model, { within });
+    if (values.calls !== undefined) calls = perCall(model, values.calls);
+    if (spec !== null) intervals = intervalSeries(model, spec);
   } catch (e) {
+    if (e instanceof IntervalError) {
+      progress.done();
+      io.err(`cc-memwrap report: --interval ${values.interval}: ${e.message}\n`);
+      return 2;
+    }
     progress.done();
     io.err(`cc-memwrap report: ${describeReadError(file, e)}\n`);
     return 2;
   }
   progress.done();
+  const budgetFailed = checks !== null && checks.some((c) => c.exceeded);
+  const failed = { budget: failOn.has('budget') && budgetFailed, leaks: failOn.has('leaks') && summary.leaked.blocks > 0 };
+  if (failOn.has('budget') && checks === null) io.err(`cc-memwrap report: --fail-on budget: no budgets (give --budget or a memwrap.json beside the program)\n`);
   for (const p of summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
   if (values.json) {
     const extra =
@@ -143,17 +293,51 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
               orphanedLeaks: leaks.slice(0, Math.max(0, top)),
             },
           };
-    io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary, ...extra, ...(peak === null ? {} : { peak }), ...linkedExtra }, null, 2) + '\n');
+    const more = {
+      ...(checks === null
+        ? {}
+        : { budgets: { source: budgetSource, exceeded: budgetFailed, checks: checks.map((c) => ({ ...c, rangeCount: c.ranges.length, ranges: c.ranges.slice(0, Math.max(0, top)) })) } }),
+      ...(temps === null ? {} : { temporaries: { ...temps, siteCount: temps.sites.length, sites: temps.sites.slice(0, Math.max(0, top)) } }),
+      ...(calls === null ? {} : { calls: { ...calls, invocations: calls.invocations.slice(0, Math.max(0, top)) } }),
+      ...(intervals === null ? {} : { intervals: intervalsJson(intervals) }),
+      ...(failOn.size === 0 ? {} : { failOn: { conditions: [...failOn], failed: FAIL_ON.filter((f) => failed[f]) } }),
+    };
+    io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary, ...extra, ...(peak === null ? {} : { peak }), ...linkedExtra, ...more }, null, 2) + '\n');
   } else {
     io.out(
       renderReport(summary, file) +
         (attributed === null ? '' : renderAttribution(attributed, top)) +
         (peak === null ? '' : renderPeaks(peak, sourceReader())) +
-        (linked === null ? '' : renderLinked(linked, top)),
+        (linked === null ? '' : renderLinked(linked, top)) +
+        (checks === null ? '' : renderBudgets(checks, top, budgetSource)) +
+        (temps === null ? '' : renderTemporaries(temps, top)) +
+        (calls === null ? '' : renderCalls(calls, top)) +
+        (intervals === null ? '' : renderIntervals(intervals)),
     );
   }
   await io.flush();
-  return 0;
+  return failed.budget || failed.leaks ? 1 : 0;
+}
+
+/** The interval table as JSON rows. */
+function intervalsJson(s: IntervalSeries): { spec: IntervalSpec; count: number; rows: object[] } {
+  const rows: object[] = [];
+  for (let k = 0; k < s.count; k++) {
+    rows.push({
+      startEvent: s.startEvent[k]!,
+      endEvent: s.endEvent[k]!,
+      startTimeNs: s.startTime[k]!,
+      endTimeNs: s.endTime[k]!,
+      heapRequested: s.heapRequested[k]!,
+      heapUsable: s.heapUsable[k]!,
+      stack: s.stack[k]!,
+      static: s.static[k]!,
+      maxHeapRequested: s.maxHeapRequested[k]!,
+      maxHeapUsable: s.maxHeapUsable[k]!,
+      maxStack: s.maxStack[k]!,
+    });
+  }
+  return { spec: s.spec, count: s.count, rows };
 }
 
 /** Source lines for the --peak tables: reads each file once with node:fs; null (never a throw) when it cannot. */

@@ -1,0 +1,77 @@
+// Which allocation site and which function a heap block belongs to, with the labels peak.ts uses (shared by budgets.ts and temporaries.ts).
+import { Flag } from './trace/format.js';
+import { NONE, type Model } from './model.js';
+import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
+
+/** A group of blocks: keys and labels as in peak.ts's `PeakGroup`. */
+export interface GroupRef {
+  /** "site:<site>", "interposed:<entry site>" (allocations only the interposed allocator saw), "function:<entry site>", "none". */
+  key: string;
+  /** The allocation site, or the entry site of the attributed function (0: none). */
+  site: number;
+  /** "demo.c:4 make_node → malloc", "main (via libc/uninstrumented)", "demo.c:3 make_node". */
+  label: string;
+  file: string | null;
+  line: number | null;
+  function: string | null;
+}
+
+/** Looks up (and caches) the site group and the function group of blocks of one model. */
+export class BlockGroups {
+  private readonly cache = new Map<string, GroupRef>();
+  private readonly cwd: string | null;
+
+  constructor(private readonly model: Model) {
+    this.cwd = model.program?.cwd ?? null;
+  }
+
+  /** The entry site of the innermost instrumented frame open at the block's allocation (0: none). */
+  private entry(b: number): number {
+    const alloc = this.model.blocks.allocEvent[b]!;
+    const frame = alloc < 0 ? NONE : this.model.events.frame[alloc]!;
+    return frame === NONE ? 0 : this.model.frames.entrySite[frame]!;
+  }
+
+  private interposed(b: number): boolean {
+    const { blocks, events } = this.model;
+    const alloc = blocks.allocEvent[b]!;
+    return blocks.interposed[b] === 1 || (alloc >= 0 && (events.flags[alloc]! & Flag.INTERPOSED) !== 0);
+  }
+
+  private get(key: string, make: () => Omit<GroupRef, 'key'>): GroupRef {
+    let g = this.cache.get(key);
+    if (g === undefined) {
+      g = { key, ...make() };
+      this.cache.set(key, g);
+    }
+    return g;
+  }
+
+  /** The block's allocation site group (as `topSites` and `peak.bySite`). */
+  siteOf(b: number): GroupRef {
+    const model = this.model;
+    if (this.interposed(b)) {
+      const entry = this.entry(b);
+      return this.get(`interposed:${entry}`, () => {
+        const info = siteInfo(model, entry);
+        return { site: entry, label: interposedLabel(info), file: info?.file ?? null, line: info?.line ?? null, function: info === null ? null : interposedFunction(info) };
+      });
+    }
+    const site = model.blocks.site[b]!;
+    return this.get(`site:${site}`, () => {
+      const info = siteInfo(model, site);
+      return { site, label: allocationSiteLabel(info, site, this.cwd), file: info?.file ?? null, line: info?.line ?? null, function: info?.func || null };
+    });
+  }
+
+  /** The block's function group: the innermost instrumented frame open at its allocation (as `peak.byFunction`). */
+  functionOf(b: number): GroupRef {
+    const entry = this.entry(b);
+    const info = siteInfo(this.model, entry);
+    if (info === null) return this.get('none', () => ({ site: 0, label: interposedFunction(null), file: null, line: null, function: null }));
+    return this.get(`function:${entry}`, () => {
+      const name = info.name || info.func || '?';
+      return { site: entry, label: `${siteLocation(info, this.cwd)} ${name}`, file: info.file, line: info.line, function: name };
+    });
+  }
+}

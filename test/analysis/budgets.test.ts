@@ -1,0 +1,208 @@
+// Budgets: parsing (spec and memwrap.json), the ranges above each, the blocks live when each began; `report --budget`, memwrap.json, `--fail-on`, `--interval`.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { BudgetError, checkBudgets, parseBudgetConfig, parseBudgets, parseSize } from '../../analysis/budgets.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { runReport } from '../../cli/report.js';
+import { capture } from '../fixtures/cli-capture.js';
+import { basicTrace, DEMO_SITES } from '../fixtures/scenarios.js';
+import { TraceBuilder } from '../fixtures/trace-builder.js';
+
+function tmp(): string {
+  return mkdtempSync(path.join(tmpdir(), 'mw-budget-'));
+}
+
+function writeTrace(dir: string, bytes: Uint8Array): string {
+  const file = path.join(dir, 'prog.1.mwtrace');
+  writeFileSync(file, bytes);
+  return file;
+}
+
+/** basicTrace, with its program in `dir`. */
+function basicIn(dir: string): Uint8Array {
+  const b = new TraceBuilder({ complete: true });
+  const t = b.thread(0);
+  t.threadBegin(1);
+  t.program(path.join(dir, 'prog'), dir);
+  t.unit(1, DEMO_SITES);
+  t.enter(1, 128);
+  const a = t.alloc({ site: 9, size: 3000, addr: 0x1000 });
+  t.free({ site: 6, block: a });
+  t.alloc({ site: 9, size: 10, addr: 0x2000 });
+  t.exit(2);
+  t.end(0, 0);
+  return b.build();
+}
+
+describe('parsing', () => {
+  test('sizes', () => {
+    expect(parseSize('64K')).toBe(65536);
+    expect(parseSize('64KiB')).toBe(65536);
+    expect(parseSize('1.5k')).toBe(1536);
+    expect(parseSize('2M')).toBe(2 * 1024 * 1024);
+    expect(parseSize('3MiB')).toBe(3 * 1024 * 1024);
+    expect(parseSize('100B')).toBe(100);
+    expect(parseSize('100')).toBe(100);
+    expect(() => parseSize('64X')).toThrow(BudgetError);
+    expect(() => parseSize('')).toThrow(/not a size/);
+    expect(() => parseSize('-1K')).toThrow(/not a size/);
+  });
+
+  test('a spec', () => {
+    expect(parseBudgets('heap=64K,stack=8K,static=1K,total=80K')).toEqual({ heap: 65536, stack: 8192, static: 1024, total: 81920 });
+    expect(parseBudgets('stack=100')).toEqual({ stack: 100 });
+    expect(() => parseBudgets('heap')).toThrow(/not KIND=SIZE/);
+    expect(() => parseBudgets('heep=1K')).toThrow(/unknown budget 'heep': use heap, stack, static, total/);
+    expect(() => parseBudgets('heap=1K,heap=2K')).toThrow(/given twice/);
+    expect(() => parseBudgets('heap=lots')).toThrow(/'lots' is not a size/);
+    expect(() => parseBudgets('')).toThrow(/empty/);
+  });
+
+  test('memwrap.json', () => {
+    expect(parseBudgetConfig('{ "budgets": { "heap": "64K", "stack": 8192 } }')).toEqual({ heap: 65536, stack: 8192 });
+    expect(parseBudgetConfig('{ "other": 1 }')).toEqual({});
+    expect(() => parseBudgetConfig('{ "budgets": ')).toThrow(/memwrap\.json: not valid JSON/);
+    expect(() => parseBudgetConfig('[]')).toThrow(/expected a JSON object/);
+    expect(() => parseBudgetConfig('{ "budgets": 5 }')).toThrow(/"budgets" must be an object/);
+    expect(() => parseBudgetConfig('{ "budgets": { "heap": -1 } }', 'x.json')).toThrow(/^x\.json: budget "heap" must be a whole number/);
+    expect(() => parseBudgetConfig('{ "budgets": { "heap": "1Q" } }')).toThrow(/budget "heap": '1Q' is not a size/);
+    expect(() => parseBudgetConfig('{ "budgets": { "heap": true } }')).toThrow(/a number of bytes or a string/);
+    expect(() => parseBudgetConfig('{ "budgets": { "disk": 1 } }')).toThrow(/unknown budget 'disk'/);
+  });
+});
+
+describe('checkBudgets', () => {
+  test('heap: one range from the interposed 1 KiB allocation to the end; the blocks live at its start by function and site', () => {
+    const model = decodeTrace(basicTrace().build());
+    const [heap, ...rest] = checkBudgets(model, { heap: 1024 });
+    expect(rest).toEqual([]);
+    expect(heap).toMatchObject({ kind: 'heap', limitBytes: 1024, exceeded: true, maxBytes: 1322, maxEvent: 13 });
+    expect(heap!.ranges).toHaveLength(1);
+    const r = heap!.ranges[0]!;
+    expect(r).toMatchObject({ startEvent: 13, endEvent: 19, startBytes: 1322, maxBytes: 1322, maxEvent: 13, liveBlocks: 5, liveBytes: 1322 });
+    expect(r.startTimeNs).toBe(model.events.time[13]);
+    expect(r.functions.map((f) => [f.label, f.blocks, f.bytes, f.sites.map((s) => [s.label, s.blocks, s.bytes])])).toEqual([
+      [
+        'demo.c:10 main',
+        3,
+        1274,
+        [
+          ['main (via libc/uninstrumented)', 1, 1024],
+          ['demo.c:16 main → realloc', 2, 250],
+        ],
+      ],
+      ['demo.c:3 make_node', 2, 48, [['demo.c:4 make_node → malloc', 2, 48]]],
+    ]);
+  });
+
+  test('several ranges; stack, static and total; a budget never exceeded', () => {
+    const model = decodeTrace(basicTrace().build());
+    // heap 200: above from event 11 (248) to the end; 100: from 10 (148).
+    const checks = checkBudgets(model, { heap: 1300, stack: 128, static: 404, total: 1800 });
+    expect(checks.map((c) => c.kind)).toEqual(['heap', 'stack', 'static', 'total']);
+    const [heap, stack, stat, total] = checks;
+    expect(heap!.ranges.map((r) => [r.startEvent, r.endEvent])).toEqual([[13, 13]]);
+    // make_node's two calls at depth 192: two ranges.
+    expect(stack!.ranges.map((r) => [r.startEvent, r.endEvent, r.maxBytes])).toEqual([
+      [4, 5, 192],
+      [7, 8, 192],
+    ]);
+    expect(stack!.ranges[1]!.functions.map((f) => [f.function, f.bytes])).toEqual([['make_node', 24]]);
+    expect(stat).toMatchObject({ exceeded: false, maxBytes: 404, ranges: [] });
+    // total = heap + stack (128 in main) + 404 static: 1854 at 13, 1804 at 14 and 15, 1780 after.
+    expect(total!.ranges.map((r) => [r.startEvent, r.endEvent, r.maxBytes])).toEqual([[13, 15, 1854]]);
+  });
+
+  test('maxRanges leaves later ranges ungrouped', () => {
+    const model = decodeTrace(basicTrace().build());
+    const [stack] = checkBudgets(model, { stack: 128 }, { maxRanges: 1 });
+    expect(stack!.ranges[0]!.liveBlocks).toBe(0);
+    expect(stack!.ranges[1]).toMatchObject({ liveBlocks: null, liveBytes: null, functions: [] });
+  });
+});
+
+describe('report --budget, memwrap.json, --fail-on, --interval', () => {
+  test('--budget text and JSON; --fail-on budget exits 1', async () => {
+    const file = writeTrace(tmp(), basicTrace().build());
+    const text = await capture(runReport, [file, '--budget', 'heap=1K,static=1K']);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('Budgets (--budget)');
+    expect(text.out).toMatch(/heap ≤ 1\.0 KiB: max 1\.3 KiB at event 13, EXCEEDED in 1 range/);
+    expect(text.out).toMatch(/static ≤ 1\.0 KiB: max 404 B at event 2, ok/);
+    expect(text.out).toMatch(/1,274 B|1\.2 KiB\s+3\s+demo\.c:10 main/);
+    for (const line of text.out.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+
+    const failing = await capture(runReport, [file, '--budget', 'heap=1K', '--fail-on', 'budget', '--json']);
+    expect(failing.code).toBe(1);
+    const j = JSON.parse(failing.out);
+    expect(j.budgets.source).toBe('--budget');
+    expect(j.budgets.exceeded).toBe(true);
+    expect(j.budgets.checks[0]).toMatchObject({ kind: 'heap', limitBytes: 1024, exceeded: true, rangeCount: 1 });
+    expect(j.budgets.checks[0].ranges[0].functions[0].sites[0].key).toBe('interposed:1');
+    expect(j.failOn).toEqual({ conditions: ['budget'], failed: ['budget'] });
+
+    expect((await capture(runReport, [file, '--budget', 'heap=2K', '--fail-on', 'budget'])).code).toBe(0);
+  });
+
+  test('--fail-on leaks, bad --fail-on and --budget', async () => {
+    const file = writeTrace(tmp(), basicTrace().build());
+    expect((await capture(runReport, [file, '--fail-on', 'leaks'])).code).toBe(1);
+    const r = await capture(runReport, [file, '--fail-on', 'budget,leaks', '--json']);
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.out).failOn).toEqual({ conditions: ['budget', 'leaks'], failed: ['leaks'] });
+    expect(r.err).toMatch(/no budgets/);
+    const bad = await capture(runReport, [file, '--fail-on', 'warnings']);
+    expect(bad).toMatchObject({ code: 2, out: '' });
+    expect(bad.err).toMatch(/--fail-on wants budget or leaks, got 'warnings'/);
+    const badBudget = await capture(runReport, [file, '--budget', 'heap=1X']);
+    expect(badBudget.code).toBe(2);
+    expect(badBudget.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('a memwrap.json beside the program; --budget wins over it; a bad one is a one-line error, exit 2', async () => {
+    const dir = tmp();
+    const file = writeTrace(dir, basicIn(dir));
+    // No memwrap.json: no budgets section.
+    expect((await capture(runReport, [file])).out).not.toContain('Budgets');
+    writeFileSync(path.join(dir, 'memwrap.json'), JSON.stringify({ budgets: { heap: '2K' } }));
+    const r = await capture(runReport, [file, '--json', '--fail-on', 'budget']);
+    expect(r.code).toBe(1);
+    const j = JSON.parse(r.out);
+    expect(j.budgets.source).toBe(path.join(dir, 'memwrap.json'));
+    expect(j.budgets.checks[0]).toMatchObject({ kind: 'heap', limitBytes: 2048, maxBytes: 3000, rangeCount: 1 });
+    expect(j.budgets.checks[0].ranges[0].functions[0]).toMatchObject({ function: 'main', bytes: 3000 });
+    const option = JSON.parse((await capture(runReport, [file, '--json', '--budget', 'stack=1K'])).out);
+    expect(option.budgets.source).toBe('--budget');
+    expect(option.budgets.checks.map((c: { kind: string }) => c.kind)).toEqual(['stack']);
+
+    writeFileSync(path.join(dir, 'memwrap.json'), '{ "budgets": {\n "heap": "lots" }\n}');
+    const bad = await capture(runReport, [file]);
+    expect(bad.code).toBe(2);
+    expect(bad.out).toBe('');
+    expect(bad.err).toMatch(/memwrap\.json: budget "heap": 'lots' is not a size/);
+    expect(bad.err.trim().split('\n')).toHaveLength(1);
+    writeFileSync(path.join(dir, 'memwrap.json'), '{ nope');
+    const broken = await capture(runReport, [file]);
+    expect(broken.code).toBe(2);
+    expect(broken.err.trim().split('\n')).toHaveLength(1);
+  });
+
+  test('--interval: text table and JSON rows', async () => {
+    const file = writeTrace(tmp(), basicTrace().build());
+    const text = await capture(runReport, [file, '--interval', '10']);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('Memory per interval of 10 events (2 intervals');
+    expect(text.out).toMatch(/start event\s+start time\s+heap\s+max heap\s+stack\s+static/);
+    for (const line of text.out.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
+    const j = JSON.parse((await capture(runReport, [file, '--interval', '10', '--json'])).out);
+    expect(j.intervals.spec).toEqual({ every: 10, unit: 'events' });
+    expect(j.intervals.count).toBe(2);
+    expect(j.intervals.rows[1]).toMatchObject({ startEvent: 10, endEvent: 19, heapRequested: 1248, maxHeapRequested: 1322, static: 404 });
+    expect((await capture(runReport, [file, '--interval', '1ms'])).code).toBe(0);
+    const bad = await capture(runReport, [file, '--interval', 'soon']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/--interval wants/);
+  });
+});
