@@ -1,4 +1,4 @@
-// Which allocation site and which function a heap block belongs to, with the labels peak.ts uses (shared by budgets.ts and temporaries.ts).
+// Which allocation site and which function a heap block belongs to, and their labels (shared by peak.ts, budgets.ts and temporaries.ts).
 import { Flag } from './trace/format.js';
 import { NONE, type Model } from './model.js';
 import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';

@@ -1,7 +1,6 @@
 // What was live at the peaks of a run: the heap blocks live at the heap peak and at the total (heap + stack + static) peak, grouped by allocation site and by function.
-import { Flag } from './trace/format.js';
+import { BlockGroups, type GroupRef } from './block-groups.js';
 import { NONE, type Model } from './model.js';
-import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
 
 /** One group of the blocks live at a peak. */
 export interface PeakGroup {
@@ -84,19 +83,19 @@ function byBytes(a: PeakGroup, b: PeakGroup): number {
 
 /** The blocks live after `event`, grouped. */
 function snapshot(model: Model, kind: PeakKind, event: number | null, statics: Float64Array): PeakSnapshot {
-  const { events, blocks, frames } = model;
-  const cwd = model.program?.cwd ?? null;
+  const { events, blocks } = model;
   const heapBytes = event === null ? 0 : events.heapRequested[event]!;
   const stackBytes = event === null ? 0 : events.stackTotal[event]!;
   const staticBytes = event === null ? 0 : statics[event]!;
   const peakBytes = kind === 'heap' ? heapBytes : heapBytes + stackBytes + staticBytes;
   const bySite = new Map<string, PeakGroup>();
   const byFunction = new Map<string, PeakGroup>();
-  const add = (map: Map<string, PeakGroup>, key: string, make: () => Omit<PeakGroup, 'key' | 'blocks' | 'bytes' | 'share'>, bytes: number): void => {
-    let g = map.get(key);
+  const groups = new BlockGroups(model);
+  const add = (map: Map<string, PeakGroup>, ref: GroupRef, bytes: number): void => {
+    let g = map.get(ref.key);
     if (g === undefined) {
-      g = { key, ...make(), blocks: 0, bytes: 0, share: 0 };
-      map.set(key, g);
+      g = { ...ref, blocks: 0, bytes: 0, share: 0 };
+      map.set(ref.key, g);
     }
     g.blocks++;
     g.bytes += bytes;
@@ -110,53 +109,8 @@ function snapshot(model: Model, kind: PeakKind, event: number | null, statics: F
       if (freed !== NONE && freed <= event) continue;
       liveBlocks++;
       const bytes = blocks.requested[b]!;
-      const frame = events.frame[alloc]!;
-      const entry = frame === NONE ? 0 : frames.entrySite[frame]!;
-      const entryInfo = siteInfo(model, entry);
-      if (blocks.interposed[b] === 1 || (events.flags[alloc]! & Flag.INTERPOSED) !== 0) {
-        add(
-          bySite,
-          `interposed:${entry}`,
-          () => ({
-            site: entry,
-            label: interposedLabel(entryInfo),
-            file: entryInfo?.file ?? null,
-            line: entryInfo?.line ?? null,
-            function: entryInfo === null ? null : interposedFunction(entryInfo),
-          }),
-          bytes,
-        );
-      } else {
-        const site = blocks.site[b]!;
-        add(
-          bySite,
-          `site:${site}`,
-          () => {
-            const info = siteInfo(model, site);
-            return {
-              site,
-              label: allocationSiteLabel(info, site, cwd),
-              file: info?.file ?? null,
-              line: info?.line ?? null,
-              function: info?.func || null,
-            };
-          },
-          bytes,
-        );
-      }
-      if (entryInfo === null) {
-        add(byFunction, 'none', () => ({ site: 0, label: interposedFunction(null), file: null, line: null, function: null }), bytes);
-      } else {
-        add(
-          byFunction,
-          `function:${entry}`,
-          () => {
-            const name = entryInfo.name || entryInfo.func || '?';
-            return { site: entry, label: `${siteLocation(entryInfo, cwd)} ${name}`, file: entryInfo.file, line: entryInfo.line, function: name };
-          },
-          bytes,
-        );
-      }
+      add(bySite, groups.siteOf(b), bytes);
+      add(byFunction, groups.functionOf(b), bytes);
     }
   }
   const finish = (map: Map<string, PeakGroup>): PeakGroup[] => {
