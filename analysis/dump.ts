@@ -1,5 +1,5 @@
 // One line of text per trace record (and per chunk and UNIT site), in file order, then the decoder's problems: `cc-memwrap dump` and golden tests.
-import { EndHow, Kind, kindName, siteKindName } from './trace/format.js';
+import { EndHow, ExtKind, Kind, extKindName, kindName, siteKindName } from './trace/format.js';
 import { parseHeader } from './trace/header.js';
 import { walkRecords, type ChunkInfo, type RecordVisitor, type TraceRecord } from './trace/records.js';
 import { decodeTrace } from './trace/decode.js';
@@ -52,6 +52,13 @@ export function describeRecord(r: TraceRecord): string {
       return `path=${q(r.path)} cwd=${q(r.cwd)}`;
     case Kind.LOST:
       return `count=${r.count}`;
+    case Kind.EXT: {
+      const head = `${extKindName(r.subkind)} length=${r.payloadLength}`;
+      if (r.subkind !== ExtKind.LEAKS) return head;
+      const cls = ['direct', 'indirect', 'reachable'];
+      const list = r.ids.map((id, i) => `${hex(id)}:${cls[r.classes[i]!] ?? `class${r.classes[i]}`}`).join(',');
+      return `${head} count=${r.count}${r.count > 0 ? ` blocks=${list}` : ''}${r.partial ? ' partial' : ''}`;
+    }
     default:
       return '';
   }

@@ -67,6 +67,11 @@ export interface BlockTable {
   thread: Uint32Array;
   /** 1 if the allocation came through the interposed allocator. */
   interposed: Uint8Array;
+  /**
+   * The runtime's classification at a normal exit (EXT/LEAKS, format 1.1), `LeakClass` of trace/format.ts:
+   * 0 direct leak, 1 indirect leak, 2 still reachable; 255 not classified (freed, or no LEAKS record).
+   */
+  leakClass: Uint8Array;
 }
 
 /** Function frames, in order of entry. */
@@ -172,5 +177,7 @@ export interface Model {
   end: RunEnd;
   /** Sum of LOST counts. */
   lostRecords: number;
+  /** Whether the trace holds an EXT/LEAKS record (classes in `blocks.leakClass`), and whether it was partial. */
+  leakScan: { present: boolean; partial: boolean };
   problems: Problem[];
 }

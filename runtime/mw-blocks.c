@@ -227,6 +227,58 @@ int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, s
   return found;
 }
 
+/* Copies up to `max` live blocks (address, id, size) into `out`, one stripe at
+ * a time under its lock; returns how many there were (more than `max`: the
+ * rest did not fit).  Blocks allocated or freed meanwhile by other threads may
+ * or may not be in the list. */
+size_t mw_index_live(struct mw_live_block *out, size_t max)
+{
+  size_t n = 0;
+  for (unsigned k = 0; k < MW_STRIPES; k++) {
+    struct mw_stripe *s = &mw_stripes[k];
+    mw_lock(&s->lock);
+    for (size_t i = 0; s->mask && i <= s->mask; i++) {
+      if (!s->slots[i].addr) continue;
+      if (n < max) {
+        out[n].addr = s->slots[i].addr;
+        out[n].id = s->slots[i].id;
+        out[n].size = s->slots[i].size;
+      }
+      n++;
+    }
+    mw_unlock(&s->lock);
+  }
+  return n;
+}
+
+/* Live blocks right now (unlocked: a hint for sizing mw_index_live's buffer). */
+size_t mw_index_count(void)
+{
+  size_t n = 0;
+  for (unsigned k = 0; k < MW_STRIPES; k++) n += __atomic_load_n(&mw_stripes[k].count, __ATOMIC_RELAXED);
+  return n;
+}
+
+/* Copies bytes [off, off + n) of the block at addr (clipped to its size) while
+ * its stripe is locked, only if it is still block `id`; returns the bytes
+ * copied (0: gone or past its end). */
+size_t mw_index_read(uintptr_t addr, uint64_t id, size_t off, void *buf, size_t n)
+{
+  uint64_t h = mw_hash(addr);
+  struct mw_stripe *s = mw_stripe_of(h);
+  size_t got = 0;
+  mw_lock(&s->lock);
+  if (s->mask) {
+    size_t i = mw_probe(s, addr, h);
+    if (s->slots[i].addr && s->slots[i].id == id && off < s->slots[i].size) {
+      got = s->slots[i].size - off < n ? s->slots[i].size - off : n;
+      memcpy(buf, (const unsigned char *)addr + off, got);
+    }
+  }
+  mw_unlock(&s->lock);
+  return got;
+}
+
 /* Every block ever indexed started in [*lo, *hi): a cheap unlocked filter. */
 void mw_index_bounds(uintptr_t *lo, uintptr_t *hi)
 {

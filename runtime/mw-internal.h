@@ -24,7 +24,7 @@
 
 /* ---- trace format (runtime/TRACE-FORMAT.md) ---- */
 enum {
-  MW_REC_THREAD_BEGIN = 1, MW_REC_UNIT = 2, MW_REC_STATIC = 3, MW_REC_ENTER = 4,
+  MW_REC_EXT = 0, MW_REC_THREAD_BEGIN = 1, MW_REC_UNIT = 2, MW_REC_STATIC = 3, MW_REC_ENTER = 4,
   MW_REC_EXIT = 5, MW_REC_UNWIND = 6, MW_REC_ALLOC = 7, MW_REC_FREE = 8,
   MW_REC_REALLOC = 9, MW_REC_LINKED = 10, MW_REC_TIME = 11, MW_REC_END = 12,
   MW_REC_THREAD_END = 13, MW_REC_PROGRAM = 14, MW_REC_LOST = 15
@@ -34,6 +34,9 @@ enum {
 #define MW_F_UNTRACKED 0x40     /* FREE: not a live block; REALLOC: no new block */
 #define MW_F_FAILED 0x80        /* REALLOC: failed, old block still live */
 #define MW_F_PARTIAL 0x10       /* LINKED: the scan hit a limit */
+#define MW_EXT_LEAKS 1          /* EXT subkind: leak classes at exit */
+#define MW_FORMAT_MAJOR 1
+#define MW_FORMAT_MINOR 1
 
 #define MW_HEADER_SIZE 64
 #define MW_CHUNK_HEAD 16
@@ -293,6 +296,17 @@ void mw_index_bounds(uintptr_t *lo, uintptr_t *hi);
 void mw_index_lock_all(void);
 void mw_index_unlock_all(void);
 void mw_index_reset_child(void);
+struct mw_live_block {
+  uintptr_t addr;
+  uint64_t id;
+  size_t size;
+};
+size_t mw_index_live(struct mw_live_block *out, size_t max);
+size_t mw_index_count(void);
+size_t mw_index_read(uintptr_t addr, uint64_t id, size_t off, void *buf, size_t n);
+
+/* ---- leak classification at exit (mw-leaks.c) ---- */
+void mw_write_leaks(struct mw_thread *t);
 
 /* ---- linked scan (mw-linked.c) ---- */
 /* Scans `size` bytes at `block` for live blocks, transitively; returns the

@@ -224,7 +224,7 @@ int mw_trace_open(void)
     return 0;
   }
   unsigned char *hd = h;
-  uint16_t major = 1, minor = 0, hsize = MW_HEADER_SIZE;
+  uint16_t major = MW_FORMAT_MAJOR, minor = MW_FORMAT_MINOR, hsize = MW_HEADER_SIZE;
   uint32_t bom = 0x01020304u, pid = (uint32_t)getpid(), ppid = (uint32_t)getppid();
   memcpy(hd, "MWTRACE", 8);
   memcpy(hd + 8, &major, 2);
@@ -610,6 +610,7 @@ void mw_finish(int status)
     t->top = 0;
   }
   t->tick = ~0u;
+  mw_write_leaks(t);
   if (mw_room(t, 24)) {
     unsigned char *p = t->cur;
     *p++ = MW_REC_END;

@@ -1,5 +1,5 @@
 // Decodes trace bytes into the columnar Model: walk the records (pass 1), merge the threads into one order (pass 2), resolve blocks, frames and running totals (pass 3).
-import { Flag, Kind, SiteKind, kindName } from './format.js';
+import { ExtKind, Flag, Kind, LeakClass, SiteKind, kindName } from './format.js';
 import { parseHeader, type TraceHeader } from './header.js';
 import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
 import { NONE, type Model, type RunEnd, type SiteTable, type ThreadInfo } from '../model.js';
@@ -70,6 +70,8 @@ class Collector implements RecordVisitor {
   /** LINKED records: the freeing event (file order), ids, partial flag, offset. */
   linked: { event: number; ids: number[]; partial: boolean; offset: number }[] = [];
   end: { event: number; how: number; status: number } | null = null;
+  /** EXT/LEAKS records: ids, classes, partial flag, where. */
+  leaks: { ids: number[]; classes: number[]; partial: boolean; offset: number; thread: number }[] = [];
   program: { path: string; cwd: string } | null = null;
   maxSeq = 0;
   blocksCreated = 0;
@@ -199,6 +201,11 @@ class Collector implements RecordVisitor {
         break;
       case Kind.LINKED:
         this.linked.push({ event: this.threads[row]!.lastEvent, ids: r.ids, partial: r.partial, offset: r.offset });
+        break;
+      case Kind.EXT:
+        if (r.subkind === ExtKind.LEAKS) {
+          this.leaks.push({ ids: r.ids, classes: r.classes, partial: r.partial, offset: r.offset, thread: r.thread });
+        }
         break;
       case Kind.UNIT:
         if (r.unit !== null) this.units.push({ unit: r.unit, offset: r.offset, thread: r.thread });
@@ -472,6 +479,7 @@ function resolve(
     fn: new Uint8Array(nb),
     thread: new Uint32Array(nb),
     interposed: new Uint8Array(nb),
+    leakClass: new Uint8Array(nb).fill(LeakClass.NONE),
   };
   const nf = c.enters;
   const F = {
@@ -691,6 +699,36 @@ function resolve(
     }
   }
 
+  // LEAKS: classes of the blocks live at the end (written right before END, after every heap record of its thread).
+  const leakScan = { present: c.leaks.length > 0, partial: false };
+  if (c.leaks.length > 1) {
+    const l = c.leaks[1]!;
+    problems.add('leaks-twice', 'warning', l.offset, l.thread, 'second EXT/LEAKS record; the first one counts');
+  }
+  const leaks = c.leaks[0];
+  if (leaks !== undefined) {
+    leakScan.partial = leaks.partial;
+    let unknown = 0;
+    let firstUnknown = 0;
+    for (let i = 0; i < leaks.ids.length; i++) {
+      const id = leaks.ids[i]!;
+      const b = live.get(id);
+      if (b === NONE) {
+        if (unknown++ === 0) firstUnknown = id;
+        continue;
+      }
+      const cls = leaks.classes[i]!;
+      if (cls > LeakClass.REACHABLE) {
+        problems.add('leaks-class', 'warning', leaks.offset, leaks.thread, `LEAKS gives block ${hex(id)} the unknown class ${cls}; left unclassified`);
+        continue;
+      }
+      B.leakClass[b] = cls;
+    }
+    if (unknown > 0) {
+      problems.add('leaks-unknown-block', 'warning', leaks.offset, leaks.thread, `LEAKS names ${unknown} block(s) that are not live at the end of the trace (first: ${hex(firstUnknown)})`);
+    }
+  }
+
   let end: RunEnd = { how: 'unknown', code: null, complete: header.complete, event: NONE };
   if (c.end !== null) {
     const e = c.end;
@@ -731,6 +769,7 @@ function resolve(
     threads,
     end,
     lostRecords: lost,
+    leakScan,
     problems: problems.list(),
   };
 }

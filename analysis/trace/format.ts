@@ -1,8 +1,8 @@
-// The numbers of the .mwtrace format 1.0 (runtime/TRACE-FORMAT.md): magics, sizes, record kinds, flag bits, site kinds.
+// The numbers of the .mwtrace format 1.1 (runtime/TRACE-FORMAT.md): magics, sizes, record kinds, flag bits, site kinds.
 
 /** The trace format version this reader implements. */
 export const READER_MAJOR = 1;
-export const READER_MINOR = 0;
+export const READER_MINOR = 1;
 
 export const TRACE_MAGIC = 'MWTRACE\0';
 export const CHUNK_MAGIC = 'MWCK';
@@ -12,6 +12,8 @@ export const BYTE_ORDER_MARK = 0x01020304;
 
 /** Record kinds (`tag & 0x0f`); the model uses the same numbers for event kinds. */
 export const Kind = {
+  /** Extension record (format 1.1): `u` subkind, `u` payload length, payload. A 1.0 trace has none. */
+  EXT: 0,
   THREAD_BEGIN: 1,
   UNIT: 2,
   STATIC: 3,
@@ -31,7 +33,7 @@ export const Kind = {
 export type KindCode = (typeof Kind)[keyof typeof Kind];
 
 export const KIND_NAMES: readonly string[] = [
-  'KIND0',
+  'EXT',
   'THREAD_BEGIN',
   'UNIT',
   'STATIC',
@@ -68,6 +70,22 @@ export const Flag = {
   /** LINKED: the scan hit its limit; the list is partial. */
   LINKED_PARTIAL: 1,
 } as const;
+
+/** EXT record subkinds (format 1.1). A reader skips unknown subkinds by their payload length. */
+export const ExtKind = {
+  /** Leak classes at a normal exit: `u` flags (bit 0 partial), `u` count, count × (`s` seq − block id, `u` class). */
+  LEAKS: 1,
+} as const;
+
+export function extKindName(subkind: number): string {
+  return subkind === ExtKind.LEAKS ? 'LEAKS' : `EXT${subkind}`;
+}
+
+/** LEAKS classes, as in the record; the model's `blocks.leakClass` uses 255 for "not classified". */
+export const LeakClass = { DIRECT: 0, INDIRECT: 1, REACHABLE: 2, NONE: 255 } as const;
+
+/** LEAKS flag bits. */
+export const LeaksFlag = { PARTIAL: 1 } as const;
 
 /** `END` how values. */
 export const EndHow = { EXIT: 0, SIGNAL: 1 } as const;

@@ -1,5 +1,5 @@
 // Walks a trace's chunks and records in file order and resolves each thread's deltas (seq, address, depth, time, exit site) into absolute values.
-import { CHUNK_HEADER_SIZE, CHUNK_MAGIC, Flag, Kind, READER_MAJOR, READER_MINOR, kindName } from './format.js';
+import { CHUNK_HEADER_SIZE, CHUNK_MAGIC, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, kindName } from './format.js';
 import type { TraceHeader } from './header.js';
 import { formatOffset, type ProblemLog } from '../problems.js';
 
@@ -61,10 +61,15 @@ export class TraceRecord {
   depth = 0;
   /** UNWIND: frames closed; LOST: records lost. */
   count = 0;
-  /** LINKED: absolute ids of the linked blocks. */
+  /** LINKED: absolute ids of the linked blocks; EXT/LEAKS: absolute ids of the classified blocks. */
   ids: number[] = [];
-  /** LINKED: the scan hit its limit. */
+  /** LINKED: the scan hit its limit; EXT/LEAKS: the classification is partial (flag bit 0). */
   partial = false;
+  /** EXT: the subkind (`ExtKind`) and the payload length in bytes. */
+  subkind = 0;
+  payloadLength = 0;
+  /** EXT/LEAKS: the class of each block of `ids` (`LeakClass`: 0 direct, 1 indirect, 2 still reachable). */
+  classes: number[] = [];
   /** TIME: nanoseconds since the header's start time; `delta`: since the thread's previous TIME. */
   time = 0;
   delta = 0;
@@ -78,7 +83,7 @@ export class TraceRecord {
   /** PROGRAM: executable path and working directory. */
   path = '';
   cwd = '';
-  /** A stray EXIT (no open frame; `site` then holds the raw delta) or LINKED (no freeing record before it): reported as a problem, left out of the model. */
+  /** A stray EXIT (no open frame; `site` then holds the raw delta) or LINKED (no freeing record before it), or an EXT of an unknown subkind (skipped by its length): reported as a problem, left out of the model. */
   ignored = false;
 }
 
@@ -95,7 +100,7 @@ export interface WalkOptions {
 /** Thrown inside a record when it cannot be read; caught per chunk. Not an Error: no stack to capture. */
 class RecordStop {
   constructor(
-    readonly code: 'truncated' | 'overlong' | 'corrupt' | 'unknown-kind',
+    readonly code: 'truncated' | 'overlong' | 'corrupt' | 'unknown-kind' | 'ext-truncated',
     readonly detail: string,
   ) {}
 }
@@ -363,6 +368,48 @@ export function walkRecords(
           case Kind.LOST:
             r.count = rd.u();
             break;
+          case Kind.EXT: {
+            // Format 1.1: a 1.0 trace has no EXT records, so kind 0 there stays an unknown kind.
+            if (header.major !== 1 || header.minor < 1) {
+              throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
+            }
+            r.subkind = rd.u();
+            const length = rd.u();
+            const payload = rd.p;
+            if (length > end - payload) {
+              throw new RecordStop('ext-truncated', `its payload of ${length} bytes (from ${formatOffset(payload)}) runs past ${formatOffset(end)}`);
+            }
+            r.payloadLength = length;
+            const payloadEnd = payload + length;
+            if (r.subkind === ExtKind.LEAKS) {
+              rd.end = payloadEnd;
+              try {
+                const lflags = rd.u();
+                const count = rd.count(2, 'classified block count');
+                const ids = new Array<number>(count);
+                const classes = new Array<number>(count);
+                for (let i = 0; i < count; i++) {
+                  ids[i] = cur.seq - rd.s();
+                  classes[i] = rd.u();
+                }
+                r.ids = ids;
+                r.classes = classes;
+                r.count = count;
+                r.partial = (lflags & LeaksFlag.PARTIAL) !== 0;
+              } catch (e) {
+                if (e === TRUNCATED) throw new RecordStop('corrupt', `LEAKS fields run past the end of its ${length}-byte payload (${formatOffset(payloadEnd)})`);
+                throw e;
+              } finally {
+                rd.end = end;
+              }
+            } else {
+              problems.add('unknown-ext', 'warning', offset, thread, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
+              r.ignored = true;
+            }
+            // Fields a newer minor appended to a known subkind are skipped too.
+            rd.p = payloadEnd;
+            break;
+          }
           default:
             throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
         }
@@ -375,6 +422,9 @@ export function walkRecords(
           problems.add('truncated-file', 'error', offset, thread, `the file ends (at ${formatOffset(len)}) inside this ${kindName(kind)} record; ${rest}`);
         } else if (e.code === 'truncated') {
           problems.add('truncated-record', 'error', offset, thread, `${kindName(kind)} record runs past the end of its chunk's used bytes (${formatOffset(end)}); ${rest}`);
+        } else if (e.code === 'ext-truncated') {
+          const cause = cutByEof ? `the file ends at ${formatOffset(len)}` : "the chunk's used bytes end there";
+          problems.add('truncated-ext', 'error', offset, thread, `truncated EXT record: ${e.detail} (${cause}); ${rest}`);
         } else if (e.code === 'unknown-kind') {
           problems.add('unknown-kind', 'error', offset, thread, `${e.detail}; ${rest}`);
         } else {

@@ -56,7 +56,7 @@ run_mode() { # cc opt mode expect_complete
   [ -f "$1" ] || { bad "$cc $opt $mode: no trace"; return; }
   for t in "$@"; do
     h=$(header "$t")
-    case $h in 4d5754524143450001000000040302010[48]0[01]) ;; *) bad "$cc $opt $mode: bad header $h in $t" ;; esac
+    case $h in 4d5754524143450001000100040302010[48]0[01]) ;; *) bad "$cc $opt $mode: bad header $h in $t" ;; esac
   done
   main=$(ls -tr "$dir"/*.mwtrace | head -1)
   flag=$(od -An -tu1 -j17 -N1 "$main" | tr -d ' ')
