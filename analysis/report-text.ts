@@ -5,6 +5,7 @@ import type { IntervalSeries } from './timeline.js';
 import type { PerCall } from './per-call.js';
 import type { Temporaries } from './temporaries.js';
 import type { LinkedFree } from './linked.js';
+import { leakClassLabel, type LeaksAtExit } from './leaks.js';
 import type { PeakGroup, PeakSnapshot } from './peak.js';
 import type { Summary } from './summary.js';
 import { formatBytes, formatCount, plural } from './units.js';
@@ -234,6 +235,32 @@ export function renderLinked(frees: LinkedFree[], top: number): string {
     texts.forEach((t, i) => out.push(`    linked  ${fit(t, width).padEnd(width)}  ${marks[i]}`));
     if (f.partial) out.push('    (the runtime cut this set short: more blocks were reachable)');
   }
+  return out.join('\n') + '\n';
+}
+
+/**
+ * Leaks at exit as the runtime classified them, LeakSanitizer's way: direct
+ * leaks, indirect leaks, still reachable; per allocation site, and for each
+ * block the free that orphaned it when a linked set names one.
+ */
+export function renderLeaks(leaks: LeaksAtExit, top: number): string {
+  const out = ['', 'Leaks at exit'];
+  if (!leaks.present) {
+    out.push('  (not classified: the run did not end through exit, or the trace predates format 1.1)');
+    return out.join('\n') + '\n';
+  }
+  for (const c of leaks.classes) {
+    out.push(`  ${leakClassLabel(c.class)}: ${plural(c.count, 'block')}, ${formatBytes(c.bytes)}`);
+    if (c.class === 'reachable') continue; // reachable blocks are counted, not itemised
+    for (const g of c.sites.slice(0, Math.max(0, top))) {
+      out.push(fit(`    ${formatBytes(g.bytes).padStart(9)}  ${String(g.count).padStart(5)}  ${g.allocation.label}`, REPORT_WIDTH));
+      const orphaning = new Set(g.blocks.filter((b) => b.orphanedBy !== null).map((b) => b.orphanedBy!.at.label));
+      const lead = '                   orphaned by the free at ';
+      for (const label of orphaning) out.push(lead + fit(label, REPORT_WIDTH - lead.length));
+    }
+  }
+  if (leaks.partial) out.push('  (the runtime stopped its scan at its limit: some leaks may really be reachable)');
+  if (leaks.unclassified > 0) out.push(`  ${plural(leaks.unclassified, 'block')} (${formatBytes(leaks.unclassifiedBytes)}) live at the end were not classified`);
   return out.join('\n') + '\n';
 }
 

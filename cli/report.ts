@@ -9,6 +9,7 @@ import {
   renderBudgets,
   renderCalls,
   renderIntervals,
+  renderLeaks,
   renderLinked,
   renderPeaks,
   renderReport,
@@ -22,10 +23,11 @@ import type { Model } from '../analysis/model.js';
 import { parseInterval } from './export.js';
 import { limitSnapshot, peaks, sourceLineText } from '../analysis/peak.js';
 import { linkedFrees, orphanedLeaks } from '../analysis/linked.js';
+import { leaksAtExit, type LeaksAtExit } from '../analysis/leaks.js';
 import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
 
-export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked]
+export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
                           [--by function|site|file|thread [--attribute MODE]]
                           [--budget SPEC] [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--fail-on budget|leaks]
@@ -73,10 +75,15 @@ Options:
   --interval N|TIME
              heap, stack and static at the end of each interval of N events
              or of wall time (500ns, 20us, 10ms, 1.5s), and the max heap in it
+  --leaks    blocks live at exit as the runtime classified them: direct
+             leaks, indirect leaks (reachable only from other leaks), still
+             reachable (from static memory or the stack); by allocation site,
+             with the free that orphaned them
   --fail-on budget|leaks
-             exit 1 when a budget is exceeded (budget), or when heap blocks
-             are still live when the trace ends (leaks; every live block
-             counts for now); repeatable, or comma-separated
+             exit 1 when a budget is exceeded (budget), or when the run
+             leaked (leaks: direct or indirect leaks; where the run was not
+             classified, any block live at the end); repeatable, or
+             comma-separated
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
@@ -126,6 +133,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         attribute: { type: 'string' },
         peak: { type: 'boolean' },
         linked: { type: 'boolean' },
+        leaks: { type: 'boolean' },
         budget: { type: 'string' },
         temporary: { type: 'string' },
         calls: { type: 'string' },
@@ -220,6 +228,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   let peak = null;
   let linked = null;
   let leaks = null;
+  let atExit: LeaksAtExit | null = null;
   let budgetSource: string | null = budgets === null ? null : '--budget';
   let checks: BudgetCheck[] | null = null;
   let temps: Temporaries | null = null;
@@ -258,6 +267,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
       linked = linkedFrees(model);
       leaks = orphanedLeaks(model);
     }
+    if (values.leaks || failOn.has('leaks')) atExit = leaksAtExit(model);
     if (budgets !== null) checks = checkBudgets(model, budgets);
     if (within !== null) temps = temporaries(model, { within });
     if (values.calls !== undefined) calls = perCall(model, values.calls);
@@ -274,7 +284,13 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   }
   progress.done();
   const budgetFailed = checks !== null && checks.some((c) => c.exceeded);
-  const failed = { budget: failOn.has('budget') && budgetFailed, leaks: failOn.has('leaks') && summary.leaked.blocks > 0 };
+  // With the runtime's classification, still-reachable blocks are not leaks
+  // (as in LeakSanitizer); without it, every block live at the end is.
+  const leaked =
+    atExit !== null && atExit.present
+      ? atExit.classes.filter((c) => c.class !== 'reachable').reduce((n, c) => n + c.count, 0) + atExit.unclassified
+      : summary.leaked.blocks;
+  const failed = { budget: failOn.has('budget') && budgetFailed, leaks: failOn.has('leaks') && leaked > 0 };
   if (failOn.has('budget') && checks === null) io.err(`cc-memwrap report: --fail-on budget: no budgets (give --budget or a memwrap.json beside the program)\n`);
   for (const p of summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
   if (values.json) {
@@ -300,6 +316,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
       ...(temps === null ? {} : { temporaries: { ...temps, siteCount: temps.sites.length, sites: temps.sites.slice(0, Math.max(0, top)) } }),
       ...(calls === null ? {} : { calls: { ...calls, invocations: calls.invocations.slice(0, Math.max(0, top)) } }),
       ...(intervals === null ? {} : { intervals: intervalsJson(intervals) }),
+      ...(atExit === null || !values.leaks ? {} : { leaks: leaksJson(atExit, top) }),
       ...(failOn.size === 0 ? {} : { failOn: { conditions: [...failOn], failed: FAIL_ON.filter((f) => failed[f]) } }),
     };
     io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary, ...extra, ...(peak === null ? {} : { peak }), ...linkedExtra, ...more }, null, 2) + '\n');
@@ -312,7 +329,8 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         (checks === null ? '' : renderBudgets(checks, top, budgetSource)) +
         (temps === null ? '' : renderTemporaries(temps, top)) +
         (calls === null ? '' : renderCalls(calls, top)) +
-        (intervals === null ? '' : renderIntervals(intervals)),
+        (intervals === null ? '' : renderIntervals(intervals)) +
+        (atExit === null || !values.leaks ? '' : renderLeaks(atExit, top)),
     );
   }
   await io.flush();
@@ -356,4 +374,12 @@ function sourceReader(): (file: string, line: number) => string | null {
     return text;
   };
   return (file, line) => sourceLineText(read, file, line);
+}
+
+/** The leaks for --json: every class with its first --top sites. */
+function leaksJson(leaks: LeaksAtExit, top: number): unknown {
+  return {
+    ...leaks,
+    classes: leaks.classes.map((c) => ({ ...c, siteCount: c.sites.length, sites: c.sites.slice(0, Math.max(0, top)) })),
+  };
 }

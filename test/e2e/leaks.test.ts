@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { leaksAtExit } from '../../analysis/leaks.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
+import { buildInstrumented, programsDir, run, runTraced, samplesDir, scratch, traceOf, wrapper } from '../support/programs.js';
 
 for (const opt of ['-O0', '-O2']) {
   describe(`leaks.c at ${opt}`, () => {
@@ -39,3 +39,37 @@ for (const opt of ['-O0', '-O2']) {
     });
   });
 }
+
+describe('report --leaks and --fail-on leaks', () => {
+  const dir = scratch('leaks-cli');
+
+  function traced(source: string): string {
+    const exe = path.join(dir, path.basename(source, '.c'));
+    buildInstrumented('gcc', ['-O0'], [source], exe);
+    const ran = runTraced(exe, [], path.join(dir, 'traces'));
+    expect(ran.status).toBe(0);
+    return traceOf(path.join(dir, 'traces'), ran.pid);
+  }
+
+  it('names the free that orphaned the third node of the list, and fails the run', () => {
+    const trace = traced(path.join(samplesDir, 'linked-list.c'));
+    const json = run(process.execPath, [wrapper, 'report', trace, '--leaks', '--json', '--fail-on', 'leaks']);
+    expect(json.status).toBe(1);
+    const leaks = (JSON.parse(json.stdout) as { leaks: { classes: Array<{ class: string; count: number; sites: Array<{ allocation: { line: number }; blocks: Array<{ orphanedBy: { at: { line: number } } | null }> }> }> } }).leaks;
+    const direct = leaks.classes.find((c) => c.class === 'direct')!;
+    expect(direct.sites.map((s) => s.allocation.line).sort()).toEqual([31, 33]);
+    const third = direct.sites.find((s) => s.allocation.line === 33)!;
+    expect(third.blocks[0]!.orphanedBy?.at.line).toBe(38);
+    const text = run(process.execPath, [wrapper, 'report', trace, '--leaks']);
+    expect(text.stdout).toMatch(/direct leak: 2 blocks, 32 B/);
+    expect(text.stdout).toMatch(/orphaned by the free at .*linked-list\.c:38 main → free/);
+  });
+
+  it('passes a run whose only live memory is still reachable (stdout’s buffer)', () => {
+    const trace = traced(path.join(samplesDir, 'recursion.c'));
+    const ran = run(process.execPath, [wrapper, 'report', trace, '--leaks', '--fail-on', 'leaks']);
+    expect(ran.status).toBe(0);
+    expect(ran.stdout).toMatch(/direct leak: 0 blocks/);
+    expect(ran.stdout).toMatch(/still reachable: 1 block/);
+  });
+});
