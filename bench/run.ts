@@ -127,6 +127,30 @@ function main(): void {
   for (const row of rows) console.log(row);
 
   if (!values.only || values.only === 'build') buildTime(Number(values['build-runs']));
+  if (!values.only || values.only === 'report') reportTime();
+}
+
+/** How long `cc-memwrap report` takes on a trace of about 10 million events
+ *  (lzw's calls), and its peak memory (GNU time's maximum resident set). */
+function reportTime(): void {
+  const dir = path.join(work, 'report');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const exe = path.join(dir, 'lzw');
+  sh(wrapper, ['gcc', '-O2', path.join(packageRoot, 'bench', 'workloads', 'lzw.c'), '-o', exe]);
+  const trace = path.join(dir, 'lzw.mwtrace');
+  sh(exe, ['700000'], { env: { ...process.env, MEMWRAP_TRACE: trace } });
+  const events = countEvents(readFileSync(trace)).events;
+  const runs: Array<{ seconds: number; kib: number }> = [];
+  for (let r = 0; r < 3; r++) {
+    const result = spawnSync('/usr/bin/time', ['-f', '%e %M', process.execPath, wrapper, 'report', trace], { encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'] });
+    const m = /([\d.]+) (\d+)\s*$/.exec(result.stderr);
+    if (result.status !== 0 || !m) throw new Error(`report failed: ${result.stderr}`);
+    runs.push({ seconds: Number(m[1]), kib: Number(m[2]) });
+  }
+  console.log(`\n| report on a trace of ${events.toLocaleString('en-US')} events (${(statSync(trace).size / 2 ** 20).toFixed(1)} MiB) | median time | peak memory |`);
+  console.log('| --- | --- | --- |');
+  console.log(`| 3 runs | ${median(runs.map((r) => r.seconds)).toFixed(2)} s | ${(Math.max(...runs.map((r) => r.kib)) / 1024).toFixed(0)} MiB |`);
 }
 
 /** cc-memwrap gcc vs. gcc compiling sqlite3.c to an object at -O2. */
