@@ -3,11 +3,11 @@ import { Flag, Kind, SiteKind } from './trace/format.js';
 import { NONE, type Model } from './model.js';
 import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
 
-export type AttributionBy = 'function' | 'site' | 'file' | 'thread';
+export type AttributionBy = 'function' | 'site' | 'file' | 'thread' | 'library';
 /** Which function on an event's call path gets it: the innermost open frame, the outermost one below `main`, or every distinct one. */
 export type AttributionMode = 'innermost' | 'outermost' | 'inclusive';
 
-export const ATTRIBUTION_BY: readonly AttributionBy[] = ['function', 'site', 'file', 'thread'];
+export const ATTRIBUTION_BY: readonly AttributionBy[] = ['function', 'site', 'file', 'thread', 'library'];
 export const ATTRIBUTION_MODES: readonly AttributionMode[] = ['innermost', 'outermost', 'inclusive'];
 
 export interface AttributionOptions {
@@ -30,11 +30,14 @@ export interface AttributionCounts {
 }
 
 export interface AttributionRow {
-  /** Stable identity of the group: "function:<entry site>", "site:<site>", "interposed:<entry site>", "file:<path>", "thread:<index>", "none". */
+  /**
+   * Stable identity of the group: "function:<entry site>", "site:<site>", "interposed:<entry site>", "file:<path>",
+   * "thread:<index>", "library:<index>", "library:instrumented", "library:unknown", "none".
+   */
   key: string;
   /** What a report shows: "demo.c:3 make_node", "demo.c:4 make_node → malloc", "main (via libc/uninstrumented)", "demo.c", "thread 0 (tid 1234)". */
   label: string;
-  /** Source file (as the site table has it, absolute) and line of the function's entry or the allocation site; null where none applies. */
+  /** 'library': the loaded object's path (as its LIBRARY record has it); otherwise the source file (as the site table has it, absolute) and line of the function's entry or the allocation site; null where none applies. */
   file: string | null;
   line: number | null;
   /** The function ('function', 'site': the function containing the call or the attributed function), else null. */
@@ -60,6 +63,9 @@ export interface Attribution {
 }
 
 const NO_FRAME = '<no instrumented frame>';
+/** 'library' rows of heap calls made at instrumented sites, and of interposed calls whose caller is not known. */
+export const INSTRUMENTED_CODE = '(instrumented code)';
+export const UNKNOWN_LIBRARY = '(unknown library)';
 
 const [C_MALLOC, C_CALLOC, C_ALIGNED, C_STRDUP, C_REALLOC, C_FREE] = [0, 1, 2, 3, 4, 5] as const;
 /** Numbers kept per group: net, min, max, allocated, freed, six counts. */
@@ -217,6 +223,26 @@ export function attribution(model: Model, options: AttributionOptions): Attribut
     return g;
   };
 
+  // 'library': interposed events by the loaded object that called the allocator (EXT/CALLER), instrumented-site events
+  // in one "(instrumented code)" row (a site does not say which object it was linked into), interposed events without
+  // a CALLER record (older traces, addresses in no loaded object) in "(unknown library)".
+  const libraryGroup = new Int32Array(model.libraries.length).fill(NONE);
+  const groupOfLibrary = (e: number): number => {
+    if ((events.flags[e]! & Flag.INTERPOSED) === 0) {
+      return group('library:instrumented', () => newRow('library:instrumented', INSTRUMENTED_CODE, null, null, null, null));
+    }
+    const lib = events.library[e]!;
+    if (lib === NONE || lib >= libraryGroup.length) {
+      return group('library:unknown', () => newRow('library:unknown', UNKNOWN_LIBRARY, null, null, null, null));
+    }
+    if (libraryGroup[lib] !== NONE) return libraryGroup[lib]!;
+    const path = model.libraries[lib]!;
+    const base = path.slice(path.lastIndexOf('/') + 1) || path || `(library ${lib})`;
+    const g = group(`library:${lib}`, () => newRow(`library:${lib}`, base, path === '' ? null : path, null, null, null));
+    libraryGroup[lib] = g;
+    return g;
+  };
+
   // The groups of event e into `out`; returns how many.
   let out = new Int32Array(64);
   const stamp: number[] = [];
@@ -227,6 +253,10 @@ export function attribution(model: Model, options: AttributionOptions): Attribut
     }
     if (by === 'site') {
       out[0] = groupOfSite(e);
+      return 1;
+    }
+    if (by === 'library') {
+      out[0] = groupOfLibrary(e);
       return 1;
     }
     const f = events.frame[e]!;

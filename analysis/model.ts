@@ -46,6 +46,11 @@ export interface EventTable {
   /** Live heap bytes after the event, requested and usable. */
   heapRequested: Float64Array;
   heapUsable: Float64Array;
+  /**
+   * ALLOC, FREE, REALLOC through the interposed allocator: index in `Model.libraries` of the loaded object that called
+   * it (EXT/CALLER); NONE for other events, instrumented-site records and traces without CALLER records.
+   */
+  library: Int32Array;
 }
 
 /** Heap blocks in creation order (= order of their ids). */
@@ -67,6 +72,8 @@ export interface BlockTable {
   thread: Uint32Array;
   /** 1 if the allocation came through the interposed allocator. */
   interposed: Uint8Array;
+  /** Interposed allocations: index in `Model.libraries` of the calling loaded object (EXT/CALLER), else NONE. */
+  library: Int32Array;
   /**
    * The runtime's classification at a normal exit (EXT/LEAKS, format 1.1), `LeakClass` of trace/format.ts:
    * 0 direct leak, 1 indirect leak, 2 still reachable; 255 not classified (freed, or no LEAKS record).
@@ -165,6 +172,11 @@ export interface RunEnd {
 export interface Model {
   header: TraceHeader;
   program: { path: string; cwd: string } | null;
+  /**
+   * Loaded objects (executable and shared objects) by library index, from EXT/LIBRARY records: their paths (the
+   * executable's resolved). Empty for traces without them. An index never defined reads "(library N)".
+   */
+  libraries: string[];
   events: EventTable;
   blocks: BlockTable;
   frames: FrameTable;

@@ -28,7 +28,7 @@ import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, typ
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
-                          [--by function|site|file|thread [--attribute MODE]]
+                          [--by function|site|file|thread|library [--attribute MODE]]
                           [--budget SPEC] [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--fail-on budget|leaks]
 
@@ -42,7 +42,10 @@ Options:
              also limits the --by, --peak and --linked tables
   --json     print the same numbers as one JSON object (schema: analysis/README.md)
   --by G     also print heap bytes and allocator calls grouped by G: function,
-             site (allocation or free site), file or thread. Each row: net
+             site (allocation or free site), file, thread or library (the
+             shared object that called malloc & co. through the interposed
+             allocator; calls at instrumented sites are one "(instrumented
+             code)" row). Each row: net
              bytes (allocated - freed by its calls; negative when it frees
              what others allocated), min and max of that over the run, and
              the malloc, calloc, realloc, free, aligned and strdup calls

@@ -59,7 +59,7 @@ static inline unsigned char *mw_put_addr(struct mw_thread *t, unsigned char *p, 
 /* ---- the three record shapes ---- */
 
 /* A new block p of `req` bytes: index it, write ALLOC.  fn != 0 = interposed. */
-static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, void *p, size_t req)
+static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p, size_t req)
 {
   uint64_t seq = mw_next_seq();
   mw_index_insert((uintptr_t)p, seq, req);
@@ -72,9 +72,10 @@ static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, void *
   q = mw_put_u(q, req);
   q = mw_put_addr(t, q, p, req);
   mw_commit(t, q);
+  if (fn) mw_write_caller(t, ra);
 }
 
-static void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, void *p)
+static void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p)
 {
   struct mw_block b;
   int known = mw_index_take((uintptr_t)p, &b), partial = 0;
@@ -89,10 +90,11 @@ static void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, void *p)
   q = mw_put_u(q, known ? seq - b.id : (uint64_t)(uintptr_t)p);
   mw_commit(t, q);
   if (known) mw_write_linked(t, linked, partial);
+  if (fn) mw_write_caller(t, ra);
 }
 
 /* realloc-shaped calls: n = requested bytes (already overflow-checked). */
-static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, void *p, size_t n)
+static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p, size_t n)
 {
   struct mw_block b;
   int known = p ? mw_index_take((uintptr_t)p, &b) : 0, partial = 0;
@@ -131,6 +133,7 @@ static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, void
     if (r) q = mw_put_addr(t, q, r, n);
     mw_commit(t, q);
     if (known && !(flags & MW_F_FAILED) && r != p) mw_write_linked(t, linked, partial);
+    if (fn) mw_write_caller(t, ra);
   }
   return r;
 }
@@ -158,52 +161,52 @@ static int mw_mul_overflows(size_t a, size_t b, size_t *out)
 
 #define MW_SITE(t) (u ? mw_site((t), u, local) : 0)
 
-static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t n)
+static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t n)
 {
   struct mw_thread *t = mw_heap_begin();
   void *p = __libc_malloc(n);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, n);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
   return p;
 }
 
-static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t nmemb, size_t size)
+static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t nmemb, size_t size)
 {
   struct mw_thread *t = mw_heap_begin();
   void *p = __libc_calloc(nmemb, size);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, nmemb * size);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, nmemb * size);
   mw_heap_end(t);
   return p;
 }
 
-static void *mw_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t al, size_t n)
+static void *mw_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t al, size_t n)
 {
   struct mw_thread *t = mw_heap_begin();
   void *p = __libc_memalign(al, n);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, n);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
   return p;
 }
 
-static int mw_posix_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, void **out, size_t al, size_t n)
+static int mw_posix_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void **out, size_t al, size_t n)
 {
   struct mw_thread *t = mw_heap_begin();
   int rc = mw_real_posix_memalign(out, al, n);
   if (!t) return rc;
-  if (rc == 0) mw_rec_alloc(t, MW_SITE(t), fn, *out, n);
+  if (rc == 0) mw_rec_alloc(t, MW_SITE(t), fn, ra, *out, n);
   mw_heap_end(t);
   return rc;
 }
 
-static void *mw_valloc_as(struct __mw_unit *u, unsigned local, unsigned fn, size_t n, int page_rounded)
+static void *mw_valloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t n, int page_rounded)
 {
   struct mw_thread *t = mw_heap_begin();
   void *p = page_rounded ? __libc_pvalloc(n) : __libc_valloc(n);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, p, n);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
   return p;
 }
@@ -214,12 +217,12 @@ static void mw_pass_through_end(void *p)
   if (p) mw_index_forget((uintptr_t)p, mw_t.busy != MW_BUSY_RECORDING);
 }
 
-static void mw_free_as(struct __mw_unit *u, unsigned local, unsigned fn, void *p)
+static void mw_free_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void *p)
 {
   if (!p) return; /* free(NULL) is not recorded */
   struct mw_thread *t = mw_heap_begin();
   if (t) {
-    mw_do_free(t, MW_SITE(t), fn, p);
+    mw_do_free(t, MW_SITE(t), fn, ra, p);
     mw_heap_end(t);
   } else {
     mw_pass_through_end(p);
@@ -227,85 +230,85 @@ static void mw_free_as(struct __mw_unit *u, unsigned local, unsigned fn, void *p
   __libc_free(p);
 }
 
-static void *mw_realloc_as(struct __mw_unit *u, unsigned local, unsigned fn, void *p, size_t n)
+static void *mw_realloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void *p, size_t n)
 {
   struct mw_thread *t = mw_heap_begin();
   if (!t) {
     mw_pass_through_end(p);
     return __libc_realloc(p, n);
   }
-  void *r = mw_do_realloc(t, MW_SITE(t), fn, p, n);
+  void *r = mw_do_realloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
   if (p && n == 0) return __libc_realloc(p, 0); /* recorded as freed above */
   return r;
 }
 
-static void *mw_reallocarray_as(struct __mw_unit *u, unsigned local, unsigned fn, void *p, size_t nmemb, size_t size)
+static void *mw_reallocarray_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void *p, size_t nmemb, size_t size)
 {
   size_t n;
   if (mw_mul_overflows(nmemb, size, &n)) {
     errno = ENOMEM;
     return NULL;
   }
-  return mw_realloc_as(u, local, fn, p, n);
+  return mw_realloc_as(u, local, fn, ra, p, n);
 }
 
 /* ---- called by rewritten code ---- */
 
 void *__mw_malloc(struct __mw_unit *u, unsigned site, size_t size)
 {
-  return mw_malloc_as(u, site, 0, size);
+  return mw_malloc_as(u, site, 0, 0, size);
 }
 
 void *__mw_calloc(struct __mw_unit *u, unsigned site, size_t nmemb, size_t size)
 {
-  return mw_calloc_as(u, site, 0, nmemb, size);
+  return mw_calloc_as(u, site, 0, 0, nmemb, size);
 }
 
 void *__mw_realloc(struct __mw_unit *u, unsigned site, void *ptr, size_t size)
 {
-  return mw_realloc_as(u, site, 0, ptr, size);
+  return mw_realloc_as(u, site, 0, 0, ptr, size);
 }
 
 void *__mw_reallocarray(struct __mw_unit *u, unsigned site, void *ptr, size_t nmemb, size_t size)
 {
-  return mw_reallocarray_as(u, site, 0, ptr, nmemb, size);
+  return mw_reallocarray_as(u, site, 0, 0, ptr, nmemb, size);
 }
 
 void __mw_free(struct __mw_unit *u, unsigned site, void *ptr)
 {
-  if (ptr) mw_free_as(u, site, 0, ptr);
+  if (ptr) mw_free_as(u, site, 0, 0, ptr);
 }
 
 void *__mw_aligned_alloc(struct __mw_unit *u, unsigned site, size_t alignment, size_t size)
 {
-  return mw_memalign_as(u, site, 0, alignment, size);
+  return mw_memalign_as(u, site, 0, 0, alignment, size);
 }
 
 int __mw_posix_memalign(struct __mw_unit *u, unsigned site, void **memptr, size_t alignment, size_t size)
 {
-  return mw_posix_memalign_as(u, site, 0, memptr, alignment, size);
+  return mw_posix_memalign_as(u, site, 0, 0, memptr, alignment, size);
 }
 
 void *__mw_memalign(struct __mw_unit *u, unsigned site, size_t alignment, size_t size)
 {
-  return mw_memalign_as(u, site, 0, alignment, size);
+  return mw_memalign_as(u, site, 0, 0, alignment, size);
 }
 
 void *__mw_valloc(struct __mw_unit *u, unsigned site, size_t size)
 {
-  return mw_valloc_as(u, site, 0, size, 0);
+  return mw_valloc_as(u, site, 0, 0, size, 0);
 }
 
 void *__mw_pvalloc(struct __mw_unit *u, unsigned site, size_t size)
 {
-  return mw_valloc_as(u, site, 0, size, 1);
+  return mw_valloc_as(u, site, 0, 0, size, 1);
 }
 
 char *__mw_strdup(struct __mw_unit *u, unsigned site, const char *s)
 {
   size_t n = strlen(s) + 1;
-  char *p = mw_malloc_as(u, site, 0, n);
+  char *p = mw_malloc_as(u, site, 0, 0, n);
   if (p) memcpy(p, s, n);
   return p;
 }
@@ -313,7 +316,7 @@ char *__mw_strdup(struct __mw_unit *u, unsigned site, const char *s)
 char *__mw_strndup(struct __mw_unit *u, unsigned site, const char *s, size_t n)
 {
   size_t len = strnlen(s, n);
-  char *p = mw_malloc_as(u, site, 0, len + 1);
+  char *p = mw_malloc_as(u, site, 0, 0, len + 1);
   if (p) {
     memcpy(p, s, len);
     p[len] = 0;
@@ -322,27 +325,30 @@ char *__mw_strndup(struct __mw_unit *u, unsigned site, const char *s, size_t n)
 }
 
 /* ---- the interposed allocator ---- */
+/* The caller's return address, taken in the interposed function itself. */
+#define MW_RA ((uintptr_t)__builtin_return_address(0))
 
-void *malloc(size_t size) { return mw_malloc_as(NULL, 0, MW_SITE_MALLOC, size); }
-void *calloc(size_t nmemb, size_t size) { return mw_calloc_as(NULL, 0, MW_SITE_CALLOC, nmemb, size); }
-void *realloc(void *ptr, size_t size) { return mw_realloc_as(NULL, 0, MW_SITE_REALLOC, ptr, size); }
-void free(void *ptr) { mw_free_as(NULL, 0, MW_SITE_FREE, ptr); }
+
+void *malloc(size_t size) { return mw_malloc_as(NULL, 0, MW_SITE_MALLOC, MW_RA, size); }
+void *calloc(size_t nmemb, size_t size) { return mw_calloc_as(NULL, 0, MW_SITE_CALLOC, MW_RA, nmemb, size); }
+void *realloc(void *ptr, size_t size) { return mw_realloc_as(NULL, 0, MW_SITE_REALLOC, MW_RA, ptr, size); }
+void free(void *ptr) { mw_free_as(NULL, 0, MW_SITE_FREE, MW_RA, ptr); }
 
 void *reallocarray(void *ptr, size_t nmemb, size_t size)
 {
-  return mw_reallocarray_as(NULL, 0, MW_SITE_REALLOCARRAY, ptr, nmemb, size);
+  return mw_reallocarray_as(NULL, 0, MW_SITE_REALLOCARRAY, MW_RA, ptr, nmemb, size);
 }
 
 void *aligned_alloc(size_t alignment, size_t size)
 {
-  return mw_memalign_as(NULL, 0, MW_SITE_ALIGNED_ALLOC, alignment, size);
+  return mw_memalign_as(NULL, 0, MW_SITE_ALIGNED_ALLOC, MW_RA, alignment, size);
 }
 
 int posix_memalign(void **memptr, size_t alignment, size_t size)
 {
-  return mw_posix_memalign_as(NULL, 0, MW_SITE_POSIX_MEMALIGN, memptr, alignment, size);
+  return mw_posix_memalign_as(NULL, 0, MW_SITE_POSIX_MEMALIGN, MW_RA, memptr, alignment, size);
 }
 
-void *memalign(size_t alignment, size_t size) { return mw_memalign_as(NULL, 0, MW_SITE_MEMALIGN, alignment, size); }
-void *valloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_VALLOC, size, 0); }
-void *pvalloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_PVALLOC, size, 1); }
+void *memalign(size_t alignment, size_t size) { return mw_memalign_as(NULL, 0, MW_SITE_MEMALIGN, MW_RA, alignment, size); }
+void *valloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_VALLOC, MW_RA, size, 0); }
+void *pvalloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_PVALLOC, MW_RA, size, 1); }

@@ -35,6 +35,8 @@ enum {
 #define MW_F_FAILED 0x80        /* REALLOC: failed, old block still live */
 #define MW_F_PARTIAL 0x10       /* LINKED: the scan hit a limit */
 #define MW_EXT_LEAKS 1          /* EXT subkind: leak classes at exit */
+#define MW_EXT_LIBRARY 2        /* EXT subkind: a loaded object's index and path */
+#define MW_EXT_CALLER 3         /* EXT subkind: the loaded object that called the interposed allocator */
 #define MW_FORMAT_MAJOR 1
 #define MW_FORMAT_MINOR 1
 
@@ -90,6 +92,9 @@ struct mw_thread {
   unsigned chunks;              /* chunks this thread has had */
   unsigned char state;          /* MW_T_* */
   unsigned char dtor_rounds;
+  uintptr_t lib_lo, lib_hi;     /* last loaded object a caller was found in (mw-libs.c) */
+  unsigned lib_index;
+  unsigned lib_gen;             /* mw_libs.gen when cached; 0 = nothing cached */
 };
 
 extern __thread struct mw_thread mw_t MW_TLS;
@@ -315,6 +320,32 @@ unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *
 const uint64_t *mw_link_ids(struct mw_thread *t);
 void mw_link_release(struct mw_thread *t);
 void mw_write_linked(struct mw_thread *t, unsigned count, int partial);
+
+/* ---- loaded objects of interposed callers (mw-libs.c) ---- */
+#define MW_LIBS_MAX 256
+#define MW_LIB_NAMES (32u * 1024u)
+struct mw_libs {
+  int lock;
+  unsigned gen;                 /* bumped by every rebuild; 0 = never built */
+  unsigned long long adds, subs; /* dl_iterate_phdr's counters at the last rebuild */
+  unsigned nlibs;               /* objects ever seen; index = position (stable) */
+  unsigned nranges;             /* objects loaded at the last rebuild */
+  struct mw_lib {
+    uintptr_t base;             /* dlpi_addr */
+    unsigned name_off, name_len;
+    int written;                /* LIBRARY record written */
+  } libs[MW_LIBS_MAX];
+  struct mw_lib_range {
+    uintptr_t lo, hi;           /* lowest PT_LOAD start, highest PT_LOAD end */
+    unsigned index;
+  } ranges[MW_LIBS_MAX];
+  unsigned names_used;
+  char names[MW_LIB_NAMES];
+};
+extern struct mw_libs mw_libs;
+/* Writes EXT/CALLER (and EXT/LIBRARY on an object's first use) for the
+ * interposed heap record just written; ra = the allocator's return address. */
+void mw_write_caller(struct mw_thread *t, uintptr_t ra);
 
 /* ---- start-up (mw-init.c) ---- */
 int mw_init(void);

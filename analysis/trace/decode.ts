@@ -14,6 +14,8 @@ export interface DecodeOptions {
 
 /** Site ids above this are refused (a UNIT claiming them is skipped): the site table is a dense array. */
 export const MAX_SITE_ID = 1 << 24;
+/** Library indices at or above this are refused (EXT/LIBRARY and EXT/CALLER naming them are ignored). */
+export const MAX_LIBRARY = 1 << 16;
 
 type Typed = Uint8Array | Uint32Array | Int32Array | Float64Array;
 function grown<T extends Typed>(a: T, n: number): T {
@@ -32,6 +34,8 @@ interface ThreadTemp {
   timeSeen: boolean;
   /** Events since the latest TIME record, waiting for the next one to interpolate their times. */
   pending: number[];
+  /** Heap row of the thread's latest ALLOC / FREE / REALLOC (the one an EXT/CALLER applies to), or NONE. */
+  lastHeap: number;
 }
 
 /** Pass 1: records in file order into growable temporary columns. */
@@ -59,6 +63,8 @@ class Collector implements RecordVisitor {
   hAddr = new Float64Array(this.hcap);
   hUsable = new Float64Array(this.hcap);
   hFn = new Uint8Array(this.hcap);
+  /** EXT/CALLER: library index of the heap record, or NONE. */
+  hLib = new Int32Array(this.hcap);
 
   threads: ThreadTemp[] = [];
   private rows = new Map<number, number>();
@@ -73,6 +79,11 @@ class Collector implements RecordVisitor {
   /** EXT/LEAKS records: ids, classes, partial flag, where. */
   leaks: { ids: number[]; classes: number[]; partial: boolean; offset: number; thread: number }[] = [];
   program: { path: string; cwd: string } | null = null;
+  /** EXT/LIBRARY: path by library index (the first definition counts). */
+  libraries = new Map<number, string>();
+  /** Library indices CALLER records name. */
+  called = new Set<number>();
+  maxLibrary = -1;
   maxSeq = 0;
   blocksCreated = 0;
   enters = 0;
@@ -106,6 +117,7 @@ class Collector implements RecordVisitor {
       this.hAddr = grown(this.hAddr, cap);
       this.hUsable = grown(this.hUsable, cap);
       this.hFn = grown(this.hFn, cap);
+      this.hLib = grown(this.hLib, cap);
     }
     const h = this.hn++;
     this.hBlock[h] = block;
@@ -113,6 +125,7 @@ class Collector implements RecordVisitor {
     this.hAddr[h] = addr;
     this.hUsable[h] = usable;
     this.hFn[h] = fn > 255 ? 0 : fn;
+    this.hLib[h] = NONE;
     return h;
   }
 
@@ -122,7 +135,7 @@ class Collector implements RecordVisitor {
     if (row === undefined) {
       row = this.threads.length;
       this.rows.set(index, row);
-      this.threads.push({ index, osTid: null, lastEvent: NONE, lastTime: 0, timeSeen: false, pending: [] });
+      this.threads.push({ index, osTid: null, lastEvent: NONE, lastTime: 0, timeSeen: false, pending: [], lastHeap: NONE });
     }
     this.lastThread = index;
     this.lastRow = row;
@@ -144,6 +157,7 @@ class Collector implements RecordVisitor {
     this.time[f] = t.lastTime;
     t.pending.push(f);
     t.lastEvent = f;
+    if (heapRow !== NONE) t.lastHeap = heapRow;
     return f;
   }
 
@@ -205,6 +219,8 @@ class Collector implements RecordVisitor {
       case Kind.EXT:
         if (r.subkind === ExtKind.LEAKS) {
           this.leaks.push({ ids: r.ids, classes: r.classes, partial: r.partial, offset: r.offset, thread: r.thread });
+        } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
+          this.library(r, row);
         }
         break;
       case Kind.UNIT:
@@ -215,6 +231,31 @@ class Collector implements RecordVisitor {
         else this.problems.add('program-twice', 'warning', r.offset, r.thread, 'second PROGRAM record; the first one counts');
         break;
     }
+  }
+
+  /** EXT/LIBRARY (define an index) or EXT/CALLER (the library of the thread's latest heap record). */
+  private library(r: TraceRecord, row: number): void {
+    const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
+    if (r.library >= MAX_LIBRARY) {
+      this.problems.add('library-range', 'warning', r.offset, r.thread, `${name} names library ${r.library}, above the limit ${MAX_LIBRARY}; ignored`);
+      return;
+    }
+    if (r.library > this.maxLibrary) this.maxLibrary = r.library;
+    if (r.subkind === ExtKind.LIBRARY) {
+      if (this.libraries.has(r.library)) {
+        this.problems.add('library-redefined', 'warning', r.offset, r.thread, `LIBRARY redefines library ${r.library}; the first definition counts`);
+      } else {
+        this.libraries.set(r.library, r.path);
+      }
+      return;
+    }
+    const t = this.threads[row]!;
+    if (t.lastHeap === NONE || this.hLib[t.lastHeap] !== NONE) {
+      this.problems.add('caller-without-heap', 'warning', r.offset, r.thread, 'CALLER record does not follow a heap record of its thread; ignored');
+      return;
+    }
+    this.hLib[t.lastHeap] = r.library;
+    this.called.add(r.library);
   }
 
   /** A TIME record: interpolate the events since the thread's previous one. */
@@ -465,6 +506,7 @@ function resolve(
     stackTotal: new Float64Array(n),
     heapRequested: new Float64Array(n),
     heapUsable: new Float64Array(n),
+    library: new Int32Array(n).fill(NONE),
   };
   const nb = c.blocksCreated;
   const B = {
@@ -479,6 +521,7 @@ function resolve(
     fn: new Uint8Array(nb),
     thread: new Uint32Array(nb),
     interposed: new Uint8Array(nb),
+    library: new Int32Array(nb).fill(NONE),
     leakClass: new Uint8Array(nb).fill(LeakClass.NONE),
   };
   const nf = c.enters;
@@ -608,6 +651,7 @@ function resolve(
       case Kind.REALLOC: {
         const h = c.heapRow[f]!;
         site = checkSite(c.site[f]!, f);
+        E.library[i] = c.hLib[h]!;
         if (kind === Kind.FREE) {
           if ((flags & Flag.FREE_UNTRACKED) !== 0) {
             untracked.event.push(i);
@@ -642,6 +686,7 @@ function resolve(
         B.fn[b] = interposed ? c.hFn[h]! : ALLOCATOR_KINDS.has(siteKind) ? siteKind : 0;
         B.thread[b] = rank;
         B.interposed[b] = interposed ? 1 : 0;
+        B.library[b] = c.hLib[h]!;
         live.set(id, b);
         heapReq += value;
         heapUse += B.usable[b]!;
@@ -745,10 +790,22 @@ function resolve(
       ? 'the header is marked complete but there is no END record'
       : 'no END record: the program was killed (e.g. SIGKILL) or crashed before the runtime could record its end');
   }
+  // Libraries: dense by index; an index used by CALLER but never defined gets a placeholder name.
+  const libraries: string[] = [];
+  for (let k = 0; k <= c.maxLibrary; k++) {
+    const path = c.libraries.get(k);
+    if (path === undefined) {
+      libraries.push(`(library ${k})`);
+      if (c.called.has(k)) problems.add('library-undefined', 'warning', null, null, `library ${k} is named by a CALLER record but no LIBRARY record defines it`);
+    } else {
+      libraries.push(path);
+    }
+  }
   progress?.(1, 'done');
   return {
     header,
     program: c.program,
+    libraries,
     events: E,
     blocks: B,
     frames: F,

@@ -75,10 +75,16 @@ export const Flag = {
 export const ExtKind = {
   /** Leak classes at a normal exit: `u` flags (bit 0 partial), `u` count, count × (`s` seq − block id, `u` class). */
   LEAKS: 1,
+  /** A loaded object (executable or shared object): `u` library index, `str` path. */
+  LIBRARY: 2,
+  /** The loaded object that called the interposed allocator for the thread's latest heap record: `u` library index. */
+  CALLER: 3,
 } as const;
 
+const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER' };
+
 export function extKindName(subkind: number): string {
-  return subkind === ExtKind.LEAKS ? 'LEAKS' : `EXT${subkind}`;
+  return EXT_KIND_NAMES[subkind] ?? `EXT${subkind}`;
 }
 
 /** LEAKS classes, as in the record; the model's `blocks.leakClass` uses 255 for "not classified". */

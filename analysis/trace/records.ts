@@ -80,7 +80,9 @@ export class TraceRecord {
   osTid = 0;
   /** UNIT: the site table. */
   unit: UnitTable | null = null;
-  /** PROGRAM: executable path and working directory. */
+  /** EXT/LIBRARY, EXT/CALLER: the library index. */
+  library = 0;
+  /** PROGRAM: executable path and working directory; EXT/LIBRARY: the object's path. */
   path = '';
   cwd = '';
   /** A stray EXIT (no open frame; `site` then holds the raw delta) or LINKED (no freeing record before it), or an EXT of an unknown subkind (skipped by its length): reported as a problem, left out of the model. */
@@ -402,6 +404,20 @@ export function walkRecords(
               } finally {
                 rd.end = end;
               }
+            } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
+              rd.end = payloadEnd;
+              try {
+                r.library = rd.u();
+                r.path = r.subkind === ExtKind.LIBRARY ? rd.str() : '';
+              } catch (e) {
+                const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
+                if (e === TRUNCATED) throw new RecordStop('corrupt', `${name} fields run past the end of its ${length}-byte payload (${formatOffset(payloadEnd)})`);
+                throw e;
+              } finally {
+                rd.end = end;
+              }
+              // CALLER follows its heap record and that record's LINKED (if any); it does not break the FREE–LINKED pairing.
+              if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
             } else {
               problems.add('unknown-ext', 'warning', offset, thread, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
               r.ignored = true;

@@ -1,0 +1,180 @@
+/* mw-libs.c — which loaded object called the interposed allocator.
+ *
+ * The interposed malloc & co. pass __builtin_return_address(0); this file
+ * finds the executable or shared object whose PT_LOAD segments hold it and
+ * writes EXT/CALLER (its index) after the heap record, and EXT/LIBRARY (index,
+ * path) the first time an object is named (TRACE-FORMAT.md).
+ *
+ * The table (mw_libs, a fixed global: no malloc) maps [lowest PT_LOAD start,
+ * highest PT_LOAD end) of every loaded object to a stable index.  It is built
+ * with dl_iterate_phdr and rebuilt when an address is in no object and
+ * dl_iterate_phdr's dlpi_adds/dlpi_subs have changed since the last build.
+ * Each thread caches its last hit (range + index + table generation), so the
+ * common case takes no lock.
+ */
+#define _GNU_SOURCE 1
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mw-internal.h"
+
+struct mw_libs mw_libs;
+
+/* Stores a name in the pool; returns its offset (names that do not fit get
+ * length 0). */
+static void mw_lib_name(struct mw_lib *l, const char *s, size_t n)
+{
+  if (n > MW_LIB_NAMES - mw_libs.names_used) n = 0;
+  l->name_off = mw_libs.names_used;
+  l->name_len = (unsigned)n;
+  memcpy(mw_libs.names + mw_libs.names_used, s, n);
+  mw_libs.names_used += (unsigned)n;
+}
+
+struct mw_scan {
+  int first;
+  int unchanged;                /* adds/subs as at the last build: stop early */
+  unsigned nranges;
+};
+
+static int mw_libs_phdr(struct dl_phdr_info *info, size_t size, void *arg)
+{
+  struct mw_scan *sc = arg;
+  if (sc->first) {
+    sc->first = 0;
+    if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs) {
+      if (mw_libs.gen && info->dlpi_adds == mw_libs.adds && info->dlpi_subs == mw_libs.subs) {
+        sc->unchanged = 1;
+        return 1;
+      }
+      mw_libs.adds = info->dlpi_adds;
+      mw_libs.subs = info->dlpi_subs;
+    }
+  }
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  for (unsigned i = 0; i < info->dlpi_phnum; i++) {
+    const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+    if (ph->p_type != PT_LOAD) continue;
+    uintptr_t from = (uintptr_t)info->dlpi_addr + (uintptr_t)ph->p_vaddr;
+    if (from < lo) lo = from;
+    if (from + (uintptr_t)ph->p_memsz > hi) hi = from + (uintptr_t)ph->p_memsz;
+  }
+  if (lo >= hi || sc->nranges >= MW_LIBS_MAX) return 0;
+  const char *name = info->dlpi_name ? info->dlpi_name : "";
+  size_t nlen = strlen(name);
+  /* the same object as before keeps its index */
+  unsigned idx = MW_LIBS_MAX;
+  for (unsigned k = 0; k < mw_libs.nlibs; k++) {
+    struct mw_lib *l = &mw_libs.libs[k];
+    if (l->base == (uintptr_t)info->dlpi_addr && (!nlen || (l->name_len == nlen && !memcmp(mw_libs.names + l->name_off, name, nlen)))) {
+      idx = k;
+      break;
+    }
+  }
+  if (idx == MW_LIBS_MAX) {
+    if (mw_libs.nlibs >= MW_LIBS_MAX) return 0;
+    idx = mw_libs.nlibs;
+    struct mw_lib *l = &mw_libs.libs[idx];
+    l->base = (uintptr_t)info->dlpi_addr;
+    l->written = 0;
+    if (nlen) {
+      mw_lib_name(l, name, nlen);
+    } else {
+      /* the executable (dlpi_name ""): its resolved path */
+      char exe[4096];
+      ssize_t n = readlink("/proc/self/exe", exe, sizeof exe);
+      mw_lib_name(l, exe, n > 0 ? (size_t)n : 0);
+    }
+    __atomic_store_n(&mw_libs.nlibs, idx + 1, __ATOMIC_RELEASE);
+  }
+  struct mw_lib_range *r = &mw_libs.ranges[sc->nranges++];
+  r->lo = lo;
+  r->hi = hi;
+  r->index = idx;
+  return 0;
+}
+
+static int mw_libs_find(uintptr_t ra, struct mw_lib_range *out)
+{
+  for (unsigned k = 0; k < mw_libs.nranges; k++) {
+    const struct mw_lib_range *r = &mw_libs.ranges[k];
+    if (ra >= r->lo && ra < r->hi) {
+      *out = *r;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* The object holding ra, under the table's lock; 0 if none. */
+static int mw_libs_lookup(uintptr_t ra, struct mw_lib_range *out, unsigned *gen)
+{
+  int found;
+  mw_lock(&mw_libs.lock);
+  found = mw_libs.gen && mw_libs_find(ra, out);
+  if (!found) {
+    struct mw_scan sc = {1, 0, 0};
+    dl_iterate_phdr(mw_libs_phdr, &sc);
+    if (!sc.unchanged) {
+      mw_libs.nranges = sc.nranges;
+      if (++mw_libs.gen == 0) mw_libs.gen = 1;
+      found = mw_libs_find(ra, out);
+    }
+  }
+  *gen = mw_libs.gen;
+  mw_unlock(&mw_libs.lock);
+  return found;
+}
+
+static size_t mw_u_len(uint64_t v)
+{
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
+
+/* EXT/LIBRARY: `u` index, `str` path. */
+static void mw_write_library(struct mw_thread *t, unsigned idx)
+{
+  const struct mw_lib *l = &mw_libs.libs[idx];
+  size_t n = l->name_len;
+  size_t plen = mw_u_len(idx) + mw_u_len(n) + n;
+  if (!mw_room(t, plen + 24)) return;
+  unsigned char *p = t->cur;
+  *p++ = MW_REC_EXT;
+  p = mw_put_u(p, MW_EXT_LIBRARY);
+  p = mw_put_u(p, plen);
+  p = mw_put_u(p, idx);
+  p = mw_put_str(p, mw_libs.names + l->name_off, n);
+  mw_commit(t, p);
+}
+
+void mw_write_caller(struct mw_thread *t, uintptr_t ra)
+{
+  unsigned idx;
+  unsigned gen = __atomic_load_n(&mw_libs.gen, __ATOMIC_RELAXED);
+  if (MW_LIKELY(t->lib_gen && t->lib_gen == gen && ra >= t->lib_lo && ra < t->lib_hi)) {
+    idx = t->lib_index;
+  } else {
+    struct mw_lib_range r;
+    if (!ra || !mw_libs_lookup(ra, &r, &gen)) return; /* unknown: no CALLER */
+    t->lib_lo = r.lo;
+    t->lib_hi = r.hi;
+    t->lib_index = idx = r.index;
+    t->lib_gen = gen;
+    if (!__atomic_load_n(&mw_libs.libs[idx].written, __ATOMIC_ACQUIRE) &&
+        !__atomic_exchange_n(&mw_libs.libs[idx].written, 1, __ATOMIC_ACQ_REL))
+      mw_write_library(t, idx);
+  }
+  if (!mw_room(t, 8)) return;
+  unsigned char *p = t->cur;
+  *p++ = MW_REC_EXT;
+  p = mw_put_u(p, MW_EXT_CALLER);
+  p = mw_put_u(p, mw_u_len(idx));
+  p = mw_put_u(p, idx);
+  mw_commit(t, p);
+}
