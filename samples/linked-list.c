@@ -2,10 +2,10 @@
  *
  * The example of the published design: three list nodes, each allocated in
  * turn and linked from the one before.  Freeing the middle node releases
- * 24 bytes, but the third node is linked only from it: after that free
+ * its 16 bytes, but the third node is linked only from it: after that free
  * nothing points to the third node any more, and it leaks.
  *
- * Expected observations (checked by test/record.test.ts):
+ * Expected observations (checked by test/e2e/record.test.ts):
  *   - 3 allocations of sizeof(struct node) at lines 31, 32 and 33;
  *   - the free at line 38 releases the block from line 32, and its linked
  *     set is exactly the block from line 33;

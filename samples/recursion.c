@@ -4,7 +4,7 @@
  * the stack in use grows by at least 256 bytes per level and falls back to
  * where it started when the recursion returns.
  *
- * Expected observations (checked by test/record.test.ts): for DEPTH = 50,
+ * Expected observations (checked by test/e2e/record.test.ts): for DEPTH = 50,
  * the deepest depth() frame is at least 50 * 256 bytes below the first one,
  * and after the last return the stack is back at the first frame's depth.
  */
