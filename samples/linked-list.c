@@ -49,9 +49,8 @@ int main(void) {
  *   - sizeof(struct node) = 16: int value (4) + 4 padding + a pointer (8);
  *     on a 32-bit target it would be 8.
  *   - usable size of a 16-byte malloc = 24 (glibc's smallest chunk is 32
- *     bytes, 8 of them header), of the 4096-byte block 4104.  (The "releases
- *     24 bytes" in the comment at the top is the usable size; the requested
- *     size is 16.)
+ *     bytes, 8 of them header), of the 4096-byte block 4104: a free gives
+ *     back 24 usable bytes for the 16 requested.
  *   - stdout is fully buffered when it is not a terminal, and glibc mallocs
  *     its BUFSIZ-like buffer (st_blksize, 4096 here) on the first printf.
  *     That malloc happens inside libc, so it is an interposed allocation,
