@@ -1,8 +1,8 @@
-// Decodes trace bytes into the columnar Model: walk the records (pass 1), merge the threads into one order (pass 2), resolve blocks, frames and running totals (pass 3).
+// Decodes trace bytes into the columnar Model: count the records and merge the threads' runs into one order (pass 1), walk the records again writing each event straight into its global row (pass 2), resolve blocks, frames and running totals (pass 3).
 import { ExtKind, Flag, Kind, LeakClass, SiteKind, kindName } from './format.js';
 import { parseHeader, type TraceHeader } from './header.js';
 import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
-import { NONE, type Model, type RunEnd, type SiteTable, type ThreadInfo } from '../model.js';
+import { NONE, type EventTable, type Model, type RunEnd, type SiteTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 
 export { TraceRefusedError } from './header.js';
@@ -17,286 +17,109 @@ export const MAX_SITE_ID = 1 << 24;
 /** Library indices at or above this are refused (EXT/LIBRARY and EXT/CALLER naming them are ignored). */
 export const MAX_LIBRARY = 1 << 16;
 
-type Typed = Uint8Array | Uint32Array | Int32Array | Float64Array;
-function grown<T extends Typed>(a: T, n: number): T {
-  const b = new (a.constructor as new (n: number) => T)(n);
-  b.set(a as never);
-  return b;
+/** Record kinds that are events (rows of `Model.events`); UNIT, LINKED, TIME, PROGRAM and EXT are not. */
+const IS_EVENT = new Uint8Array(256);
+for (const k of [Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]) {
+  IS_EVENT[k] = 1;
 }
+const isHeapKind = (k: number): boolean => k === Kind.ALLOC || k === Kind.FREE || k === Kind.REALLOC;
 
-interface ThreadTemp {
+/** `E.site` holds site ids up to this; a larger id (never a defined site) is kept exactly in `Collector.bigSites`. */
+const SITE_BIG = 0xffffffff;
+
+/**
+ * One thread as pass 1 counts it. Its events form runs of equal merge key (the seq of the thread's latest heap or
+ * THREAD_BEGIN record); the merge places whole runs, so a run's events occupy consecutive global rows.
+ */
+interface ThreadCount {
   index: number;
-  osTid: number | null;
-  /** File-order index of the thread's latest event. */
-  lastEvent: number;
-  /** Time of the latest TIME record, and whether there was one. */
-  lastTime: number;
-  timeSeen: boolean;
-  /** Events since the latest TIME record, waiting for the next one to interpolate their times. */
-  pending: number[];
-  /** Heap row of the thread's latest ALLOC / FREE / REALLOC (the one an EXT/CALLER applies to), or NONE. */
-  lastHeap: number;
+  events: number;
+  heap: number;
+  runs: number;
+  runKey: Float64Array;
+  runLen: Int32Array;
+  /** After the merge: the global row of each run's first event. */
+  runStart: Int32Array;
 }
 
-/** Pass 1: records in file order into growable temporary columns. */
-class Collector implements RecordVisitor {
+/** Pass 1: counts of events, heap records, frames and blocks, and each thread's runs of merge keys. */
+class Counter implements RecordVisitor {
   n = 0;
-  private cap = 1024;
-  kind = new Uint8Array(this.cap);
-  flags = new Uint8Array(this.cap);
-  /** Row in `threads` (first-seen order). */
-  thread = new Uint32Array(this.cap);
-  /** Sequence number of the thread's latest heap / THREAD_BEGIN record at or before the event. */
-  seqKey = new Float64Array(this.cap);
-  site = new Float64Array(this.cap);
-  value = new Float64Array(this.cap);
-  time = new Float64Array(this.cap);
-  offset = new Float64Array(this.cap);
-  /** Row in the heap columns below for ALLOC / FREE / REALLOC, else NONE. */
-  heapRow = new Int32Array(this.cap);
-
-  hn = 0;
-  private hcap = 1024;
-  /** FREE: freed block id (0 if untracked); REALLOC: old block id (0 if none). */
-  hBlock = new Float64Array(this.hcap);
-  hSeq = new Float64Array(this.hcap);
-  hAddr = new Float64Array(this.hcap);
-  hUsable = new Float64Array(this.hcap);
-  hFn = new Uint8Array(this.hcap);
-  /** EXT/CALLER: library index of the heap record, or NONE. */
-  hLib = new Int32Array(this.hcap);
-
-  threads: ThreadTemp[] = [];
-  private rows = new Map<number, number>();
+  heap = 0;
+  enters = 0;
+  blocksCreated = 0;
+  threads: ThreadCount[] = [];
+  readonly rows = new Map<number, number>();
   private lastThread = -1;
   private lastRow = 0;
 
-  units: { unit: UnitTable; offset: number; thread: number }[] = [];
-  statics: { event: number; address: number }[] = [];
-  /** LINKED records: the freeing event (file order), ids, partial flag, offset. */
-  linked: { event: number; ids: number[]; partial: boolean; offset: number }[] = [];
-  end: { event: number; how: number; status: number } | null = null;
-  /** EXT/LEAKS records: ids, classes, partial flag, where. */
-  leaks: { ids: number[]; classes: number[]; partial: boolean; offset: number; thread: number }[] = [];
-  program: { path: string; cwd: string } | null = null;
-  /** EXT/LIBRARY: path by library index (the first definition counts). */
-  libraries = new Map<number, string>();
-  /** Library indices CALLER records name. */
-  called = new Set<number>();
-  maxLibrary = -1;
-  maxSeq = 0;
-  blocksCreated = 0;
-  enters = 0;
-
-  constructor(
-    private readonly problems: ProblemLog,
-    expectedRecords: number,
-  ) {
-    this.resize(Math.max(1024, Math.min(expectedRecords, 1 << 22)));
-  }
-
-  private resize(cap: number): void {
-    this.cap = cap;
-    this.kind = grown(this.kind, cap);
-    this.flags = grown(this.flags, cap);
-    this.thread = grown(this.thread, cap);
-    this.seqKey = grown(this.seqKey, cap);
-    this.site = grown(this.site, cap);
-    this.value = grown(this.value, cap);
-    this.time = grown(this.time, cap);
-    this.offset = grown(this.offset, cap);
-    this.heapRow = grown(this.heapRow, cap);
-  }
-
-  private heapPush(block: number, seq: number, addr: number, usable: number, fn: number): number {
-    if (this.hn === this.hcap) {
-      const cap = this.hcap * 2;
-      this.hcap = cap;
-      this.hBlock = grown(this.hBlock, cap);
-      this.hSeq = grown(this.hSeq, cap);
-      this.hAddr = grown(this.hAddr, cap);
-      this.hUsable = grown(this.hUsable, cap);
-      this.hFn = grown(this.hFn, cap);
-      this.hLib = grown(this.hLib, cap);
-    }
-    const h = this.hn++;
-    this.hBlock[h] = block;
-    this.hSeq[h] = seq;
-    this.hAddr[h] = addr;
-    this.hUsable[h] = usable;
-    this.hFn[h] = fn > 255 ? 0 : fn;
-    this.hLib[h] = NONE;
-    return h;
-  }
-
-  private rowOf(index: number): number {
+  rowOf(index: number): number {
     if (index === this.lastThread) return this.lastRow;
     let row = this.rows.get(index);
     if (row === undefined) {
       row = this.threads.length;
       this.rows.set(index, row);
-      this.threads.push({ index, osTid: null, lastEvent: NONE, lastTime: 0, timeSeen: false, pending: [], lastHeap: NONE });
+      this.threads.push({ index, events: 0, heap: 0, runs: 0, runKey: new Float64Array(16), runLen: new Int32Array(16), runStart: new Int32Array(0) });
     }
     this.lastThread = index;
     this.lastRow = row;
     return row;
   }
 
-  private event(r: TraceRecord, row: number, site: number, value: number, heapRow: number): number {
-    if (this.n === this.cap) this.resize(this.cap * 2);
-    const f = this.n++;
-    this.kind[f] = r.kind;
-    this.flags[f] = r.flags;
-    this.thread[f] = row;
-    this.seqKey[f] = r.seq;
-    this.site[f] = site;
-    this.value[f] = value;
-    this.offset[f] = r.offset;
-    this.heapRow[f] = heapRow;
-    const t = this.threads[row]!;
-    this.time[f] = t.lastTime;
-    t.pending.push(f);
-    t.lastEvent = f;
-    if (heapRow !== NONE) t.lastHeap = heapRow;
-    return f;
-  }
-
   record(r: TraceRecord): void {
     if (r.ignored) return;
-    const row = this.rowOf(r.thread);
-    if (r.seq > this.maxSeq) this.maxSeq = r.seq;
-    switch (r.kind) {
-      case Kind.ALLOC:
-        this.blocksCreated++;
-        this.event(r, row, r.site, r.size, this.heapPush(0, r.seq, r.address, r.usable, r.fn));
-        break;
-      case Kind.FREE:
-        this.event(r, row, r.site, 0, this.heapPush(r.block, r.seq, r.address, 0, r.fn));
-        break;
-      case Kind.REALLOC:
-        if (!r.noBlock && !r.failed) this.blocksCreated++;
-        this.event(r, row, r.site, r.size, this.heapPush(r.block, r.seq, r.address, r.usable, r.fn));
-        break;
-      case Kind.ENTER:
-        this.enters++;
-        this.event(r, row, r.site, r.depth, NONE);
-        break;
-      case Kind.EXIT:
-        this.event(r, row, r.site, 0, NONE);
-        break;
-      case Kind.UNWIND:
-      case Kind.LOST:
-        this.event(r, row, 0, r.count, NONE);
-        break;
-      case Kind.STATIC:
-        this.statics.push({ event: this.event(r, row, r.site, r.size, NONE), address: r.address });
-        break;
-      case Kind.THREAD_BEGIN: {
-        const t = this.threads[row]!;
-        if (t.osTid !== null) {
-          this.problems.add('thread-begin-twice', 'warning', r.offset, r.thread, 'second THREAD_BEGIN record for this thread');
-        } else {
-          t.osTid = r.osTid;
-        }
-        this.event(r, row, 0, r.osTid, NONE);
-        break;
-      }
-      case Kind.THREAD_END:
-        this.event(r, row, 0, 0, NONE);
-        break;
-      case Kind.END: {
-        const f = this.event(r, row, 0, r.status, NONE);
-        if (this.end === null) this.end = { event: f, how: r.how, status: r.status };
-        else this.problems.add('end-twice', 'warning', r.offset, r.thread, 'second END record; the first one counts');
-        break;
-      }
-      case Kind.TIME:
-        this.clock(row, r.time);
-        break;
-      case Kind.LINKED:
-        this.linked.push({ event: this.threads[row]!.lastEvent, ids: r.ids, partial: r.partial, offset: r.offset });
-        break;
-      case Kind.EXT:
-        if (r.subkind === ExtKind.LEAKS) {
-          this.leaks.push({ ids: r.ids, classes: r.classes, partial: r.partial, offset: r.offset, thread: r.thread });
-        } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
-          this.library(r, row);
-        }
-        break;
-      case Kind.UNIT:
-        if (r.unit !== null) this.units.push({ unit: r.unit, offset: r.offset, thread: r.thread });
-        break;
-      case Kind.PROGRAM:
-        if (this.program === null) this.program = { path: r.path, cwd: r.cwd };
-        else this.problems.add('program-twice', 'warning', r.offset, r.thread, 'second PROGRAM record; the first one counts');
-        break;
-    }
-  }
-
-  /** EXT/LIBRARY (define an index) or EXT/CALLER (the library of the thread's latest heap record). */
-  private library(r: TraceRecord, row: number): void {
-    const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
-    if (r.library >= MAX_LIBRARY) {
-      this.problems.add('library-range', 'warning', r.offset, r.thread, `${name} names library ${r.library}, above the limit ${MAX_LIBRARY}; ignored`);
-      return;
-    }
-    if (r.library > this.maxLibrary) this.maxLibrary = r.library;
-    if (r.subkind === ExtKind.LIBRARY) {
-      if (this.libraries.has(r.library)) {
-        this.problems.add('library-redefined', 'warning', r.offset, r.thread, `LIBRARY redefines library ${r.library}; the first definition counts`);
-      } else {
-        this.libraries.set(r.library, r.path);
-      }
-      return;
-    }
-    const t = this.threads[row]!;
-    if (t.lastHeap === NONE || this.hLib[t.lastHeap] !== NONE) {
-      this.problems.add('caller-without-heap', 'warning', r.offset, r.thread, 'CALLER record does not follow a heap record of its thread; ignored');
-      return;
-    }
-    this.hLib[t.lastHeap] = r.library;
-    this.called.add(r.library);
-  }
-
-  /** A TIME record: interpolate the events since the thread's previous one. */
-  private clock(row: number, now: number): void {
-    const t = this.threads[row]!;
-    const pending = t.pending;
-    const k = pending.length;
-    if (!t.timeSeen) {
-      for (let j = 0; j < k; j++) this.time[pending[j]!] = now;
+    const t = this.threads[this.rowOf(r.thread)]!;
+    const kind = r.kind;
+    if (IS_EVENT[kind] !== 1) return;
+    this.n++;
+    t.events++;
+    const k = t.runs;
+    if (k > 0 && t.runKey[k - 1] === r.seq) {
+      t.runLen[k - 1]!++;
     } else {
-      const from = t.lastTime;
-      const step = (now - from) / (k + 1);
-      for (let j = 0; j < k; j++) this.time[pending[j]!] = from + step * (j + 1);
+      if (k === t.runKey.length) {
+        const key = new Float64Array(2 * k);
+        key.set(t.runKey);
+        t.runKey = key;
+        const len = new Int32Array(2 * k);
+        len.set(t.runLen);
+        t.runLen = len;
+      }
+      t.runKey[k] = r.seq;
+      t.runLen[k] = 1;
+      t.runs = k + 1;
     }
-    pending.length = 0;
-    t.lastTime = now;
-    t.timeSeen = true;
+    if (isHeapKind(kind)) {
+      t.heap++;
+      this.heap++;
+      if (kind === Kind.ALLOC || (kind === Kind.REALLOC && !r.noBlock && !r.failed)) this.blocksCreated++;
+    } else if (kind === Kind.ENTER) {
+      this.enters++;
+    }
   }
 }
 
-/** Pass 2: the permutation from global order to file order. Key: (seqKey, thread index, position in thread). */
-function mergeOrder(c: Collector, rowRank: Uint32Array): Int32Array {
-  const n = c.n;
-  const T = c.threads.length;
-  const perm = new Int32Array(n);
-  if (T <= 1) {
-    for (let i = 0; i < n; i++) perm[i] = i;
-    return perm;
+/**
+ * The merge into one global order. Key: (seq key, thread index, position in thread). Sets each run's first global row;
+ * returns the thread rows sorted by trace thread index (rank → row).
+ */
+function mergeRuns(counter: Counter): number[] {
+  const threads = counter.threads;
+  const order = threads.map((_, row) => row).sort((a, b) => threads[a]!.index - threads[b]!.index);
+  const T = order.length;
+  for (const t of threads) t.runStart = new Int32Array(t.runs);
+  if (T === 1) {
+    const t = threads[0]!;
+    for (let k = 0, g = 0; k < t.runs; k++) {
+      t.runStart[k] = g;
+      g += t.runLen[k]!;
+    }
+    return order;
   }
-  // Group file-order indices by thread rank, keeping file order within a thread.
-  const start = new Int32Array(T + 1);
-  for (let f = 0; f < n; f++) start[rowRank[c.thread[f]!]! + 1]!++;
-  for (let t = 0; t < T; t++) start[t + 1]! += start[t]!;
-  const byThread = new Int32Array(n);
-  const fill = start.slice(0, T);
-  for (let f = 0; f < n; f++) byThread[fill[rowRank[c.thread[f]!]!]!++] = f;
-  const cursor = start.slice(0, T);
-  const seqKey = c.seqKey;
-  // Binary min-heap of thread ranks keyed by (seqKey of the thread's next event, rank).
+  const cursor = new Int32Array(T);
+  // Binary min-heap of thread ranks keyed by (key of the thread's next run, rank).
   const heap: number[] = [];
-  const keyOf = (t: number): number => seqKey[byThread[cursor[t]!]!]!;
+  const keyOf = (rank: number): number => threads[order[rank]!]!.runKey[cursor[rank]!]!;
   const less = (a: number, b: number): boolean => {
     const ka = keyOf(a);
     const kb = keyOf(b);
@@ -331,18 +154,283 @@ function mergeOrder(c: Collector, rowRank: Uint32Array): Int32Array {
     }
     return top;
   };
-  for (let t = 0; t < T; t++) if (start[t]! < start[t + 1]!) push(t);
+  for (let rank = 0; rank < T; rank++) if (threads[order[rank]!]!.runs > 0) push(rank);
   let out = 0;
   while (heap.length > 0) {
-    const t = pop();
-    const end = start[t + 1]!;
-    let cur = cursor[t]!;
-    const key = seqKey[byThread[cur]!]!;
-    while (cur < end && seqKey[byThread[cur]!] === key) perm[out++] = byThread[cur++]!;
-    cursor[t] = cur;
-    if (cur < end) push(t);
+    const rank = pop();
+    const t = threads[order[rank]!]!;
+    const k = cursor[rank]!;
+    t.runStart[k] = out;
+    out += t.runLen[k]!;
+    cursor[rank] = k + 1;
+    if (k + 1 < t.runs) push(rank);
   }
-  return perm;
+  return order;
+}
+
+interface ThreadTemp {
+  index: number;
+  osTid: number | null;
+  /** Global row of the thread's latest event. */
+  lastEvent: number;
+  /** Time of the latest TIME record, and whether there was one. */
+  lastTime: number;
+  timeSeen: boolean;
+  /** Global rows of the events since the latest TIME record (`pending[0 .. pendingN)`), to interpolate their times. */
+  pending: Int32Array;
+  pendingN: number;
+  /** Heap row of the thread's latest ALLOC / FREE / REALLOC (the one an EXT/CALLER applies to), or NONE. */
+  lastHeap: number;
+  /** The next heap row of this thread (its heap rows are consecutive, in its order). */
+  nextHeap: number;
+  /** Run cursor: current run, next global row, events left in the run. */
+  run: number;
+  nextRow: number;
+  left: number;
+  counted: ThreadCount;
+}
+
+/**
+ * Pass 2: records in file order, each event written straight into its global row of the final event columns.
+ * Until pass 3, `E.site` holds the record's raw site (see SITE_BIG) and `E.newBlock` the heap row of heap events.
+ */
+class Collector implements RecordVisitor {
+  /** Record offset per global row: Uint32Array when the file is under 4 GiB, exact either way. */
+  readonly offset: Uint32Array | Float64Array;
+  /** Global row → site id, for site ids above SITE_BIG. */
+  readonly bigSites = new Map<number, number>();
+
+  /** Heap records, each thread's consecutive and in its order. FREE: freed block id (0 if untracked); REALLOC: old block id (0 if none). */
+  readonly hBlock: Float64Array;
+  readonly hSeq: Float64Array;
+  readonly hAddr: Float64Array;
+  readonly hUsable: Float64Array;
+  readonly hFn: Uint8Array;
+  /** EXT/CALLER: library index of the heap record, or NONE. */
+  readonly hLib: Int32Array;
+
+  readonly threads: ThreadTemp[];
+  /** Row → rank (position in trace thread index order). */
+  readonly rowRank: Uint32Array;
+  private lastThread = -1;
+  private lastRow = 0;
+
+  units: { unit: UnitTable; offset: number; thread: number }[] = [];
+  statics: { event: number; address: number }[] = [];
+  /** LINKED records: the freeing event (global row), ids, partial flag, offset. */
+  linked: { event: number; ids: number[]; partial: boolean; offset: number }[] = [];
+  end: { event: number; how: number; status: number } | null = null;
+  /** EXT/LEAKS records: ids, classes, partial flag, where. */
+  leaks: { ids: number[]; classes: number[]; partial: boolean; offset: number; thread: number }[] = [];
+  program: { path: string; cwd: string } | null = null;
+  /** EXT/LIBRARY: path by library index (the first definition counts). */
+  libraries = new Map<number, string>();
+  /** Library indices CALLER records name. */
+  called = new Set<number>();
+  maxLibrary = -1;
+  maxSeq = 0;
+
+  constructor(
+    private readonly problems: ProblemLog,
+    private readonly counter: Counter,
+    order: number[],
+    readonly E: EventTable,
+    fileBytes: number,
+  ) {
+    const n = counter.n;
+    this.offset = fileBytes <= 0xffffffff ? new Uint32Array(n) : new Float64Array(n);
+    const nh = counter.heap;
+    this.hBlock = new Float64Array(nh);
+    this.hSeq = new Float64Array(nh);
+    this.hAddr = new Float64Array(nh);
+    this.hUsable = new Float64Array(nh);
+    this.hFn = new Uint8Array(nh);
+    this.hLib = new Int32Array(nh).fill(NONE);
+    this.rowRank = new Uint32Array(order.length);
+    order.forEach((row, rank) => (this.rowRank[row] = rank));
+    let heapRow = 0;
+    this.threads = counter.threads.map((t) => {
+      const temp: ThreadTemp = {
+        index: t.index,
+        osTid: null,
+        lastEvent: NONE,
+        lastTime: 0,
+        timeSeen: false,
+        pending: new Int32Array(64),
+        pendingN: 0,
+        lastHeap: NONE,
+        nextHeap: heapRow,
+        run: -1,
+        nextRow: 0,
+        left: 0,
+        counted: t,
+      };
+      heapRow += t.heap;
+      return temp;
+    });
+  }
+
+  private rowOf(index: number): number {
+    if (index === this.lastThread) return this.lastRow;
+    const row = this.counter.rows.get(index)!;
+    this.lastThread = index;
+    this.lastRow = row;
+    return row;
+  }
+
+  private heapPush(t: ThreadTemp, block: number, seq: number, addr: number, usable: number, fn: number): number {
+    const h = t.nextHeap++;
+    this.hBlock[h] = block;
+    this.hSeq[h] = seq;
+    this.hAddr[h] = addr;
+    this.hUsable[h] = usable;
+    this.hFn[h] = fn > 255 ? 0 : fn;
+    t.lastHeap = h;
+    return h;
+  }
+
+  private event(r: TraceRecord, row: number, site: number, value: number, heapRow: number): number {
+    const t = this.threads[row]!;
+    if (t.left === 0) {
+      const k = ++t.run;
+      t.nextRow = t.counted.runStart[k]!;
+      t.left = t.counted.runLen[k]!;
+    }
+    const g = t.nextRow++;
+    t.left--;
+    const E = this.E;
+    E.kind[g] = r.kind;
+    E.flags[g] = r.flags;
+    E.thread[g] = this.rowRank[row]!;
+    if (site < SITE_BIG) {
+      E.site[g] = site;
+    } else {
+      E.site[g] = SITE_BIG;
+      this.bigSites.set(g, site);
+    }
+    E.value[g] = value;
+    E.newBlock[g] = heapRow;
+    this.offset[g] = r.offset;
+    E.time[g] = t.lastTime;
+    if (t.pendingN === t.pending.length) {
+      const p = new Int32Array(2 * t.pendingN);
+      p.set(t.pending);
+      t.pending = p;
+    }
+    t.pending[t.pendingN++] = g;
+    t.lastEvent = g;
+    return g;
+  }
+
+  record(r: TraceRecord): void {
+    if (r.ignored) return;
+    const row = this.rowOf(r.thread);
+    if (r.seq > this.maxSeq) this.maxSeq = r.seq;
+    const t = this.threads[row]!;
+    switch (r.kind) {
+      case Kind.ALLOC:
+        this.event(r, row, r.site, r.size, this.heapPush(t, 0, r.seq, r.address, r.usable, r.fn));
+        break;
+      case Kind.FREE:
+        this.event(r, row, r.site, 0, this.heapPush(t, r.block, r.seq, r.address, 0, r.fn));
+        break;
+      case Kind.REALLOC:
+        this.event(r, row, r.site, r.size, this.heapPush(t, r.block, r.seq, r.address, r.usable, r.fn));
+        break;
+      case Kind.ENTER:
+        this.event(r, row, r.site, r.depth, NONE);
+        break;
+      case Kind.EXIT:
+        this.event(r, row, r.site, 0, NONE);
+        break;
+      case Kind.UNWIND:
+      case Kind.LOST:
+        this.event(r, row, 0, r.count, NONE);
+        break;
+      case Kind.STATIC:
+        this.statics.push({ event: this.event(r, row, r.site, r.size, NONE), address: r.address });
+        break;
+      case Kind.THREAD_BEGIN: {
+        if (t.osTid !== null) {
+          this.problems.add('thread-begin-twice', 'warning', r.offset, r.thread, 'second THREAD_BEGIN record for this thread');
+        } else {
+          t.osTid = r.osTid;
+        }
+        this.event(r, row, 0, r.osTid, NONE);
+        break;
+      }
+      case Kind.THREAD_END:
+        this.event(r, row, 0, 0, NONE);
+        break;
+      case Kind.END: {
+        const g = this.event(r, row, 0, r.status, NONE);
+        if (this.end === null) this.end = { event: g, how: r.how, status: r.status };
+        else this.problems.add('end-twice', 'warning', r.offset, r.thread, 'second END record; the first one counts');
+        break;
+      }
+      case Kind.TIME:
+        this.clock(t, r.time);
+        break;
+      case Kind.LINKED:
+        this.linked.push({ event: t.lastEvent, ids: r.ids, partial: r.partial, offset: r.offset });
+        break;
+      case Kind.EXT:
+        if (r.subkind === ExtKind.LEAKS) {
+          this.leaks.push({ ids: r.ids, classes: r.classes, partial: r.partial, offset: r.offset, thread: r.thread });
+        } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
+          this.library(r, t);
+        }
+        break;
+      case Kind.UNIT:
+        if (r.unit !== null) this.units.push({ unit: r.unit, offset: r.offset, thread: r.thread });
+        break;
+      case Kind.PROGRAM:
+        if (this.program === null) this.program = { path: r.path, cwd: r.cwd };
+        else this.problems.add('program-twice', 'warning', r.offset, r.thread, 'second PROGRAM record; the first one counts');
+        break;
+    }
+  }
+
+  /** EXT/LIBRARY (define an index) or EXT/CALLER (the library of the thread's latest heap record). */
+  private library(r: TraceRecord, t: ThreadTemp): void {
+    const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
+    if (r.library >= MAX_LIBRARY) {
+      this.problems.add('library-range', 'warning', r.offset, r.thread, `${name} names library ${r.library}, above the limit ${MAX_LIBRARY}; ignored`);
+      return;
+    }
+    if (r.library > this.maxLibrary) this.maxLibrary = r.library;
+    if (r.subkind === ExtKind.LIBRARY) {
+      if (this.libraries.has(r.library)) {
+        this.problems.add('library-redefined', 'warning', r.offset, r.thread, `LIBRARY redefines library ${r.library}; the first definition counts`);
+      } else {
+        this.libraries.set(r.library, r.path);
+      }
+      return;
+    }
+    if (t.lastHeap === NONE || this.hLib[t.lastHeap] !== NONE) {
+      this.problems.add('caller-without-heap', 'warning', r.offset, r.thread, 'CALLER record does not follow a heap record of its thread; ignored');
+      return;
+    }
+    this.hLib[t.lastHeap] = r.library;
+    this.called.add(r.library);
+  }
+
+  /** A TIME record: interpolate the events since the thread's previous one. */
+  private clock(t: ThreadTemp, now: number): void {
+    const pending = t.pending;
+    const k = t.pendingN;
+    const time = this.E.time;
+    if (!t.timeSeen) {
+      for (let j = 0; j < k; j++) time[pending[j]!] = now;
+    } else {
+      const from = t.lastTime;
+      const step = (now - from) / (k + 1);
+      for (let j = 0; j < k; j++) time[pending[j]!] = from + step * (j + 1);
+    }
+    t.pendingN = 0;
+    t.lastTime = now;
+    t.timeSeen = true;
+  }
 }
 
 function buildSites(c: Collector, problems: ProblemLog): SiteTable {
@@ -449,49 +537,17 @@ export function decodeTrace(bytes: Uint8Array, options: DecodeOptions = {}): Mod
     problems.add('pointer-size', 'warning', 16, null, `header gives a pointer size of ${header.pointerSize} bytes; expected 4 or 8`);
   }
 
-  // Pass 1.
-  const c = new Collector(problems, bytes.length >> 2);
-  walkRecords(bytes, header, c, problems, {
-    onProgress: progress && ((done, total) => progress((0.7 * done) / total, 'reading records')),
+  // Pass 1: count, so that every column is allocated once at its final size, and merge the threads' runs.
+  const counter = new Counter();
+  walkRecords(bytes, header, counter, new ProblemLog(), {
+    onProgress: progress && ((done, total) => progress((0.2 * done) / total, 'counting records')),
   });
-  // Thread rows sorted by trace thread index.
-  const T = c.threads.length;
-  const order = c.threads.map((_, row) => row).sort((a, b) => c.threads[a]!.index - c.threads[b]!.index);
-  const rowRank = new Uint32Array(T);
-  order.forEach((row, rank) => (rowRank[row] = rank));
+  progress?.(0.2, 'ordering events');
+  const order = mergeRuns(counter);
 
-  // Pass 2.
-  progress?.(0.7, 'ordering events');
-  const perm = mergeOrder(c, rowRank);
-
-  // Pass 3.
-  progress?.(0.8, 'resolving blocks and frames');
-  const sites = buildSites(c, problems);
-  return resolve(header, c, perm, rowRank, order, sites, problems, progress);
-}
-
-function resolve(
-  header: TraceHeader,
-  c: Collector,
-  perm: Int32Array,
-  rowRank: Uint32Array,
-  order: number[],
-  sites: SiteTable,
-  problems: ProblemLog,
-  progress: DecodeOptions['onProgress'],
-): Model {
-  const n = c.n;
-  const threads: ThreadInfo[] = order.map((row) => ({
-    index: c.threads[row]!.index,
-    osTid: c.threads[row]!.osTid,
-    beginEvent: NONE,
-    endEvent: NONE,
-    events: 0,
-    maxStack: 0,
-    maxStackEvent: NONE,
-  }));
-  const T = threads.length;
-  const E = {
+  // Pass 2: the events into their global rows.
+  const n = counter.n;
+  const E: EventTable = {
     count: n,
     kind: new Uint8Array(n),
     flags: new Uint8Array(n),
@@ -508,7 +564,39 @@ function resolve(
     heapUsable: new Float64Array(n),
     library: new Int32Array(n).fill(NONE),
   };
-  const nb = c.blocksCreated;
+  const c = new Collector(problems, counter, order, E, bytes.length);
+  walkRecords(bytes, header, c, problems, {
+    onProgress: progress && ((done, total) => progress(0.2 + (0.55 * done) / total, 'reading records')),
+  });
+
+  // Pass 3.
+  progress?.(0.75, 'resolving blocks and frames');
+  const sites = buildSites(c, problems);
+  return resolve(header, c, counter, order, sites, problems, progress);
+}
+
+function resolve(
+  header: TraceHeader,
+  c: Collector,
+  counter: Counter,
+  order: number[],
+  sites: SiteTable,
+  problems: ProblemLog,
+  progress: DecodeOptions['onProgress'],
+): Model {
+  const E = c.E;
+  const n = E.count;
+  const threads: ThreadInfo[] = order.map((row) => ({
+    index: c.threads[row]!.index,
+    osTid: c.threads[row]!.osTid,
+    beginEvent: NONE,
+    endEvent: NONE,
+    events: 0,
+    maxStack: 0,
+    maxStackEvent: NONE,
+  }));
+  const T = threads.length;
+  const nb = counter.blocksCreated;
   const B = {
     count: 0,
     id: new Float64Array(nb),
@@ -524,7 +612,7 @@ function resolve(
     library: new Int32Array(nb).fill(NONE),
     leakClass: new Uint8Array(nb).fill(LeakClass.NONE),
   };
-  const nf = c.enters;
+  const nf = counter.enters;
   const F = {
     count: 0,
     thread: new Uint32Array(nf),
@@ -546,7 +634,7 @@ function resolve(
   const staticAddress = new Map<number, number>();
   for (const s of c.statics) staticAddress.set(s.event, s.address);
   const untracked = { event: [] as number[], address: [] as number[] };
-  // LINKED sets waiting for their freeing event (file order index → list position).
+  // LINKED sets waiting for their freeing event (global row → list position).
   const linkOf = new Map<number, number>();
   c.linked.forEach((l, i) => linkOf.set(l.event, i));
   const L = { event: [] as number[], start: [0], blocks: [] as number[], partial: [] as number[] };
@@ -560,19 +648,20 @@ function resolve(
   let lost = 0;
   let staticCount = 0;
   const hex = (v: number): string => `0x${v.toString(16)}`;
-  const where = (f: number): [number, number] => [c.offset[f]!, c.threads[c.thread[f]!]!.index];
+  const where = (i: number): [number, number] => [c.offset[i]!, threads[E.thread[i]!]!.index];
+  const rawSite = (i: number): number => (E.site[i] === SITE_BIG ? (c.bigSites.get(i) ?? SITE_BIG) : E.site[i]!);
   const checkSite = (id: number, f: number): number => {
     if (id === 0) return 0;
     if (id < sites.count && sites.kind[id] !== 0) return id;
     const [off, th] = where(f);
-    problems.add('unknown-site', 'warning', off, th, `${kindName(c.kind[f]!)} record names site ${id}, which no UNIT record defines`);
+    problems.add('unknown-site', 'warning', off, th, `${kindName(E.kind[f]!)} record names site ${id}, which no UNIT record defines`);
     return 0;
   };
   const endBlock = (id: number, i: number, f: number): number => {
     const b = live.get(id);
     if (b === NONE) {
       const [off, th] = where(f);
-      problems.add('unknown-block', 'warning', off, th, `${kindName(c.kind[f]!)} record ends block ${hex(id)}, which is not live (never allocated, already freed, or lost)`);
+      problems.add('unknown-block', 'warning', off, th, `${kindName(E.kind[f]!)} record ends block ${hex(id)}, which is not live (never allocated, already freed, or lost)`);
       return NONE;
     }
     live.delete(id);
@@ -594,18 +683,16 @@ function resolve(
     return last;
   };
   const progressEvery = 1 << 20;
-  const endFile = c.end?.event ?? NONE;
-  let endEvent = NONE;
 
   for (let i = 0; i < n; i++) {
-    if (progress && (i & (progressEvery - 1)) === 0 && i > 0) progress(0.8 + (0.2 * i) / n, 'resolving blocks and frames');
-    const f = perm[i]!;
-    const kind = c.kind[f]!;
-    const flags = c.flags[f]!;
-    const rank = rowRank[c.thread[f]!]!;
+    if (progress && (i & (progressEvery - 1)) === 0 && i > 0) progress(0.75 + (0.25 * i) / n, 'resolving blocks and frames');
+    const f = i;
+    const kind = E.kind[i]!;
+    const flags = E.flags[i]!;
+    const rank = E.thread[i]!;
     const thread = threads[rank]!;
     const stack = openFrames[rank]!;
-    let value = c.value[f]!;
+    let value = E.value[i]!;
     let site = 0;
     let frame = stack.length > 0 ? stack[stack.length - 1]! : NONE;
     let newBlock = NONE;
@@ -615,7 +702,7 @@ function resolve(
         if (thread.beginEvent === NONE) thread.beginEvent = i;
         break;
       case Kind.ENTER: {
-        site = checkSite(c.site[f]!, f);
+        site = checkSite(rawSite(i), i);
         const fr = F.count++;
         F.thread[fr] = rank;
         F.enter[fr] = i;
@@ -630,7 +717,7 @@ function resolve(
         break;
       }
       case Kind.EXIT: {
-        site = checkSite(c.site[f]!, f);
+        site = checkSite(rawSite(i), i);
         const fr = closeFrames(stack, 1, i);
         if (fr !== NONE) F.exitSite[fr] = site;
         frame = fr;
@@ -649,8 +736,8 @@ function resolve(
       case Kind.ALLOC:
       case Kind.FREE:
       case Kind.REALLOC: {
-        const h = c.heapRow[f]!;
-        site = checkSite(c.site[f]!, f);
+        const h = E.newBlock[i]!;
+        site = checkSite(rawSite(i), i);
         E.library[i] = c.hLib[h]!;
         if (kind === Kind.FREE) {
           if ((flags & Flag.FREE_UNTRACKED) !== 0) {
@@ -694,7 +781,7 @@ function resolve(
         break;
       }
       case Kind.STATIC: {
-        site = checkSite(c.site[f]!, f);
+        site = checkSite(rawSite(i), i);
         const s = staticCount++;
         statics.site[s] = site;
         statics.address[s] = staticAddress.get(f) ?? 0;
@@ -707,11 +794,7 @@ function resolve(
         lost += value;
         break;
     }
-    E.kind[i] = kind;
-    E.flags[i] = flags;
-    E.thread[i] = rank;
     E.site[i] = site;
-    E.time[i] = c.time[f]!;
     E.value[i] = value;
     E.newBlock[i] = newBlock;
     E.oldBlock[i] = oldBlock;
@@ -726,8 +809,7 @@ function resolve(
       thread.maxStack = depth;
       thread.maxStackEvent = i;
     }
-    if (f === endFile) endEvent = i;
-    const li = linkOf.size === 0 ? undefined : linkOf.get(f);
+    const li = linkOf.size === 0 ? undefined : linkOf.get(i);
     if (li !== undefined) {
       const l = c.linked[li]!;
       for (const id of l.ids) {
@@ -777,7 +859,7 @@ function resolve(
   let end: RunEnd = { how: 'unknown', code: null, complete: header.complete, event: NONE };
   if (c.end !== null) {
     const e = c.end;
-    const event = endEvent;
+    const event = e.event;
     if (e.how === 0 || e.how === 1) {
       end = { how: e.how === 0 ? 'exit' : 'signal', code: e.status, complete: header.complete, event };
     } else {
