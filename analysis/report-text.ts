@@ -285,7 +285,12 @@ function labelTable(head: string[], rows: string[][], indent: string): string[] 
  * Budget checks (`cc-memwrap report --budget`): per budget, the limit, the largest usage and each range above it (the
  * first `top`), with the heap blocks live when the range began by function and, under each, by allocation site.
  */
-export function renderBudgets(checks: BudgetCheck[], top: number, source: string | null = null): string {
+export function renderBudgets(
+  checks: BudgetCheck[],
+  top: number,
+  source: string | null = null,
+  sourceText: ((file: string, line: number) => string | null) | null = null,
+): string {
   const out = ['', `Budgets${source === null ? '' : ` (${fit(source, REPORT_WIDTH - 12)})`}`];
   if (checks.length === 0) out.push('  (no budgets)');
   for (const c of checks) {
@@ -298,11 +303,25 @@ export function renderBudgets(checks: BudgetCheck[], top: number, source: string
       out.push(`      heap live at its start: ${formatBytes(r.liveBytes ?? 0)} in ${plural(r.liveBlocks, 'block')}`);
       if (r.functions.length === 0) continue;
       const rows: string[][] = [];
+      // The source line under each allocation site (as in --peak).
+      const below = new Map<number, string>();
       for (const f of r.functions.slice(0, Math.max(0, top))) {
         rows.push([formatBytes(f.bytes), formatCount(f.blocks), f.label]);
-        for (const s of f.sites) rows.push([formatBytes(s.bytes), formatCount(s.blocks), `  ${s.label}`]);
+        for (const s of f.sites) {
+          rows.push([formatBytes(s.bytes), formatCount(s.blocks), `  ${s.label}`]);
+          if (sourceText !== null && s.file !== null && s.line !== null) {
+            const text = sourceText(s.file, s.line);
+            below.set(rows.length - 1, text === null ? '          (source not found)' : fit(`          | ${text}`, REPORT_WIDTH));
+          }
+        }
       }
-      out.push(...labelTable(['bytes', 'blocks', 'function / site'], rows, '    '));
+      const lines = labelTable(['bytes', 'blocks', 'function / site'], rows, '    ');
+      out.push(lines[0]!);
+      rows.forEach((_, i) => {
+        out.push(lines[i + 1]!);
+        const text = below.get(i);
+        if (text !== undefined) out.push(text);
+      });
     }
     if (c.ranges.length > top && top >= 0) out.push(`    … ${plural(c.ranges.length - Math.max(0, top), 'more range')}`);
   }

@@ -329,7 +329,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         (attributed === null ? '' : renderAttribution(attributed, top)) +
         (peak === null ? '' : renderPeaks(peak, sourceReader())) +
         (linked === null ? '' : renderLinked(linked, top)) +
-        (checks === null ? '' : renderBudgets(checks, top, budgetSource)) +
+        (checks === null ? '' : renderBudgets(checks, top, budgetSource, sourceReader())) +
         (temps === null ? '' : renderTemporaries(temps, top)) +
         (calls === null ? '' : renderCalls(calls, top)) +
         (intervals === null ? '' : renderIntervals(intervals)) +

@@ -65,6 +65,15 @@ describe('report --leaks and --fail-on leaks', () => {
     expect(text.stdout).toMatch(/orphaned by the free at .*linked-list\.c:38 main → free/);
   });
 
+  it('shows the source line of every site live when a budget was exceeded, and fails on it', () => {
+    const trace = traced(path.join(samplesDir, 'linked-list.c'));
+    const ran = run(process.execPath, [wrapper, 'report', trace, '--budget', 'heap=1K', '--fail-on', 'budget']);
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toMatch(/heap ≤ 1\.0 KiB: max 4\.0 KiB at event \d+, EXCEEDED in 1 range/);
+    expect(ran.stdout).toMatch(/linked-list\.c:33 main → malloc\n +\| data->next->next = malloc\(sizeof \*data->next->next\);/);
+    expect(run(process.execPath, [wrapper, 'report', trace, '--budget', 'heap=8K', '--fail-on', 'budget']).status).toBe(0);
+  });
+
   it('passes a run whose only live memory is still reachable (stdout’s buffer)', () => {
     const trace = traced(path.join(samplesDir, 'recursion.c'));
     const ran = run(process.execPath, [wrapper, 'report', trace, '--leaks', '--fail-on', 'leaks']);
