@@ -16,7 +16,5 @@ bin/cc-memwrap gcc -g samples/linked-list.c -o "$out/linked-list"
 echo "== running it: the program prints as always and writes its trace"
 MEMWRAP_TRACE="$out/linked-list.%p.mwtrace" "$out/linked-list"
 trace=$(ls "$out"/linked-list.*.mwtrace)
-echo "== cc-memwrap report $trace"
-bin/cc-memwrap report "$trace"
-echo "== the free on line 38 and the block it orphaned (cc-memwrap dump, abridged)"
-bin/cc-memwrap dump "$trace" | grep -E "site (7|8|9|10) |FREE|LINKED"
+echo "== cc-memwrap report $trace --linked --leaks"
+bin/cc-memwrap report "$trace" --linked --leaks
