@@ -127,24 +127,32 @@ void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
   mw_unlock(&s->lock);
 }
 
-/* Removes addr's block and returns it; 0 if addr is not a live block. */
-int mw_index_take(uintptr_t addr, struct mw_block *out)
+/* Locks addr's stripe and returns addr's slot, or NULL when addr is not the
+ * start of a live block.  The stripe stays locked either way: the caller
+ * reads (or copies) the block and releases it with mw_unlock(&(*sp)->lock). */
+static struct mw_slot *mw_lookup_locked(uintptr_t addr, struct mw_stripe **sp)
 {
   uint64_t h = mw_hash(addr);
   struct mw_stripe *s = mw_stripe_of(h);
-  int found = 0;
+  *sp = s;
   mw_lock(&s->lock);
-  if (s->mask) {
-    size_t i = mw_probe(s, addr, h);
-    if (s->slots[i].addr) {
-      out->id = s->slots[i].id;
-      out->size = s->slots[i].size;
-      mw_remove_at(s, i);
-      found = 1;
-    }
+  if (!s->mask) return NULL;
+  size_t i = mw_probe(s, addr, h);
+  return s->slots[i].addr ? &s->slots[i] : NULL;
+}
+
+/* Removes addr's block and returns it; 0 if addr is not a live block. */
+int mw_index_take(uintptr_t addr, struct mw_block *out)
+{
+  struct mw_stripe *s;
+  struct mw_slot *slot = mw_lookup_locked(addr, &s);
+  if (slot) {
+    out->id = slot->id;
+    out->size = slot->size;
+    mw_remove_at(s, (size_t)(slot - s->slots));
   }
   mw_unlock(&s->lock);
-  return found;
+  return slot != NULL;
 }
 
 /* A block freed without being recorded leaves the index too, so no scan
@@ -168,37 +176,24 @@ void mw_index_forget(uintptr_t addr, int may_wait)
 
 int mw_index_find(uintptr_t addr, struct mw_block *out)
 {
-  uint64_t h = mw_hash(addr);
-  struct mw_stripe *s = mw_stripe_of(h);
-  int found = 0;
-  mw_lock(&s->lock);
-  if (s->mask) {
-    size_t i = mw_probe(s, addr, h);
-    if (s->slots[i].addr) {
-      out->id = s->slots[i].id;
-      out->size = s->slots[i].size;
-      found = 1;
-    }
+  struct mw_stripe *s;
+  struct mw_slot *slot = mw_lookup_locked(addr, &s);
+  if (slot) {
+    out->id = slot->id;
+    out->size = slot->size;
   }
   mw_unlock(&s->lock);
-  return found;
+  return slot != NULL;
 }
 
 /* Removes addr's block only if it is still block `id` (another thread may
  * have been given the address again meanwhile). */
 int mw_index_drop(uintptr_t addr, uint64_t id)
 {
-  uint64_t h = mw_hash(addr);
-  struct mw_stripe *s = mw_stripe_of(h);
-  int found = 0;
-  mw_lock(&s->lock);
-  if (s->mask) {
-    size_t i = mw_probe(s, addr, h);
-    if (s->slots[i].addr && s->slots[i].id == id) {
-      mw_remove_at(s, i);
-      found = 1;
-    }
-  }
+  struct mw_stripe *s;
+  struct mw_slot *slot = mw_lookup_locked(addr, &s);
+  int found = slot != NULL && slot->id == id;
+  if (found) mw_remove_at(s, (size_t)(slot - s->slots));
   mw_unlock(&s->lock);
   return found;
 }
@@ -207,24 +202,18 @@ int mw_index_drop(uintptr_t addr, uint64_t id)
  * meanwhile: frees take the lock first), copies up to `max` bytes of it. */
 int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, size_t *copied)
 {
-  uint64_t h = mw_hash(addr);
-  struct mw_stripe *s = mw_stripe_of(h);
-  int found = 0;
+  struct mw_stripe *s;
+  struct mw_slot *slot = mw_lookup_locked(addr, &s);
   *copied = 0;
-  mw_lock(&s->lock);
-  if (s->mask) {
-    size_t i = mw_probe(s, addr, h);
-    if (s->slots[i].addr) {
-      out->id = s->slots[i].id;
-      out->size = s->slots[i].size;
-      size_t n = out->size < max ? out->size : max;
-      if (n) memcpy(buf, (const void *)addr, n);
-      *copied = n;
-      found = 1;
-    }
+  if (slot) {
+    out->id = slot->id;
+    out->size = slot->size;
+    size_t n = out->size < max ? out->size : max;
+    if (n) memcpy(buf, (const void *)addr, n);
+    *copied = n;
   }
   mw_unlock(&s->lock);
-  return found;
+  return slot != NULL;
 }
 
 /* Copies up to `max` live blocks (address, id, size) into `out`, one stripe at
@@ -264,16 +253,12 @@ size_t mw_index_count(void)
  * copied (0: gone or past its end). */
 size_t mw_index_read(uintptr_t addr, uint64_t id, size_t off, void *buf, size_t n)
 {
-  uint64_t h = mw_hash(addr);
-  struct mw_stripe *s = mw_stripe_of(h);
+  struct mw_stripe *s;
+  struct mw_slot *slot = mw_lookup_locked(addr, &s);
   size_t got = 0;
-  mw_lock(&s->lock);
-  if (s->mask) {
-    size_t i = mw_probe(s, addr, h);
-    if (s->slots[i].addr && s->slots[i].id == id && off < s->slots[i].size) {
-      got = s->slots[i].size - off < n ? s->slots[i].size - off : n;
-      memcpy(buf, (const unsigned char *)addr + off, got);
-    }
+  if (slot && slot->id == id && off < slot->size) {
+    got = slot->size - off < n ? slot->size - off : n;
+    memcpy(buf, (const unsigned char *)addr + off, got);
   }
   mw_unlock(&s->lock);
   return got;
