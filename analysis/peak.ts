@@ -2,21 +2,8 @@
 import { BlockGroups, type GroupRef } from './block-groups.js';
 import { NONE, type Model } from './model.js';
 
-/** One group of the blocks live at a peak. */
-export interface PeakGroup {
-  /**
-   * Stable identity: by site "site:<site>" or "interposed:<entry site>" (allocations only the interposed allocator saw,
-   * by the function of their attributed frame); by function "function:<entry site>", or "none" (no instrumented frame).
-   */
-  key: string;
-  /** By site: the allocation site id, or for "interposed:" the entry site of the attributed function; by function: its entry site (0: none). */
-  site: number;
-  /** What a report shows: "demo.c:4 make_node → malloc", "main (via libc/uninstrumented)", "demo.c:3 make_node". */
-  label: string;
-  /** Source file (absolute, as the site table has it) and line of the allocation site or the function's entry; null if unknown. */
-  file: string | null;
-  line: number | null;
-  function: string | null;
+/** One group of the blocks live at a peak: its identity and labels (`GroupRef`, see block-groups.ts), and: */
+export interface PeakGroup extends GroupRef {
   /** Live blocks of the group at the peak and their requested bytes. */
   blocks: number;
   bytes: number;

@@ -3,7 +3,8 @@ import { Flag, Kind, siteKindName } from './trace/format.js';
 import { NONE, type EndHowName, type Model } from './model.js';
 import type { Problem } from './problems.js';
 import { signalName } from './signals.js';
-import { allocationSiteLabel, allocatorName, interposedFunction, interposedLabel, siteInfo } from './sites.js';
+import { BlockGroups } from './block-groups.js';
+import { allocatorName, siteInfo } from './sites.js';
 
 export interface SiteRow {
   /** 'site': an instrumented allocation site; 'interposed': allocations seen only by the interposed allocator, grouped by the frame they are attributed to. */
@@ -97,61 +98,31 @@ function maxOf(a: Float64Array): { bytes: number; event: number | null } {
 }
 
 function siteRows(model: Model): SiteRow[] {
-  const { blocks, events, frames } = model;
-  const rows = new Map<number, SiteRow & { fns: Set<number> }>();
+  const { blocks } = model;
+  const groups = new BlockGroups(model);
+  const rows = new Map<string, SiteRow & { fns: Set<number> }>();
   for (let b = 0; b < blocks.count; b++) {
-    const interposed = blocks.interposed[b] === 1;
-    let key: number;
-    let site: number;
-    if (interposed) {
-      const frame = events.frame[blocks.allocEvent[b]!]!;
-      site = frame === NONE ? 0 : frames.entrySite[frame]!;
-      key = -site - 1;
-    } else {
-      site = blocks.site[b]!;
-      key = site;
-    }
-    let row = rows.get(key);
+    const g = groups.siteOf(b);
+    let row = rows.get(g.key);
     if (row === undefined) {
-      const info = siteInfo(model, site);
-      if (interposed) {
-        const fn = interposedFunction(info);
-        row = {
-          kind: 'interposed',
-          site,
-          file: info?.file ?? null,
-          line: info?.line ?? null,
-          function: info === null ? null : fn,
-          allocator: null,
-          allocators: [],
-          label: interposedLabel(info),
-          allocs: 0,
-          requestedBytes: 0,
-          usableBytes: 0,
-          liveBlocks: 0,
-          liveRequestedBytes: 0,
-          fns: new Set(),
-        };
-      } else {
-        const allocator = allocatorName(info);
-        row = {
-          kind: 'site',
-          site,
-          file: info?.file ?? null,
-          line: info?.line ?? null,
-          function: info?.func ?? null,
-          allocator,
-          allocators: [],
-          label: allocationSiteLabel(info, site, model.program?.cwd),
-          allocs: 0,
-          requestedBytes: 0,
-          usableBytes: 0,
-          liveBlocks: 0,
-          liveRequestedBytes: 0,
-          fns: new Set(),
-        };
-      }
-      rows.set(key, row);
+      const interposed = g.key.startsWith('interposed:');
+      row = {
+        kind: interposed ? 'interposed' : 'site',
+        site: g.site,
+        file: g.file,
+        line: g.line,
+        function: g.function,
+        allocator: interposed ? null : allocatorName(siteInfo(model, g.site)),
+        allocators: [],
+        label: g.label,
+        allocs: 0,
+        requestedBytes: 0,
+        usableBytes: 0,
+        liveBlocks: 0,
+        liveRequestedBytes: 0,
+        fns: new Set(),
+      };
+      rows.set(g.key, row);
     }
     row.allocs++;
     row.requestedBytes += blocks.requested[b]!;
