@@ -110,6 +110,9 @@ function newRow(key: string, label: string, file: string | null, line: number | 
   };
 }
 
+/** Told each heap event and the key of every group it is charged to (the same event can come once per group). */
+export type AttributionVisitor = (event: number, key: string) => void;
+
 /** The rows of one attribution table, sorted; see `attribution` for the options. */
 export function attribute(model: Model, options: AttributionOptions): AttributionRow[] {
   return attribution(model, options).rows;
@@ -120,7 +123,7 @@ export function attribute(model: Model, options: AttributionOptions): Attributio
  * added, those of the block it ends subtracted, so a function that frees what others allocated goes negative.
  * O(events) for 'innermost' and 'outermost', O(events × call depth) for 'inclusive'.
  */
-export function attribution(model: Model, options: AttributionOptions): Attribution {
+export function attribution(model: Model, options: AttributionOptions, visit?: AttributionVisitor): Attribution {
   const by = options.by;
   const mode = options.mode ?? 'innermost';
   const { events, blocks, frames, sites } = model;
@@ -304,6 +307,7 @@ export function attribution(model: Model, options: AttributionOptions): Attribut
     else if (k === Kind.REALLOC) counter = C_REALLOC;
     else if (nb !== NONE) counter = counterOf(blocks.fn[nb]!);
     const n = resolve(e);
+    if (visit !== undefined) for (let i = 0; i < n; i++) visit(e, rows[out[i]!]!.key);
     if (rows.length * STATS > stat.length) {
       const bigger = new Float64Array(Math.max(stat.length * 2, rows.length * STATS));
       bigger.set(stat);

@@ -19,6 +19,11 @@ export function leakClassLabel(c: LeakClassName): string {
   return c === 'reachable' ? 'still reachable' : `${c} leak`;
 }
 
+/** The runtime's class of a block live at exit, or null (freed, or not classified). */
+export function leakClassOf(model: Model, block: number): LeakClassName | null {
+  return CLASS_NAMES[model.blocks.leakClass[block]!] ?? null;
+}
+
 export interface LeakedBlock extends LinkedBlockRef {
   class: LeakClassName;
   /** The first free whose LINKED set contains the block (it lost the last pointer the runtime saw), or null. */

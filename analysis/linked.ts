@@ -123,40 +123,56 @@ export function orphaningEvents(model: Model): Int32Array {
   return out;
 }
 
+/** Linked set i of `model.linked` as a story; `orphanedBy` is `orphaningEvents(model)`. */
+function linkedFreeOf(model: Model, i: number, orphanedBy: Int32Array): LinkedFree {
+  const { events, linked, blocks } = model;
+  const event = linked.event[i]!;
+  const old = events.oldBlock[event]!;
+  const members: LinkedMember[] = [];
+  let orphaned = 0;
+  let orphanedBytes = 0;
+  for (let j = linked.start[i]!; j < linked.start[i + 1]!; j++) {
+    const b = linked.blocks[j]!;
+    if (b < 0 || b >= blocks.count) continue;
+    const leaked = blocks.freeEvent[b] === NONE;
+    const isOrphaned = leaked && orphanedBy[b] === event;
+    if (isOrphaned) {
+      orphaned++;
+      orphanedBytes += blocks.requested[b]!;
+    }
+    members.push({ ...blockRef(model, b), leaked, orphaned: isOrphaned });
+  }
+  return {
+    event,
+    kind: events.kind[event] === Kind.REALLOC ? 'realloc' : 'free',
+    at: eventSite(model, event),
+    freed: old === NONE ? null : blockRef(model, old),
+    partial: linked.partial[i] === 1,
+    blocks: members,
+    orphaned,
+    orphanedBytes,
+  };
+}
+
 /** Every free with a LINKED set, in event order, with its freed block, its linked blocks and the ones it orphaned. */
 export function linkedFrees(model: Model): LinkedFree[] {
-  const { events, linked, blocks } = model;
   const orphanedBy = orphaningEvents(model);
   const out: LinkedFree[] = [];
-  for (let i = 0; i < linked.count; i++) {
-    const event = linked.event[i]!;
-    const old = events.oldBlock[event]!;
-    const members: LinkedMember[] = [];
-    let orphaned = 0;
-    let orphanedBytes = 0;
-    for (let j = linked.start[i]!; j < linked.start[i + 1]!; j++) {
-      const b = linked.blocks[j]!;
-      if (b < 0 || b >= blocks.count) continue;
-      const leaked = blocks.freeEvent[b] === NONE;
-      const isOrphaned = leaked && orphanedBy[b] === event;
-      if (isOrphaned) {
-        orphaned++;
-        orphanedBytes += blocks.requested[b]!;
-      }
-      members.push({ ...blockRef(model, b), leaked, orphaned: isOrphaned });
-    }
-    out.push({
-      event,
-      kind: events.kind[event] === Kind.REALLOC ? 'realloc' : 'free',
-      at: eventSite(model, event),
-      freed: old === NONE ? null : blockRef(model, old),
-      partial: linked.partial[i] === 1,
-      blocks: members,
-      orphaned,
-      orphanedBytes,
-    });
-  }
+  for (let i = 0; i < model.linked.count; i++) out.push(linkedFreeOf(model, i, orphanedBy));
   return out;
+}
+
+/** The linked set of one freeing event, or null if it has none. Binary search: sets are in ascending event order. */
+export function linkedFreeAt(model: Model, event: number, orphanedBy: Int32Array = orphaningEvents(model)): LinkedFree | null {
+  const ev = model.linked.event;
+  let lo = 0;
+  let hi = model.linked.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ev[mid]! < event) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < model.linked.count && ev[lo] === event ? linkedFreeOf(model, lo, orphanedBy) : null;
 }
 
 /** The reverse map for leak reports: each leaked block that some linked set contains, with the first such free. In block order. */

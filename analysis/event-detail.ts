@@ -1,0 +1,136 @@
+// One event as the viewer explains it: its kind and place, the totals after it, the call stack at that moment, and the block it created or ended with that block's other end (its free, or "never freed" with the leak class; its allocation) and the linked set of a free.
+import { Flag, Kind, kindName } from './trace/format.js';
+import { NONE, type Model } from './model.js';
+import { blockRef, eventSite, linkedFreeAt, type LinkedBlockRef, type LinkedFree, type SiteRef } from './linked.js';
+import { leakClassOf, type LeakClassName } from './leaks.js';
+import { siteInfo, siteLocation } from './sites.js';
+
+/** The four kinds of bar the chart tells apart, and everything else. */
+export type EventClass = 'alloc' | 'free' | 'call' | 'return' | 'other';
+export const EVENT_CLASSES: readonly EventClass[] = ['alloc', 'free', 'call', 'return', 'other'];
+
+/** Bit of each class in the masks of lod.ts: 1 alloc, 2 free, 4 call, 8 return, 16 other. */
+export function eventClassBit(c: EventClass): number {
+  return 1 << EVENT_CLASSES.indexOf(c);
+}
+
+/** ALLOC and REALLOC allocate (a realloc creates the new block), FREE frees, ENTER calls, EXIT and UNWIND return. */
+export function eventClassOfKind(kind: number): EventClass {
+  switch (kind) {
+    case Kind.ALLOC:
+    case Kind.REALLOC:
+      return 'alloc';
+    case Kind.FREE:
+      return 'free';
+    case Kind.ENTER:
+      return 'call';
+    case Kind.EXIT:
+    case Kind.UNWIND:
+      return 'return';
+    default:
+      return 'other';
+  }
+}
+
+/** One open function frame. */
+export interface StackEntry {
+  frame: number;
+  function: string;
+  /** The function's entry site: absolute file as the site table has it, and line. */
+  file: string | null;
+  line: number | null;
+  /** "list.c:20 main" (relative to the run's working directory). */
+  label: string;
+  /** Stack bytes in use at its entry. */
+  depth: number;
+  enterEvent: number;
+}
+
+function frameEntry(model: Model, f: number): StackEntry {
+  const site = model.frames.entrySite[f]!;
+  const info = siteInfo(model, site);
+  const name = info === null ? `<unknown function site ${site}>` : info.name || info.func || '?';
+  return {
+    frame: f,
+    function: name,
+    file: info?.file ?? null,
+    line: info?.line ?? null,
+    label: info === null ? name : `${siteLocation(info, model.program?.cwd ?? null)} ${name}`,
+    depth: model.frames.depth[f]!,
+    enterEvent: model.frames.enter[f]!,
+  };
+}
+
+/**
+ * The frames open on the event's thread at that moment, innermost first. For an ENTER the frame it opened is the
+ * innermost; for an EXIT or UNWIND the frame it closes still is (the stack as the function returns).
+ */
+export function callStackAt(model: Model, event: number): StackEntry[] {
+  const out: StackEntry[] = [];
+  if (event < 0 || event >= model.events.count) return out;
+  for (let f = model.events.frame[event]!; f !== NONE; f = model.frames.parent[f]!) out.push(frameEntry(model, f));
+  return out;
+}
+
+/** The place of any event: heap events as reports name them (`eventSite`), calls and returns by their site. */
+export function eventPlace(model: Model, event: number): SiteRef | null {
+  const kind = model.events.kind[event]!;
+  if (kind === Kind.ALLOC || kind === Kind.FREE || kind === Kind.REALLOC) return eventSite(model, event);
+  const site = model.events.site[event]!;
+  const info = siteInfo(model, site);
+  if (info === null) return null;
+  const name = info.name || info.func || '?';
+  return { site, interposed: false, label: `${siteLocation(info, model.program?.cwd ?? null)} ${name}`, file: info.file, line: info.line, function: info.func || name };
+}
+
+export interface EventDetail {
+  event: number;
+  kind: string;
+  class: EventClass;
+  /** Trace thread index. */
+  thread: number;
+  timeNs: number;
+  place: SiteRef | null;
+  /** ALLOC/REALLOC: requested size; FREE: requested size of the freed block; ENTER: stack depth at entry; else null. */
+  bytes: number | null;
+  /** Memory in use after the event. */
+  heapRequested: number;
+  heapUsable: number;
+  stack: number;
+  static: number;
+  /** The block an ALLOC or REALLOC created, and its end: the freeing event, or null with the leak class at exit. */
+  created: (LinkedBlockRef & { leakClass: LeakClassName | null }) | null;
+  /** The block a FREE or REALLOC ended, with its allocation event. */
+  ended: (LinkedBlockRef & { allocEvent: number }) | null;
+  /** The free's linked set (blocks reachable from the freed one, and those it orphaned), or null. */
+  linked: LinkedFree | null;
+  /** The event came through the interposed allocator (inside libc or uninstrumented code). */
+  interposed: boolean;
+}
+
+/** Everything the viewer shows for one event. `staticBytes` is `staticSeries(model)`; `orphanedBy` is `orphaningEvents(model)`. */
+export function eventDetail(model: Model, event: number, staticBytes: Float64Array, orphanedBy?: Int32Array): EventDetail {
+  const ev = model.events;
+  const kind = ev.kind[event]!;
+  const nb = ev.newBlock[event]!;
+  const ob = ev.oldBlock[event]!;
+  const heap = kind === Kind.ALLOC || kind === Kind.FREE || kind === Kind.REALLOC;
+  const bytes = heap || kind === Kind.ENTER ? ev.value[event]! : null;
+  return {
+    event,
+    kind: kindName(kind),
+    class: eventClassOfKind(kind),
+    thread: model.threads[ev.thread[event]!]?.index ?? ev.thread[event]!,
+    timeNs: ev.time[event]!,
+    place: eventPlace(model, event),
+    bytes,
+    heapRequested: ev.heapRequested[event]!,
+    heapUsable: ev.heapUsable[event]!,
+    stack: ev.stackTotal[event]!,
+    static: staticBytes[event] ?? 0,
+    created: nb === NONE ? null : { ...blockRef(model, nb), leakClass: leakClassOf(model, nb) },
+    ended: ob === NONE ? null : { ...blockRef(model, ob), allocEvent: model.blocks.allocEvent[ob]! },
+    linked: kind === Kind.FREE || kind === Kind.REALLOC ? linkedFreeAt(model, event, orphanedBy) : null,
+    interposed: (ev.flags[event]! & Flag.INTERPOSED) !== 0,
+  };
+}

@@ -1,0 +1,83 @@
+// Sets of events the viewer highlights and walks: the events of an attribution row, the allocations of some blocks, the next event of a class, and sites found by function or file name.
+import { attribution, type AttributionOptions } from './attribution.js';
+import { eventClassOfKind, type EventClass } from './event-detail.js';
+import { NONE, type Model } from './model.js';
+import { siteInfo, siteLocation } from './sites.js';
+
+/** The heap events charged to the attribution group `key` (a row's `key` in `attribution(model, options)`), ascending. */
+export function eventsOfGroup(model: Model, options: AttributionOptions, key: string): Int32Array {
+  const out: number[] = [];
+  attribution(model, options, (e, k) => {
+    // An event charged to the group twice (inclusive mode never does; kept safe) is listed once.
+    if (k === key && out[out.length - 1] !== e) out.push(e);
+  });
+  return Int32Array.from(out);
+}
+
+/** The allocation events of blocks (rows of `model.blocks`), ascending, without duplicates. */
+export function allocationsOf(model: Model, blocks: Iterable<number>): Int32Array {
+  const set = new Set<number>();
+  for (const b of blocks) if (b >= 0 && b < model.blocks.count && model.blocks.allocEvent[b]! !== NONE) set.add(model.blocks.allocEvent[b]!);
+  return Int32Array.from([...set].sort((a, b) => a - b));
+}
+
+/**
+ * The nearest event after (direction 1) or before (-1) `from` whose class is `cls`, on thread row `thread` if given;
+ * null if there is none.
+ */
+export function nextEventOfClass(model: Model, from: number, direction: 1 | -1, cls: EventClass, thread: number | null = null): number | null {
+  const { kind, thread: th } = model.events;
+  for (let e = from + direction; e >= 0 && e < model.events.count; e += direction) {
+    if (thread !== null && th[e] !== thread) continue;
+    if (eventClassOfKind(kind[e]!) === cls) return e;
+  }
+  return null;
+}
+
+export interface SiteMatch {
+  site: number;
+  /** "list.c:23 make_node → malloc" style: location, function, name. */
+  label: string;
+  file: string | null;
+  line: number;
+  /** The first event recorded at the site. */
+  firstEvent: number;
+  events: number;
+}
+
+/**
+ * Sites whose function, name or file contains `query` (case-insensitive) and that have events, in order of their
+ * first event; at most `limit`. One pass over the events.
+ */
+export function findSites(model: Model, query: string, limit = 50): SiteMatch[] {
+  const q = query.trim().toLowerCase();
+  if (q === '') return [];
+  const { sites } = model;
+  const matches = new Uint8Array(sites.count);
+  for (let s = 1; s < sites.count; s++) {
+    const info = siteInfo(model, s);
+    if (info === null) continue;
+    const hay = `${info.func ?? ''}\n${info.name ?? ''}\n${info.file ?? ''}`.toLowerCase();
+    if (hay.includes(q)) matches[s] = 1;
+  }
+  const first = new Int32Array(sites.count).fill(NONE);
+  const count = new Float64Array(sites.count);
+  const site = model.events.site;
+  for (let e = 0; e < model.events.count; e++) {
+    const s = site[e]!;
+    if (s < sites.count && matches[s] === 1) {
+      if (first[s] === NONE) first[s] = e;
+      count[s]!++;
+    }
+  }
+  const out: SiteMatch[] = [];
+  const cwd = model.program?.cwd ?? null;
+  for (let s = 1; s < sites.count; s++) {
+    if (first[s] === NONE) continue;
+    const info = siteInfo(model, s)!;
+    const what = info.func && info.name && info.func !== info.name ? `${info.func} → ${info.name}` : info.name || info.func || '?';
+    out.push({ site: s, label: `${siteLocation(info, cwd)} ${what}`, file: info.file, line: info.line, firstEvent: first[s]!, events: count[s]! });
+  }
+  out.sort((a, b) => a.firstEvent - b.firstEvent);
+  return out.slice(0, limit);
+}
