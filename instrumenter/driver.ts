@@ -162,10 +162,14 @@ class Driver {
 
     const flags = compileOptions(this.command);
     if (rewriteOk) {
-      const compiled = this.cc([...flags, stageFlag, '-x', 'cpp-output', rewritten, '-o', output], true);
+      // A standalone object is compiled beside the temporaries and joined
+      // with the runtime there; only the finished object reaches `output`.
+      const embed = standalone && mode === 'compile';
+      const target = embed ? this.temp(`${stem}.mw.o`) : output;
+      const compiled = this.cc([...flags, stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
       if (statusOf(compiled) === 0) {
         process.stderr.write(compiled.stderr);
-        return standalone && mode === 'compile' ? this.embedRuntime(output) : 0;
+        return embed ? this.embedRuntime(target, output) : 0;
       }
       // Is it the user's code or ours? Compile the original to find out.
       const original = this.compileOriginal(input, stageFlag, output);
@@ -195,14 +199,29 @@ class Driver {
   /** Makes a -c object self-contained: a link by the plain compiler (CMake's
    *  launcher, libtool) still finds the runtime; copies are weak, so many
    *  objects, or the strong runtime added at a cc-memwrap link, agree on one. */
-  private embedRuntime(object: string): number {
+  private embedRuntime(object: string, output: string): number {
     const runtime = this.runtime();
     if (!runtime) return 1;
     const combined = this.temp(`${path.basename(object)}.combined.o`);
     const result = this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]);
     if (statusOf(result) !== 0) return statusOf(result);
-    renameSync(combined, object);
+    moveFile(combined, output);
     return 0;
+  }
+}
+
+/** Moves a finished file into place.  The temporary directory may sit on
+ *  another file system than the output (or the output is /dev/null), where a
+ *  rename fails with EXDEV: then the bytes are copied instead. */
+function moveFile(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    // Not copyFileSync: on failure it unlinks the destination, which for an
+    // output of /dev/null would remove the device.
+    writeFileSync(to, readFileSync(from));
+    rmSync(from, { force: true });
   }
 }
 
@@ -211,7 +230,6 @@ export const DRIVER_HELP = `Options of cc-memwrap itself (before the compiler na
                   original does (default: warn and build the original)
   --mw-keep       keep the preprocessed and rewritten .i files, say where
   --mw-verbose    print every command cc-memwrap runs
-  --mw-branches   also record branch outcomes (for leak causes)
 Environment:
   MEMWRAP_STRICT=1       same as --mw-strict
   MEMWRAP_CACHE_DIR=dir  where the built runtime is cached
@@ -231,7 +249,6 @@ export function runDriver(argv: readonly string[]): number {
     if (flag === '--mw-strict') options.strict = true;
     else if (flag === '--mw-verbose') options.verbose = true;
     else if (flag === '--mw-keep') options.keepTemps = true;
-    else if (flag === '--mw-branches') options.branches = true;
     else {
       say(`unknown option ${flag} (see cc-memwrap --help)`);
       return 2;

@@ -2,7 +2,7 @@
 // dependency files, CMake's compiler launcher, separate compile and link,
 // archives, response files, -x c, pass-through of what is not C, the
 // compiler's own diagnostics and exit status, and C the rewriter cannot take.
-import { cpSync, existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { packageRoot } from '../../instrumenter/package-root.js';
@@ -64,6 +64,28 @@ describe('build systems', () => {
       const ran = runTraced(path.join(dir, exe), [], traces);
       expect(ran.stdout).toBe('triangle has 3 sides\n');
       expect(tracedFunctions(traceOf(traces, ran.pid))).toEqual(expect.arrayContaining(['shape_new']));
+    }
+  });
+
+  it('-c -o /dev/null (a configure probe) and an object on another file system', () => {
+    const dir = copyProject('elsewhere');
+    const nullBefore = statSync('/dev/null');
+    must(wrapper, ['--mw-strict', 'gcc', '-c', 'shapes.c', '-o', '/dev/null'], { cwd: dir });
+    const nullAfter = statSync('/dev/null');
+    expect(nullAfter.isCharacterDevice()).toBe(true);
+    expect(nullAfter.rdev).toBe(nullBefore.rdev);
+    // /dev/shm is a tmpfs: the object cannot be renamed there from the
+    // temporary directory, so it is copied, and still carries the runtime.
+    if (!existsSync('/dev/shm')) return;
+    const away = mkdtempSync('/dev/shm/cc-memwrap-test-');
+    try {
+      must(wrapper, ['--mw-strict', 'gcc', '-c', 'shapes.c', '-o', path.join(away, 'shapes.o')], { cwd: dir });
+      must(wrapper, ['gcc', 'main.c', path.join(away, 'shapes.o'), '-o', 'prog'], { cwd: dir });
+      const ran = runTraced(path.join(dir, 'prog'), [], path.join(dir, 'traces'));
+      expect(ran.stdout).toBe('triangle has 3 sides\n');
+      expect(tracedFunctions(traceOf(path.join(dir, 'traces'), ran.pid))).toEqual(expect.arrayContaining(['shape_new']));
+    } finally {
+      rmSync(away, { recursive: true, force: true });
     }
   });
 
