@@ -19,6 +19,8 @@ Usage:
   cc-memwrap export <trace> --format massif|csv   the timeline for ms_print or
                                            a spreadsheet
   cc-memwrap dump <trace>                  every record of a trace as text
+  cc-memwrap view <trace>                  the viewer: a bar chart linked to
+                                           the source (Electron or a browser)
   cc-memwrap --help | --version
 
 Examples:
@@ -46,6 +48,7 @@ async function main(argv: string[]): Promise<number> {
   if (first === 'report') return (await import('../cli/report.js')).runReport(argv.slice(1));
   if (first === 'dump') return (await import('../cli/dump.js')).runDump(argv.slice(1));
   if (first === 'export') return (await import('../cli/export.js')).runExport(argv.slice(1));
+  if (first === 'view') return (await import('../cli/view.js')).runView(argv.slice(1));
   return runDriver(argv);
 }
 

@@ -1,0 +1,151 @@
+// `cc-memwrap view <trace>`: opens the viewer on a trace: the Electron app where it is installed, else the same renderer served on 127.0.0.1 with its URL printed.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { BudgetError, parseBudgets, type Budgets } from '../analysis/budgets.js';
+import { packageRoot } from '../instrumenter/package-root.js';
+import { defaultRecentFile, RecentList } from '../gui/host/recent.js';
+import { startServer, type RunningServer } from '../gui/host/server.js';
+import { TraceOpenError, TraceSession } from '../gui/host/trace-session.js';
+import { processIo, type CliIo } from './io.js';
+
+export const VIEW_HELP = `Usage: cc-memwrap view <trace> [options]
+
+Opens the viewer on a trace (.mwtrace): memory over time as a bar chart,
+every bar linked to its source line, every free to its allocation.
+With Electron installed (npm's optional dependency) it opens the desktop
+app; otherwise, or with --browser, it serves the same viewer on 127.0.0.1
+and prints the address to open in a browser (Ctrl-C stops it).
+
+Options:
+  --browser           serve on 127.0.0.1 even when Electron is installed
+  --port N            port for --browser (default: a free one)
+  --source-root DIR   read source files from DIR instead of the run's
+                      recorded working directory (for a moved tree)
+  --budget SPEC       budgets drawn on the chart, e.g. heap=8K,stack=2K
+                      (default: the memwrap.json beside the program)
+  -h, --help          this text
+
+Only the trace and the source files it names under the source root are
+ever read. Bad arguments, a missing file or a non-trace: exit 2.`;
+
+/** The installed Electron binary, or null (not installed, or its download failed). */
+export function findElectron(): string | null {
+  try {
+    const bin = createRequire(import.meta.url)('electron') as unknown;
+    return typeof bin === 'string' && existsSync(bin) ? bin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The built renderer (by `npm run build`). */
+export const RENDERER_DIR = path.join(packageRoot, 'dist', 'gui', 'renderer');
+const ELECTRON_MAIN = path.join(packageRoot, 'dist', 'gui', 'main', 'main.js');
+
+function usage(io: CliIo, message: string): number {
+  io.err(`cc-memwrap view: ${message}\nTry 'cc-memwrap view --help'.\n`);
+  return 2;
+}
+
+export interface ViewHooks {
+  /** Called with the running server (tests stop it); by default the server runs until SIGINT or SIGTERM. */
+  onServer?: (server: RunningServer) => void;
+  rendererDir?: string;
+  electron?: string | null;
+}
+
+export async function runView(args: string[], io: CliIo = processIo(), hooks: ViewHooks = {}): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        browser: { type: 'boolean' },
+        port: { type: 'string' },
+        'source-root': { type: 'string' },
+        budget: { type: 'string' },
+      },
+    });
+  } catch (e) {
+    return usage(io, (e as Error).message);
+  }
+  const v = parsed.values;
+  if (v.help) {
+    io.out(VIEW_HELP + '\n');
+    await io.flush();
+    return 0;
+  }
+  if (parsed.positionals.length !== 1) return usage(io, `expected one trace file, got ${parsed.positionals.length}`);
+  let port = 0;
+  if (v.port !== undefined) {
+    if (!/^\d+$/.test(v.port) || Number(v.port) > 65535) return usage(io, `--port must be a number from 0 to 65535, got '${v.port}'`);
+    port = Number(v.port);
+  }
+  let budgets: Budgets | undefined;
+  if (v.budget !== undefined) {
+    try {
+      budgets = parseBudgets(v.budget);
+    } catch (e) {
+      if (e instanceof BudgetError) return usage(io, e.message);
+      throw e;
+    }
+  }
+  let sourceRoot: string | undefined;
+  if (v['source-root'] !== undefined) {
+    sourceRoot = path.resolve(v['source-root']);
+    if (!existsSync(sourceRoot)) return usage(io, `--source-root ${v['source-root']}: no such directory`);
+  }
+  const file = parsed.positionals[0]!;
+  const sessionOptions = { ...(sourceRoot ? { sourceRoot } : {}), ...(budgets ? { budgets } : {}) };
+  let session: TraceSession;
+  try {
+    session = await TraceSession.open(file, sessionOptions);
+  } catch (e) {
+    if (e instanceof TraceOpenError) {
+      io.err(`cc-memwrap view: ${e.message}\n`);
+      return 2;
+    }
+    throw e;
+  }
+  const recent = new RecentList(defaultRecentFile());
+  recent.add(session.path);
+
+  const electron = hooks.electron === undefined ? findElectron() : hooks.electron;
+  if (electron !== null && !v.browser) return runElectron(electron, session.path, args);
+
+  const rendererDir = hooks.rendererDir ?? RENDERER_DIR;
+  if (!existsSync(path.join(rendererDir, 'index.html'))) {
+    io.err(`cc-memwrap view: the viewer is not built (${rendererDir} has no index.html); run \`npm run build\`\n`);
+    return 2;
+  }
+  const server = await startServer({ rendererDir, session, recent, sessionOptions, port });
+  io.out(`cc-memwrap view: ${session.info.trace.name} at ${server.url}\n(open it in a browser; Ctrl-C stops the server)\n`);
+  await io.flush();
+  if (hooks.onServer) {
+    hooks.onServer(server);
+    return 0;
+  }
+  await new Promise<void>((resolve) => {
+    const stop = (): void => {
+      void server.close().then(resolve);
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  return 0;
+}
+
+/** Runs the Electron app on the trace; its exit status is ours. */
+function runElectron(electron: string, trace: string, args: string[]): Promise<number> {
+  const rest = args.filter((a) => a !== trace);
+  const child = spawn(electron, [ELECTRON_MAIN, '--', trace, ...rest], { stdio: 'inherit' });
+  return new Promise((resolve) => {
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    child.on('error', () => resolve(70));
+  });
+}

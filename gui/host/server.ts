@@ -1,0 +1,124 @@
+// The local server of `cc-memwrap view` without Electron: serves the built renderer and a narrow API (the open trace, the sources it names, the recent list) on 127.0.0.1 only. Requests must name this host (no DNS rebinding) and API calls must carry the app's header (a cross-site page cannot send it without a preflight, which is refused).
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { SECURITY_HEADERS } from './csp.js';
+import type { RecentList } from './recent.js';
+import { isInside } from './source-access.js';
+import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
+
+/** Every API request carries this header with value 1. */
+export const API_HEADER = 'x-cc-memwrap';
+
+export interface ServerOptions {
+  /** The built renderer (index.html and assets/). */
+  rendererDir: string;
+  session: TraceSession;
+  /** Where the recent list lives; opening a recent trace is allowed only for paths on it. */
+  recent: RecentList;
+  sessionOptions?: SessionOptions;
+  /** 0 (default): an ephemeral port. */
+  port?: number;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+};
+
+function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function sendJson(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, 'application/json; charset=utf-8', JSON.stringify(value));
+}
+
+/** Host header is 127.0.0.1:port or localhost:port. */
+export function isLocalHost(host: string | undefined, port: number): boolean {
+  return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  let session = options.session;
+  const rendererDir = path.resolve(options.rendererDir);
+  let port = 0;
+
+  const api = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    if (req.headers[API_HEADER] !== '1') return sendJson(res, 403, { error: 'missing API header' });
+    if (req.method === 'GET' && url.pathname === '/api/session') {
+      return sendJson(res, 200, { ...session.info, recent: options.recent.read() });
+    }
+    if (req.method === 'GET' && url.pathname === '/api/trace') {
+      return send(res, 200, 'application/octet-stream', session.bytes);
+    }
+    if (req.method === 'GET' && url.pathname === '/api/source') {
+      const file = url.searchParams.get('file');
+      if (file === null) return sendJson(res, 400, { error: 'file parameter missing' });
+      const result = session.source(file);
+      return sendJson(res, result.ok ? 200 : result.reason === 'missing' ? 404 : 403, result);
+    }
+    if (req.method === 'POST' && url.pathname === '/api/open-recent') {
+      const p = url.searchParams.get('path');
+      if (p === null || !options.recent.has(p)) return sendJson(res, 403, { error: 'not a recent trace' });
+      try {
+        session = await TraceSession.open(p, options.sessionOptions);
+      } catch (e) {
+        return sendJson(res, 422, { error: e instanceof TraceOpenError ? e.message : String(e) });
+      }
+      options.recent.add(p);
+      return sendJson(res, 200, { ...session.info, recent: options.recent.read() });
+    }
+    return sendJson(res, 404, { error: 'no such API' });
+  };
+
+  const asset = async (res: ServerResponse, url: URL): Promise<void> => {
+    const rel = url.pathname === '/' ? 'index.html' : decodeURIComponent(url.pathname.slice(1));
+    const file = path.resolve(rendererDir, rel);
+    if (rel.includes('\0') || !isInside(rendererDir, file)) return send(res, 403, 'text/plain', 'forbidden');
+    try {
+      const body = await readFile(file);
+      send(res, 200, TYPES[path.extname(file)] ?? 'application/octet-stream', body);
+    } catch {
+      send(res, 404, 'text/plain', 'not found');
+    }
+  };
+
+  const server = createServer((req, res) => {
+    if (!isLocalHost(req.headers.host, port)) return send(res, 421, 'text/plain', 'wrong host');
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    const work = url.pathname.startsWith('/api/') ? api(req, res, url) : req.method === 'GET' ? asset(res, url) : Promise.resolve(send(res, 405, 'text/plain', 'method not allowed'));
+    work.catch((e: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { error: String(e) });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

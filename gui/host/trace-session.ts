@@ -1,0 +1,86 @@
+// One open trace as a viewer host holds it: its bytes, the source files it names and the root they are served from, and the budgets of a memwrap.json beside the traced program. Shared by the Electron main process and the local server.
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { BudgetError, parseBudgetConfig, type Budgets } from '../../analysis/budgets.js';
+import { parseHeader } from '../../analysis/trace/header.js';
+import { namedSources } from '../../analysis/trace/source-files.js';
+import { describeReadError } from '../../cli/io.js';
+import { SourceAccess, type SourceResult } from './source-access.js';
+
+/** What the renderer is told about the open trace (plain JSON). */
+export interface SessionInfo {
+  trace: { name: string; path: string; bytes: number };
+  /** Where sources are read from. */
+  sourceRoot: string;
+  budgets: Budgets | null;
+  /** The memwrap.json the budgets came from, or "--budget". */
+  budgetSource: string | null;
+  /** A memwrap.json that could not be used, said plainly; null if none. */
+  budgetProblem: string | null;
+}
+
+export interface SessionOptions {
+  /** Serve sources from here instead of the run's recorded working directory. */
+  sourceRoot?: string;
+  /** Budgets given on the command line (they win over a memwrap.json). */
+  budgets?: Budgets;
+}
+
+/** A trace that cannot be opened: the message is one line naming the file. */
+export class TraceOpenError extends Error {
+  override name = 'TraceOpenError';
+}
+
+/** The memwrap.json beside the traced program (`cc-memwrap report` reads the same file). */
+function budgetConfigBeside(program: string | null, cwd: string | null): string | null {
+  if (program === null || program === '') return null;
+  return path.join(path.dirname(path.resolve(cwd || '/', program)), 'memwrap.json');
+}
+
+function loadBudgets(program: string | null, cwd: string | null): { budgets: Budgets | null; source: string | null; problem: string | null } {
+  const config = budgetConfigBeside(program, cwd);
+  if (config === null || !existsSync(config)) return { budgets: null, source: null, problem: null };
+  try {
+    return { budgets: parseBudgetConfig(readFileSync(config, 'utf8'), config), source: config, problem: null };
+  } catch (e) {
+    return { budgets: null, source: null, problem: e instanceof BudgetError ? e.message : `${config}: ${(e as Error).message}` };
+  }
+}
+
+export class TraceSession {
+  private constructor(
+    readonly path: string,
+    readonly bytes: Uint8Array,
+    readonly sources: SourceAccess,
+    readonly info: SessionInfo,
+  ) {}
+
+  /** Reads and checks a trace (header only; damage later in the file is the decoder's to report). */
+  static async open(tracePath: string, options: SessionOptions = {}): Promise<TraceSession> {
+    const abs = path.resolve(tracePath);
+    let bytes: Uint8Array;
+    try {
+      const buf = await readFile(abs);
+      bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+      parseHeader(bytes);
+    } catch (e) {
+      throw new TraceOpenError(describeReadError(tracePath, e));
+    }
+    const named = namedSources(bytes);
+    const root = path.resolve(options.sourceRoot ?? named.cwd ?? path.dirname(abs));
+    const fromConfig = options.budgets ? { budgets: options.budgets, source: '--budget', problem: null } : loadBudgets(named.program, named.cwd);
+    const info: SessionInfo = {
+      trace: { name: path.basename(abs), path: abs, bytes: bytes.byteLength },
+      sourceRoot: root,
+      budgets: fromConfig.budgets,
+      budgetSource: fromConfig.source,
+      budgetProblem: fromConfig.problem,
+    };
+    return new TraceSession(abs, bytes, new SourceAccess(named.files, root), info);
+  }
+
+  source(file: string): SourceResult {
+    return this.sources.read(file);
+  }
+}

@@ -1,0 +1,104 @@
+// How the renderer reaches files: the Electron preload API (window.ccMemwrap) or the local server's API, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
+import type { Budgets } from '../../../analysis/budgets.js';
+
+export interface RecentEntry {
+  path: string;
+  name: string;
+}
+
+export interface SessionInfo {
+  trace: { name: string; path: string; bytes: number };
+  sourceRoot: string;
+  budgets: Budgets | null;
+  budgetSource: string | null;
+  budgetProblem: string | null;
+  recent: RecentEntry[];
+}
+
+export type SourceResult =
+  | { ok: true; file: string; path: string; text: string }
+  | { ok: false; file: string; reason: string; message: string };
+
+export interface Backend {
+  readonly name: 'electron' | 'server';
+  /** The trace the host opened, or null when it has none (a browser tab opened on its own). */
+  session(): Promise<SessionInfo | null>;
+  traceBytes(onProgress: (fraction: number) => void): Promise<ArrayBuffer>;
+  source(file: string): Promise<SourceResult>;
+  openRecent(path: string): Promise<SessionInfo>;
+  /** A native file dialog, where there is one (Electron); null means: use the page's file input. */
+  openDialog: (() => Promise<SessionInfo | null>) | null;
+}
+
+/** The API the Electron preload script exposes (gui/preload/preload.cts). */
+export interface PreloadApi {
+  session(): Promise<SessionInfo | null>;
+  traceBytes(): Promise<Uint8Array>;
+  source(file: string): Promise<SourceResult>;
+  openRecent(path: string): Promise<SessionInfo>;
+  openDialog(): Promise<SessionInfo | null>;
+}
+
+function electronBackend(api: PreloadApi): Backend {
+  return {
+    name: 'electron',
+    session: () => api.session(),
+    async traceBytes(onProgress) {
+      const bytes = await api.traceBytes();
+      onProgress(1);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    },
+    source: (file) => api.source(file),
+    openRecent: (path) => api.openRecent(path),
+    openDialog: () => api.openDialog(),
+  };
+}
+
+const API_HEADERS = { 'x-cc-memwrap': '1' };
+
+async function json<T>(response: Response): Promise<T> {
+  const body = (await response.json()) as T & { error?: string };
+  if (!response.ok && typeof body.error === 'string') throw new Error(body.error);
+  return body;
+}
+
+function serverBackend(): Backend {
+  return {
+    name: 'server',
+    async session() {
+      const r = await fetch('./api/session', { headers: API_HEADERS });
+      return r.ok ? json<SessionInfo>(r) : null;
+    },
+    async traceBytes(onProgress) {
+      const r = await fetch('./api/trace', { headers: API_HEADERS });
+      if (!r.ok || r.body === null) throw new Error(`the trace could not be fetched (HTTP ${r.status})`);
+      const total = Number(r.headers.get('content-length') ?? 0);
+      const out = new Uint8Array(total);
+      const reader = r.body.getReader();
+      let at = 0;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        out.set(value, at);
+        at += value.byteLength;
+        if (total > 0) onProgress(at / total);
+      }
+      return out.buffer;
+    },
+    async source(file) {
+      const r = await fetch(`./api/source?file=${encodeURIComponent(file)}`, { headers: API_HEADERS });
+      return json<SourceResult>(r);
+    },
+    async openRecent(path) {
+      const r = await fetch(`./api/open-recent?path=${encodeURIComponent(path)}`, { method: 'POST', headers: API_HEADERS });
+      return json<SessionInfo>(r);
+    },
+    openDialog: null,
+  };
+}
+
+/** Electron's preload API when present, else the server this page came from. */
+export function pickBackend(): Backend {
+  const api = (window as unknown as { ccMemwrap?: PreloadApi }).ccMemwrap;
+  return api ? electronBackend(api) : serverBackend();
+}

@@ -1,0 +1,509 @@
+// The chart: canvas bars (stack and static above the axis, heap below) with level of detail, d3 scales and axes, wheel/drag zoom and pan, an overview strip with a brush, tooltips, budget lines and exceeded ranges, and marks for the selected event, its related events and highlighted sets.
+import { axisBottom, axisLeft, brushX, scaleLinear, select, zoom, zoomIdentity, type D3BrushEvent, type D3ZoomEvent, type ScaleLinear, type ZoomBehavior, type ZoomTransform } from 'd3';
+import { EVENT_CLASSES, eventClassOfKind } from '../../../../analysis/event-detail.js';
+import { formatBytes } from '../../../../analysis/units.js';
+import { anyIn, layout, MIN_BAR_PX, positionOf, eventAt, representative, type Bars, type ChartData, type Columns, type XMode } from './columns.js';
+import { CLASS_COLOURS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
+
+export const MARGIN = { left: 72, right: 12, top: 8, bottom: 22 };
+/** Share of the plot height above the axis (stack and static). */
+const UPPER_SHARE = 0.4;
+/** Height of the class rug under the plot: one 3 px row per class. */
+const RUG_ROW = 3;
+
+export interface BudgetMark {
+  label: string;
+  side: 'above' | 'heap';
+  bytes: number;
+  /** Event ranges [start, end] where it is exceeded. */
+  ranges: Array<[number, number]>;
+}
+
+export interface ChartMarks {
+  selected: number | null;
+  /** Events related to the selection (an allocation's free, a free's allocation, linked blocks' allocations). */
+  related: Int32Array;
+  /** Events of a table row or search (sorted). */
+  highlight: Int32Array;
+}
+
+interface Geometry {
+  width: number;
+  height: number;
+  plotW: number;
+  plotH: number;
+  zeroY: number;
+  upperH: number;
+  lowerH: number;
+}
+
+export class Chart {
+  private data: ChartData | null = null;
+  private mode: XMode = 'events';
+  private kinds: Uint8Array = new Uint8Array(0);
+  private transform: ZoomTransform = zoomIdentity;
+  private base: ScaleLinear<number, number> = scaleLinear();
+  private upper: ScaleLinear<number, number> = scaleLinear();
+  private lower: ScaleLinear<number, number> = scaleLinear();
+  private geo: Geometry = { width: 0, height: 0, plotW: 0, plotH: 0, zeroY: 0, upperH: 0, lowerH: 0 };
+  private readonly canvas: HTMLCanvasElement;
+  private readonly axes: SVGSVGElement;
+  private readonly ovCanvas: HTMLCanvasElement;
+  private readonly ovSvg: SVGSVGElement;
+  private readonly ovBrush: SVGGElement;
+  private readonly zoomer: ZoomBehavior<HTMLCanvasElement, unknown>;
+  private readonly brusher = brushX<unknown>();
+  private pending = 0;
+  private syncingBrush = false;
+  private lastLayout: Columns | Bars | null = null;
+  budgets: BudgetMark[] = [];
+  marks: ChartMarks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
+  /** Milliseconds of each draw, for the benchmark and the status line. */
+  readonly drawTimes: number[] = [];
+  onPick: (event: number) => void = () => {};
+  onHover: (event: number | null, clientX: number, clientY: number, columnEvents: number) => void = () => {};
+
+  constructor(
+    private readonly host: HTMLElement,
+    private readonly overviewHost: HTMLElement,
+  ) {
+    this.canvas = document.createElement('canvas');
+    this.canvas.className = 'plot';
+    this.axes = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    this.axes.classList.add('axes');
+    host.append(this.canvas, this.axes);
+    this.ovCanvas = document.createElement('canvas');
+    this.ovSvg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+    this.ovSvg.classList.add('brush');
+    this.ovBrush = document.createElementNS('http://www.w3.org/2000/svg', 'g');
+    this.ovSvg.append(this.ovBrush);
+    overviewHost.append(this.ovCanvas, this.ovSvg);
+
+    this.zoomer = zoom<HTMLCanvasElement, unknown>().on('zoom', (e: D3ZoomEvent<HTMLCanvasElement, unknown>) => {
+      this.transform = e.transform;
+      this.schedule();
+      this.syncBrush();
+    });
+    select(this.canvas).call(this.zoomer).on('dblclick.zoom', null);
+    this.canvas.addEventListener('click', (e) => {
+      const ev = this.pick(e.offsetX - MARGIN.left);
+      if (ev !== null) this.onPick(ev);
+    });
+    this.canvas.addEventListener('mousemove', (e) => {
+      const x = e.offsetX - MARGIN.left;
+      const ev = this.pick(x);
+      this.onHover(ev, e.clientX, e.clientY, this.columnEvents(x));
+    });
+    this.canvas.addEventListener('mouseleave', () => this.onHover(null, 0, 0, 0));
+    this.brusher.on('brush end', (e: D3BrushEvent<unknown>) => this.brushed(e));
+    new ResizeObserver(() => this.resize()).observe(host);
+  }
+
+  /** New data (a trace, a thread filter); keeps the zoom when the event count is unchanged. */
+  setData(data: ChartData, kinds: Uint8Array): void {
+    const keep = this.data !== null && this.data.count === data.count;
+    this.data = data;
+    this.kinds = kinds;
+    if (!keep) this.transform = zoomIdentity;
+    this.resize();
+  }
+
+  setMode(mode: XMode): void {
+    this.mode = mode;
+    this.transform = zoomIdentity;
+    this.resize();
+  }
+
+  get xMode(): XMode {
+    return this.mode;
+  }
+
+  /** The current x scale over the plot (domain: events or ns). */
+  private xs(): ScaleLinear<number, number> {
+    return this.transform.rescaleX(this.base);
+  }
+
+  private resize(): void {
+    const width = Math.max(200, this.host.clientWidth);
+    const height = Math.max(160, this.host.clientHeight);
+    const plotW = width - MARGIN.left - MARGIN.right;
+    const plotH = height - MARGIN.top - MARGIN.bottom - RUG_ROW * 4 - 4;
+    const upperH = Math.round(plotH * UPPER_SHARE);
+    this.geo = { width, height, plotW, plotH, upperH, lowerH: plotH - upperH, zeroY: MARGIN.top + upperH };
+    sizeCanvas(this.canvas, width, height);
+    this.axes.setAttribute('width', String(width));
+    this.axes.setAttribute('height', String(height));
+    const ovW = Math.max(200, this.overviewHost.clientWidth);
+    const ovH = Math.max(30, this.overviewHost.clientHeight);
+    sizeCanvas(this.ovCanvas, ovW, ovH);
+    this.ovSvg.setAttribute('width', String(ovW));
+    this.ovSvg.setAttribute('height', String(ovH));
+    const data = this.data;
+    if (data === null) return;
+    const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
+    this.base = scaleLinear().domain(domain).range([0, plotW]);
+    this.upper = scaleLinear().domain([0, Math.max(1, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes))]).range([upperH, 0]).nice();
+    this.lower = scaleLinear().domain([0, Math.max(1, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes))]).range([0, this.geo.lowerH]).nice();
+    // Zoom in until the visible events are about 40 px wide each.
+    const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : (data.count * 400) / plotW);
+    this.zoomer.scaleExtent([1, maxK]).extent([[0, 0], [plotW, plotH]]).translateExtent([[0, 0], [plotW, plotH]]);
+    select(this.ovBrush).call(this.brusher.extent([[MARGIN.left, 0], [MARGIN.left + plotW, ovH]]));
+    this.drawOverview();
+    this.draw();
+    this.syncBrush();
+  }
+
+  private schedule(): void {
+    if (this.pending !== 0) return;
+    this.pending = requestAnimationFrame(() => {
+      this.pending = 0;
+      this.draw();
+    });
+  }
+
+  /** Redraws now (marks changed). */
+  redraw(): void {
+    this.draw();
+  }
+
+  private draw(): void {
+    const data = this.data;
+    if (data === null) return;
+    const t0 = performance.now();
+    const ctx = this.canvas.getContext('2d')!;
+    const { width, height } = this.geo;
+    ctx.setTransform(devicePixelRatio, 0, 0, devicePixelRatio, 0, 0);
+    ctx.clearRect(0, 0, width, height);
+    ctx.save();
+    ctx.translate(MARGIN.left, 0);
+    const x = this.xs();
+    const lay = layout(data, this.mode, x, this.geo.plotW);
+    this.lastLayout = lay;
+    this.drawRanges(ctx, x);
+    if (lay.kind === 'bars') this.drawBars(ctx, lay);
+    else this.drawColumns(ctx, lay, (v) => this.y('above', v), (v) => this.y('heap', v), this.geo.zeroY, this.geo.zeroY + this.geo.lowerH + 3);
+    this.drawBudgetLines(ctx);
+    this.drawMarks(ctx, lay, x);
+    ctx.restore();
+    this.drawAxes(x);
+    this.drawTimes.push(performance.now() - t0);
+    if (this.drawTimes.length > 2000) this.drawTimes.splice(0, 1000);
+  }
+
+  private y(side: 'above' | 'heap', bytes: number): number {
+    return side === 'above' ? MARGIN.top + this.upper(bytes) : this.geo.zeroY + this.lower(bytes);
+  }
+
+  /** Summarised columns: max (light) and min (dark) of each series; with `rugTop`, the class rug under the plot. */
+  private drawColumns(ctx: CanvasRenderingContext2D, cols: Columns, up: (v: number) => number, down: (v: number) => number, zeroY: number, rugTop: number | null): void {
+    const fillCols = (colour: string, top: (c: number) => number, bottom: (c: number) => number): void => {
+      ctx.fillStyle = colour;
+      for (let c = 0; c < cols.width; c++) {
+        const a = top(c);
+        const b = bottom(c);
+        if (b - a >= 0.5) ctx.fillRect(c, a, 1, b - a);
+      }
+    };
+    fillCols(SERIES_COLOURS.stack, (c) => up(cols.aboveMax[c]!), () => zeroY);
+    fillCols(SERIES_COLOURS.stackMin, (c) => up(cols.aboveMin[c]!), () => zeroY);
+    fillCols(SERIES_COLOURS.static, (c) => up(cols.staticMax[c]!), () => zeroY);
+    fillCols(SERIES_COLOURS.heap, () => zeroY, (c) => down(cols.heapMax[c]!));
+    fillCols(SERIES_COLOURS.heapMin, () => zeroY, (c) => down(cols.heapMin[c]!));
+    if (rugTop === null) return;
+    // The rug: which classes of event occur in each column.
+    EVENT_CLASSES.slice(0, 4).forEach((cls, row) => {
+      ctx.fillStyle = CLASS_COLOURS[cls];
+      const bit = 1 << row;
+      for (let c = 0; c < cols.width; c++) if (cols.masks[c]! & bit) ctx.fillRect(c, rugTop + row * RUG_ROW, 1, RUG_ROW - 1);
+    });
+  }
+
+  private drawBars(ctx: CanvasRenderingContext2D, lay: Bars): void {
+    const s = this.data!.series;
+    const gap = (lay.bars[0] ? lay.bars[0].x1 - lay.bars[0].x0 : 0) > 6 ? 1 : 0;
+    for (const bar of lay.bars) {
+      const e = bar.event;
+      const w = Math.max(1, bar.x1 - bar.x0 - gap);
+      ctx.fillStyle = CLASS_COLOURS[eventClassOfKind(this.kinds[e]!)];
+      const top = this.y('above', s.above[e]!);
+      ctx.fillRect(bar.x0, top, w, this.geo.zeroY - top);
+      ctx.fillRect(bar.x0, this.geo.zeroY, w, this.y('heap', s.heap[e]!) - this.geo.zeroY);
+      const st = this.y('above', s.static[e]!);
+      if (this.geo.zeroY - st >= 0.5) {
+        ctx.fillStyle = SERIES_COLOURS.static;
+        ctx.fillRect(bar.x0, st, w, this.geo.zeroY - st);
+      }
+    }
+  }
+
+  private drawRanges(ctx: CanvasRenderingContext2D, x: ScaleLinear<number, number>): void {
+    const data = this.data!;
+    ctx.fillStyle = MARK_COLOURS.exceeded;
+    for (const b of this.budgets) {
+      for (const [s, e] of b.ranges) {
+        const x0 = Math.max(0, x(positionOf(data, this.mode, s)));
+        const x1 = Math.min(this.geo.plotW, x(positionOf(data, this.mode, e + 1)));
+        if (x1 >= 0 && x0 <= this.geo.plotW) ctx.fillRect(x0, MARGIN.top, Math.max(1, x1 - x0), this.geo.plotH);
+      }
+    }
+  }
+
+  private drawBudgetLines(ctx: CanvasRenderingContext2D): void {
+    ctx.save();
+    ctx.strokeStyle = MARK_COLOURS.budget;
+    ctx.fillStyle = MARK_COLOURS.budget;
+    ctx.setLineDash([6, 4]);
+    ctx.font = '11px sans-serif';
+    for (const b of this.budgets) {
+      const y = Math.round(this.y(b.side, b.bytes)) + 0.5;
+      ctx.beginPath();
+      ctx.moveTo(0, y);
+      ctx.lineTo(this.geo.plotW, y);
+      ctx.stroke();
+      ctx.fillText(`${b.label} budget ${formatBytes(b.bytes)}`, 4, b.side === 'above' ? y - 3 : y + 12);
+    }
+    ctx.restore();
+  }
+
+  private drawMarks(ctx: CanvasRenderingContext2D, lay: Columns | Bars, x: ScaleLinear<number, number>): void {
+    const data = this.data!;
+    const { highlight, related, selected } = this.marks;
+    const markAt = (px: number, colour: string, dashed: boolean, width: number): void => {
+      ctx.save();
+      ctx.strokeStyle = colour;
+      ctx.lineWidth = width;
+      if (dashed) ctx.setLineDash([4, 3]);
+      ctx.beginPath();
+      ctx.moveTo(px, MARGIN.top);
+      ctx.lineTo(px, MARGIN.top + this.geo.plotH);
+      ctx.stroke();
+      ctx.restore();
+    };
+    const tri = (px: number, colour: string): void => {
+      ctx.fillStyle = colour;
+      ctx.beginPath();
+      ctx.moveTo(px, this.geo.zeroY - 1);
+      ctx.lineTo(px - 4, this.geo.zeroY - 8);
+      ctx.lineTo(px + 4, this.geo.zeroY - 8);
+      ctx.fill();
+    };
+    if (highlight.length > 0) {
+      if (lay.kind === 'columns') {
+        for (let c = 0; c < lay.width; c++) if (lay.end[c]! > lay.first[c]! && anyIn(highlight, lay.first[c]!, lay.end[c]!)) tri(c + 0.5, MARK_COLOURS.highlight);
+      } else {
+        for (const bar of lay.bars) if (anyIn(highlight, bar.event, bar.event + 1)) tri((bar.x0 + bar.x1) / 2, MARK_COLOURS.highlight);
+      }
+    }
+    const centre = (e: number): number => {
+      const a = x(positionOf(data, this.mode, e));
+      const b = e + 1 < data.count ? x(positionOf(data, this.mode, e + 1)) : a + 1;
+      return (a + Math.max(b, a + 1)) / 2;
+    };
+    for (const e of related) {
+      const px = centre(e);
+      if (px >= 0 && px <= this.geo.plotW) markAt(px, MARK_COLOURS.related, true, 2);
+    }
+    if (selected !== null) {
+      const px = centre(selected);
+      if (px >= 0 && px <= this.geo.plotW) markAt(px, MARK_COLOURS.selected, false, 1.5);
+    }
+  }
+
+  private drawAxes(x: ScaleLinear<number, number>): void {
+    const svg = select(this.axes);
+    svg.selectAll('*').remove();
+    const ax = axisBottom(x)
+      .ticks(Math.max(2, Math.floor(this.geo.plotW / 110)))
+      .tickFormat(this.mode === 'events' ? (v) => formatEventTick(+v) : (v) => formatNs(+v));
+    svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).call(ax);
+    const bytes = (v: unknown): string => formatBytes(Number(v));
+    svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).ticks(3).tickFormat(bytes));
+    svg.append('g').attr('transform', `translate(${MARGIN.left},${this.geo.zeroY})`).call(axisLeft(this.lower).ticks(4).tickFormat(bytes));
+    svg
+      .append('line')
+      .attr('x1', MARGIN.left)
+      .attr('x2', MARGIN.left + this.geo.plotW)
+      .attr('y1', this.geo.zeroY + 0.5)
+      .attr('y2', this.geo.zeroY + 0.5)
+      .attr('class', 'zero');
+    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', MARGIN.top + 10).text('stack + static ↑');
+    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', this.geo.zeroY + this.geo.lowerH - 4).text('heap ↓');
+  }
+
+  /** The whole run in the strip under the chart, on the chart's byte scales shrunk to the strip. */
+  private drawOverview(): void {
+    const data = this.data;
+    if (data === null) return;
+    const w = Math.max(200, this.overviewHost.clientWidth);
+    const h = Math.max(30, this.overviewHost.clientHeight);
+    const ctx = this.ovCanvas.getContext('2d')!;
+    ctx.setTransform(devicePixelRatio, 0, 0, devicePixelRatio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    const plotW = w - MARGIN.left - MARGIN.right;
+    const upperH = Math.round((h - 4) * UPPER_SHARE);
+    const zeroY = 2 + upperH;
+    const upMax = this.upper.domain()[1]!;
+    const downMax = this.lower.domain()[1]!;
+    const lay = layout(data, this.mode, scaleLinear().domain(this.base.domain()).range([0, plotW]), plotW);
+    ctx.save();
+    ctx.translate(MARGIN.left, 0);
+    if (lay.kind === 'bars') {
+      for (const bar of lay.bars) {
+        const w = Math.max(1, bar.x1 - bar.x0 - 1);
+        ctx.fillStyle = SERIES_COLOURS.stack;
+        const top = zeroY - (data.series.above[bar.event]! / upMax) * upperH;
+        ctx.fillRect(bar.x0, top, w, zeroY - top);
+        ctx.fillStyle = SERIES_COLOURS.heap;
+        ctx.fillRect(bar.x0, zeroY, w, (data.series.heap[bar.event]! / downMax) * (h - 4 - upperH));
+      }
+    } else this.drawColumns(ctx, lay, (v) => zeroY - (v / upMax) * upperH, (v) => zeroY + (v / downMax) * (h - 4 - upperH), zeroY, null);
+    ctx.restore();
+  }
+
+  private syncBrush(): void {
+    if (this.data === null) return;
+    const [d0, d1] = this.xs().domain() as [number, number];
+    const ov = scaleLinear().domain(this.base.domain()).range([MARGIN.left, MARGIN.left + this.geo.plotW]);
+    this.syncingBrush = true;
+    const full = this.transform.k === 1;
+    select(this.ovBrush).call(this.brusher.move, full ? null : [ov(d0), ov(d1)]);
+    this.syncingBrush = false;
+  }
+
+  private brushed(e: D3BrushEvent<unknown>): void {
+    if (this.syncingBrush || !e.sourceEvent) return;
+    const sel = e.selection as [number, number] | null;
+    const ov = scaleLinear().domain(this.base.domain()).range([MARGIN.left, MARGIN.left + this.geo.plotW]);
+    if (sel === null) {
+      this.zoomToDomain(...(this.base.domain() as [number, number]));
+      return;
+    }
+    this.zoomToDomain(ov.invert(sel[0]), ov.invert(sel[1]));
+  }
+
+  /** Zooms so that [d0, d1] of the x domain fills the plot. */
+  zoomToDomain(d0: number, d1: number): void {
+    const k = (this.base.range()[1]! - this.base.range()[0]!) / Math.max(1e-9, this.base(d1) - this.base(d0));
+    const t = zoomIdentity.scale(k).translate(-this.base(d0), 0);
+    select(this.canvas).call(this.zoomer.transform, t);
+  }
+
+  /** Zooms to show events [a, b). */
+  zoomToEvents(a: number, b: number): void {
+    const data = this.data;
+    if (data === null) return;
+    this.zoomToDomain(positionOf(data, this.mode, a), b < data.count ? positionOf(data, this.mode, b) : this.base.domain()[1]!);
+  }
+
+  /** Pans, without zooming, so that event e is in view (centred if it was outside). */
+  reveal(e: number): void {
+    const data = this.data;
+    if (data === null) return;
+    const x = this.xs();
+    const px = x(positionOf(data, this.mode, e));
+    if (px >= 0 && px <= this.geo.plotW) return;
+    const t = this.transform.translate((this.geo.plotW / 2 - px) / this.transform.k, 0);
+    select(this.canvas).call(this.zoomer.transform, t);
+  }
+
+  zoomBy(factor: number): void {
+    select(this.canvas).call(this.zoomer.scaleBy, factor);
+  }
+
+  panBy(px: number): void {
+    select(this.canvas).call(this.zoomer.translateBy, px / this.transform.k, 0);
+  }
+
+  resetZoom(): void {
+    select(this.canvas).call(this.zoomer.transform, zoomIdentity);
+  }
+
+  /** The event under plot x (px from the plot's left): the event itself, or a summarised column's fullest event. */
+  pick(px: number): number | null {
+    const data = this.data;
+    const lay = this.lastLayout;
+    if (data === null || lay === null || px < 0 || px > this.geo.plotW) return null;
+    if (lay.kind === 'bars') {
+      for (const bar of lay.bars) if (px >= bar.x0 && px < bar.x1) return bar.event;
+      return null;
+    }
+    const c = Math.floor(px);
+    const a = lay.first[c]!;
+    const b = lay.end[c]!;
+    return b > a ? representative(data, a, b) : null;
+  }
+
+  private columnEvents(px: number): number {
+    const lay = this.lastLayout;
+    if (lay === null || lay.kind === 'bars' || px < 0 || px >= lay.width) return 1;
+    const c = Math.floor(px);
+    return lay.end[c]! - lay.first[c]!;
+  }
+
+  /** Viewport x (clientX) of event e's bar centre, or null when out of view. */
+  clientXOf(e: number): number | null {
+    const data = this.data;
+    if (data === null) return null;
+    const x = this.xs();
+    const a = x(positionOf(data, this.mode, e));
+    const b = e + 1 < data.count ? x(positionOf(data, this.mode, e + 1)) : a + MIN_BAR_PX;
+    const px = (a + b) / 2;
+    if (px < 0 || px > this.geo.plotW) return null;
+    return this.canvas.getBoundingClientRect().left + MARGIN.left + px;
+  }
+
+  /** Viewport y a little inside the bars (below the axis, in the heap half). */
+  clientYOfPlot(side: 'above' | 'heap'): number {
+    const r = this.canvas.getBoundingClientRect();
+    return r.top + (side === 'above' ? this.geo.zeroY - 3 : this.geo.zeroY + 3);
+  }
+
+  /** Events in view [first, end). */
+  visibleEvents(): [number, number] {
+    const data = this.data;
+    if (data === null) return [0, 0];
+    const [d0, d1] = this.xs().domain() as [number, number];
+    return [eventAt(data, this.mode, d0), Math.min(data.count, eventAt(data, this.mode, d1) + 1)];
+  }
+
+  /** The current drawing as layers for the SVG/PNG export: the same layout, no per-event elements. */
+  exportLayers(): { width: number; height: number; plot: HTMLCanvasElement; axes: SVGSVGElement } {
+    return { width: this.geo.width, height: this.geo.height, plot: this.canvas, axes: this.axes };
+  }
+
+  /** What the export needs to redraw the plot as vectors. */
+  exportModel(): { layout: Columns | Bars | null; upper: (v: number) => number; lower: (v: number) => number; zeroY: number; plotW: number; plotH: number; kinds: Uint8Array; data: ChartData | null; budgets: BudgetMark[] } {
+    return {
+      layout: this.lastLayout,
+      upper: (v) => MARGIN.top + this.upper(v),
+      lower: (v) => this.geo.zeroY + this.lower(v),
+      zeroY: this.geo.zeroY,
+      plotW: this.geo.plotW,
+      plotH: this.geo.plotH,
+      kinds: this.kinds,
+      data: this.data,
+      budgets: this.budgets,
+    };
+  }
+}
+
+function sizeCanvas(c: HTMLCanvasElement, w: number, h: number): void {
+  c.width = Math.round(w * devicePixelRatio);
+  c.height = Math.round(h * devicePixelRatio);
+  c.style.width = `${w}px`;
+  c.style.height = `${h}px`;
+}
+
+function formatEventTick(v: number): string {
+  if (!Number.isInteger(v)) return '';
+  if (v >= 1e6) return `${+(v / 1e6).toFixed(2)}M`;
+  if (v >= 1e4) return `${+(v / 1e3).toFixed(1)}k`;
+  return String(v);
+}
+
+export function formatNs(ns: number): string {
+  if (ns >= 1e9) return `${+(ns / 1e9).toFixed(3)} s`;
+  if (ns >= 1e6) return `${+(ns / 1e6).toFixed(2)} ms`;
+  if (ns >= 1e3) return `${+(ns / 1e3).toFixed(1)} µs`;
+  return `${Math.round(ns)} ns`;
+}

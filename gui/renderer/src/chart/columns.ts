@@ -1,0 +1,166 @@
+// Layout of the chart, apart from drawing: which events fall in each pixel column at the current zoom, summarised through the level-of-detail pyramids, or individual bars when the events are wide enough to see one by one. Shared by the canvas, the SVG export and hit testing.
+import { eventAtTime, LOD_BASE, MaskPyramid, MinMaxPyramid, type ChartSeries } from '../../../../analysis/lod.js';
+
+/** Individual bars when each event gets at least this many pixels. */
+export const MIN_BAR_PX = 3;
+
+export type XMode = 'events' | 'time';
+
+/** The series of the chart with their pyramids. */
+export interface ChartData {
+  count: number;
+  series: ChartSeries;
+  above: MinMaxPyramid;
+  statics: MinMaxPyramid;
+  heap: MinMaxPyramid;
+  masks: Uint8Array;
+  maskPyramid: MaskPyramid;
+  /** Non-decreasing event times (ns). */
+  times: Float64Array;
+}
+
+export function chartData(series: ChartSeries, masks: Uint8Array, times: Float64Array): ChartData {
+  return {
+    count: series.heap.length,
+    series,
+    above: new MinMaxPyramid(series.above),
+    statics: new MinMaxPyramid(series.static),
+    heap: new MinMaxPyramid(series.heap),
+    masks,
+    maskPyramid: new MaskPyramid(masks),
+    times,
+  };
+}
+
+/** A linear map from domain (events or ns) to pixels, as d3's scales are (kept minimal so layout tests need no DOM). */
+export interface XScale {
+  (v: number): number;
+  invert(px: number): number;
+}
+
+/** The first event at or after position v of the x domain. */
+export function eventAt(data: ChartData, mode: XMode, v: number): number {
+  if (mode === 'events') return Math.min(data.count, Math.max(0, Math.floor(v)));
+  return eventAtTime(data.times, v);
+}
+
+/** Where event e starts on the x domain. */
+export function positionOf(data: ChartData, mode: XMode, e: number): number {
+  if (mode === 'events') return e;
+  return data.times[Math.min(e, data.count - 1)] ?? 0;
+}
+
+export interface Bar {
+  event: number;
+  x0: number;
+  x1: number;
+}
+
+export interface Columns {
+  kind: 'columns';
+  width: number;
+  /** Events [first[c], end[c]) of column c. */
+  first: Int32Array;
+  end: Int32Array;
+  aboveMax: Float64Array;
+  aboveMin: Float64Array;
+  staticMax: Float64Array;
+  heapMax: Float64Array;
+  heapMin: Float64Array;
+  masks: Uint8Array;
+}
+
+export interface Bars {
+  kind: 'bars';
+  bars: Bar[];
+}
+
+/** Bars if the visible events are few enough to draw one by one, else one summary per pixel column. */
+export function layout(data: ChartData, mode: XMode, x: XScale, width: number): Columns | Bars {
+  const w = Math.max(1, Math.floor(width));
+  const e0 = eventAt(data, mode, x.invert(0));
+  const e1 = Math.min(data.count, eventAt(data, mode, x.invert(w)) + 1);
+  const start = Math.max(0, e0 - 1);
+  if ((e1 - start) * MIN_BAR_PX <= w) {
+    const bars: Bar[] = [];
+    for (let e = start; e < e1; e++) {
+      const x0 = x(positionOf(data, mode, e));
+      // A bar reaches the next event; the last one gets the width of an event.
+      const x1 = e + 1 < data.count ? x(positionOf(data, mode, e + 1)) : mode === 'events' ? x(e + 1) : x0 + MIN_BAR_PX * 4;
+      if (x1 < 0 || x0 > w) continue;
+      bars.push({ event: e, x0, x1: Math.max(x1, x0 + 1) });
+    }
+    return { kind: 'bars', bars };
+  }
+  const cols: Columns = {
+    kind: 'columns',
+    width: w,
+    first: new Int32Array(w),
+    end: new Int32Array(w),
+    aboveMax: new Float64Array(w),
+    aboveMin: new Float64Array(w),
+    staticMax: new Float64Array(w),
+    heapMax: new Float64Array(w),
+    heapMin: new Float64Array(w),
+    masks: new Uint8Array(w),
+  };
+  const ext = { min: 0, max: 0 };
+  let a = eventAt(data, mode, x.invert(0));
+  for (let c = 0; c < w; c++) {
+    const b = Math.max(a, eventAt(data, mode, x.invert(c + 1)));
+    cols.first[c] = a;
+    cols.end[c] = b;
+    if (b > a) {
+      data.above.extent(a, b, ext);
+      cols.aboveMax[c] = ext.max;
+      cols.aboveMin[c] = ext.min;
+      cols.staticMax[c] = data.statics.extent(a, b, ext).max;
+      data.heap.extent(a, b, ext);
+      cols.heapMax[c] = ext.max;
+      cols.heapMin[c] = ext.min;
+      cols.masks[c] = data.maskPyramid.or(a, b);
+    } else if (a > 0 && a <= data.count) {
+      // No event starts in this column (time mode, a quiet stretch): the values after the previous event hold.
+      const p = a - 1;
+      cols.aboveMax[c] = cols.aboveMin[c] = data.series.above[p]!;
+      cols.staticMax[c] = data.series.static[p]!;
+      cols.heapMax[c] = cols.heapMin[c] = data.series.heap[p]!;
+    }
+    a = b;
+  }
+  return cols;
+}
+
+/** The first index in sorted `events` at or after `e`. */
+export function lowerBound(events: Int32Array, e: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (events[mid]! < e) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Whether sorted `events` has one in [a, b). */
+export function anyIn(events: Int32Array, a: number, b: number): boolean {
+  const i = lowerBound(events, a);
+  return i < events.length && events[i]! < b;
+}
+
+/** The event in [a, b) with the most memory in use (heap + stack + static): what a click on a summarised column picks. Scans at most `cap` events, then steps through the finest pyramid level. */
+export function representative(data: ChartData, a: number, b: number, cap = 1 << 16): number {
+  let best = a;
+  let bestV = -Infinity;
+  const { above, heap } = data.series;
+  const step = b - a > cap ? LOD_BASE : 1;
+  for (let e = a; e < b; e += step) {
+    const v = above[e]! + heap[e]!;
+    if (v > bestV) {
+      bestV = v;
+      best = e;
+    }
+  }
+  return best;
+}

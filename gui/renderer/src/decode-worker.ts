@@ -1,0 +1,76 @@
+// The decoding worker: trace bytes in, model and tables out, with progress on the way, so a multi-million-event trace never blocks the page.
+import { attribution, type AttributionBy } from '../../../analysis/attribution.js';
+import { checkBudgets } from '../../../analysis/budgets.js';
+import { leaksAtExit } from '../../../analysis/leaks.js';
+import { linkedFrees, orphaningEvents } from '../../../analysis/linked.js';
+import { monotonicTimes } from '../../../analysis/lod.js';
+import type { Model } from '../../../analysis/model.js';
+import { peaks } from '../../../analysis/peak.js';
+import { summarize } from '../../../analysis/summary.js';
+import { staticSeries } from '../../../analysis/timeline.js';
+import { decodeTrace } from '../../../analysis/trace/decode.js';
+import { TABLE_ROWS, type DecodeRequest, type ViewData, type WorkerMessage } from './view-data.js';
+
+interface WorkerScope {
+  postMessage(message: WorkerMessage, transfer?: Transferable[]): void;
+  onmessage: ((e: MessageEvent<DecodeRequest>) => void) | null;
+}
+const scope = self as unknown as WorkerScope;
+
+/** Every ArrayBuffer under `value` (typed arrays of the model), once each, to transfer instead of copying. */
+function buffersOf(value: unknown, out = new Set<ArrayBuffer>(), seen = new Set<unknown>()): Set<ArrayBuffer> {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return out;
+  seen.add(value);
+  if (ArrayBuffer.isView(value)) {
+    if (value.buffer instanceof ArrayBuffer) out.add(value.buffer);
+    return out;
+  }
+  for (const v of Object.values(value)) buffersOf(v, out, seen);
+  return out;
+}
+
+function tables(model: Model): ViewData['tables'] {
+  const one = (by: AttributionBy) => {
+    const a = attribution(model, { by });
+    return { ...a, rows: a.rows.slice(0, TABLE_ROWS) };
+  };
+  return { function: one('function'), site: one('site'), thread: one('thread'), library: one('library') };
+}
+
+scope.onmessage = (e) => {
+  try {
+    const t0 = performance.now();
+    let shown = -1;
+    const model = decodeTrace(new Uint8Array(e.data.bytes), {
+      // One message per percent at most: the decoder reports every chunk.
+      onProgress: (fraction, phase) => {
+        const pct = Math.floor(fraction * 100);
+        if (pct === shown) return;
+        shown = pct;
+        scope.postMessage({ type: 'progress', fraction, phase });
+      },
+    });
+    const t1 = performance.now();
+    scope.postMessage({ type: 'progress', fraction: 1, phase: 'computing tables' });
+    const linked = linkedFrees(model);
+    const data: ViewData = {
+      model,
+      statics: staticSeries(model),
+      times: monotonicTimes(model),
+      orphanedBy: orphaningEvents(model),
+      summary: summarize(model),
+      tables: tables(model),
+      peaks: peaks(model),
+      leaks: leaksAtExit(model),
+      budgets: e.data.budgets ? checkBudgets(model, e.data.budgets) : [],
+      linked: linked.slice(0, TABLE_ROWS),
+      linkedTotal: linked.length,
+      decodeMs: t1 - t0,
+      tablesMs: 0,
+    };
+    data.tablesMs = performance.now() - t1;
+    scope.postMessage({ type: 'done', data }, [...buffersOf(data)]);
+  } catch (err) {
+    scope.postMessage({ type: 'error', message: (err as Error).message });
+  }
+};

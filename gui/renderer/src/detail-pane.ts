@@ -1,0 +1,80 @@
+// The detail of the selected event: kind, place, size and totals; its call stack; the other end of its block (the free, or "never freed" with the leak class; the allocation a free released); the blocks linked from a freed one, with those it orphaned marked.
+import type { EventDetail, StackEntry } from '../../../analysis/event-detail.js';
+import { leakClassLabel } from '../../../analysis/leaks.js';
+import type { LinkedMember } from '../../../analysis/linked.js';
+import { formatBytes } from '../../../analysis/units.js';
+import { formatNs } from './chart/chart.js';
+import { el, fill } from './dom.js';
+
+export interface DetailActions {
+  goto(event: number): void;
+  source(file: string | null, line: number | null): void;
+}
+
+function jump(label: string, act: () => void, attrs: Record<string, string> = {}): HTMLButtonElement {
+  const b = el('button', { type: 'button', class: 'link', ...attrs }, label);
+  b.addEventListener('click', act);
+  return b;
+}
+
+export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntry[], act: DetailActions): void {
+  const facts = el(
+    'dl',
+    { class: 'facts' },
+    el('dt', {}, 'event'),
+    el('dd', {}, `${d.event} · ${d.kind}${d.interposed ? ' (via libc/uninstrumented)' : ''} · thread ${d.thread} · ${formatNs(d.timeNs)}`),
+    el('dt', {}, 'where'),
+    el('dd', { class: 'place' }, d.place?.label ?? 'no source location'),
+    d.bytes !== null ? el('dt', {}, d.class === 'call' ? 'stack at entry' : 'size') : null,
+    d.bytes !== null ? el('dd', {}, formatBytes(d.bytes)) : null,
+    el('dt', {}, 'after it'),
+    el('dd', {}, `heap ${formatBytes(d.heapRequested)} (usable ${formatBytes(d.heapUsable)}) · stack ${formatBytes(d.stack)} · static ${formatBytes(d.static)}`),
+  );
+  const parts: Array<HTMLElement | null> = [el('h3', {}, `${d.kind} ${d.place?.function ?? ''}`.trim()), facts];
+
+  if (d.created) {
+    const c = d.created;
+    parts.push(
+      el(
+        'p',
+        { class: 'block-end', 'data-role': 'free-of-allocation' },
+        c.freeEvent !== null
+          ? jump(`freed at event ${c.freeEvent}`, () => act.goto(c.freeEvent!), { 'data-event': String(c.freeEvent) })
+          : el('span', { class: `never-freed leak-${c.leakClass ?? 'unclassified'}` }, `never freed — ${c.leakClass ? leakClassLabel(c.leakClass) : 'live at the end of the run (not classified)'}`),
+      ),
+    );
+  }
+  if (d.ended) {
+    const e = d.ended;
+    parts.push(
+      el(
+        'p',
+        { class: 'block-end', 'data-role': 'allocation-of-free' },
+        'released the block allocated at ',
+        jump(`${e.allocation.label} (event ${e.allocEvent}, ${formatBytes(e.requestedBytes)})`, () => act.goto(e.allocEvent), { 'data-event': String(e.allocEvent) }),
+      ),
+    );
+  }
+  if (d.linked && d.linked.blocks.length > 0) {
+    const l = d.linked;
+    const item = (m: LinkedMember): HTMLElement =>
+      el(
+        'li',
+        { class: m.orphaned ? 'orphaned' : m.leaked ? 'leaked' : '' },
+        jump(`${m.allocation.label}`, () => act.source(m.allocation.file, m.allocation.line), { 'data-line': String(m.allocation.line ?? '') }),
+        ` ${formatBytes(m.requestedBytes)} `,
+        m.orphaned ? el('span', { class: 'badge orphaned' }, 'orphaned') : m.leaked ? el('span', { class: 'badge' }, 'leaked') : el('span', { class: 'badge freed' }, `freed later (event ${m.freeEvent})`),
+      );
+    parts.push(
+      el('h4', {}, `Blocks linked from the freed one (${l.blocks.length}${l.partial ? ', scan cut short' : ''}; ${l.orphaned} orphaned)`),
+      el('ul', { class: 'linked' }, ...l.blocks.map(item)),
+    );
+  }
+  parts.push(
+    el('h4', {}, 'Call stack'),
+    stack.length === 0
+      ? el('p', { class: 'empty' }, 'no instrumented frame open')
+      : el('ol', { class: 'stack' }, ...stack.map((f) => el('li', {}, jump(f.label, () => act.source(f.file, f.line)), ` ${formatBytes(f.depth)}`))),
+  );
+  fill(host, ...parts);
+}

@@ -1,0 +1,22 @@
+// Building DOM from untrusted text: every string goes in as a text node, never as HTML.
+type Child = Node | string | null | undefined | false;
+
+/** `el('td', { class: 'num' }, '12 B')`: attributes set one by one, children appended as nodes or text. */
+export function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) node.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  return node;
+}
+
+/** Replaces all children. */
+export function fill(parent: Element, ...children: Child[]): void {
+  parent.replaceChildren();
+  for (const c of children) if (c !== null && c !== undefined && c !== false) parent.append(typeof c === 'string' ? document.createTextNode(c) : c);
+}
+
+export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
+  const node = document.getElementById(id);
+  if (node === null) throw new Error(`page has no #${id}`);
+  return node as T;
+}

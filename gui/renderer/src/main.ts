@@ -1,0 +1,410 @@
+// The viewer page: loads a trace (from the host, a file dialog, drag and drop or the recent list), decodes it in a worker with a progress bar, and wires chart, detail, source, panels, search, keyboard and export together.
+import type { AttributionBy, AttributionRow } from '../../../analysis/attribution.js';
+import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
+import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
+import { chartSeries, eventClassMasks } from '../../../analysis/lod.js';
+import { formatBytes } from '../../../analysis/units.js';
+import { pickBackend, type Backend, type SessionInfo } from './backend.js';
+import { Chart, formatNs, type BudgetMark } from './chart/chart.js';
+import { chartData, type ChartData } from './chart/columns.js';
+import { chartPng, chartSvg, download } from './chart/export.js';
+import { CLASS_COLOURS, CLASS_LABELS, MARK_COLOURS, SERIES_COLOURS } from './chart/palette.js';
+import { renderDetail } from './detail-pane.js';
+import { byId, el, fill } from './dom.js';
+import { Panels } from './panels/panels.js';
+import { SourcePane, type SourceMark } from './source/source-pane.js';
+import type { ViewData, WorkerMessage } from './view-data.js';
+import './styles.css';
+
+/** Timings and controls for automation (tests, the benchmark): read-only views of the page's own state. */
+interface ViewHandle {
+  ready: boolean;
+  error: string | null;
+  timings: { start: number; bytes: number; decoded: number; firstChart: number };
+  drawTimes: number[];
+  events: number;
+  selected: number | null;
+  eventClientX(e: number): number | null;
+  plotClientY(side: 'above' | 'heap'): number;
+  zoomToEvents(a: number, b: number): void;
+  zoomBy(f: number): void;
+  panBy(px: number): void;
+  visibleEvents(): [number, number];
+}
+
+const backend: Backend = pickBackend();
+let hostSession: SessionInfo | null = null;
+let view: ViewData | null = null;
+let allData: ChartData | null = null;
+let data: ChartData | null = null;
+let selected: number | null = null;
+let traceTitle = 'trace';
+
+const chart = new Chart(byId('chart'), byId('overview'));
+const source = new SourcePane(() => (hostSession ? backend : null), byId('source-head'), byId('source-body'));
+const handle: ViewHandle = {
+  ready: false,
+  error: null,
+  timings: { start: performance.now(), bytes: 0, decoded: 0, firstChart: 0 },
+  drawTimes: chart.drawTimes,
+  events: 0,
+  selected: null,
+  eventClientX: (e) => chart.clientXOf(e),
+  plotClientY: (side) => chart.clientYOfPlot(side),
+  zoomToEvents: (a, b) => chart.zoomToEvents(a, b),
+  zoomBy: (f) => chart.zoomBy(f),
+  panBy: (px) => chart.panBy(px),
+  visibleEvents: () => chart.visibleEvents(),
+};
+(window as unknown as { ccMemwrapView: ViewHandle }).ccMemwrapView = handle;
+
+const panels = new Panels(byId('panel-tabs'), byId('panel-body'), {
+  attributionRow: (by, row) => highlightRow(by, row),
+  goto: (e) => select(e),
+  source: (file, line) => void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]),
+  blocks: (blocks, file, line) => {
+    if (!view) return;
+    setHighlight(allocationsOf(view.model, blocks));
+    void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]);
+  },
+});
+
+function showError(message: string | null): void {
+  const box = byId('error');
+  box.hidden = message === null;
+  fill(box, message ?? '');
+  handle.error = message;
+}
+
+function progress(label: string | null, fraction = 0): void {
+  const box = byId('progress');
+  box.hidden = label === null;
+  if (label !== null) {
+    fill(byId('progress-label'), label);
+    byId<HTMLProgressElement>('progress-bar').value = fraction;
+  }
+}
+
+function legend(): void {
+  const swatch = (colour: string, label: string, cls = 'swatch'): HTMLElement => {
+    const s = el('span', { class: cls });
+    s.style.background = colour;
+    return el('span', { class: 'key' }, s, label);
+  };
+  fill(
+    byId('legend'),
+    ...(['alloc', 'free', 'call', 'return'] as EventClass[]).map((c) => swatch(CLASS_COLOURS[c], CLASS_LABELS[c])),
+    swatch(SERIES_COLOURS.stack, 'stack (summarised)'),
+    swatch(SERIES_COLOURS.static, 'static'),
+    swatch(SERIES_COLOURS.heap, 'heap (summarised)'),
+    swatch(MARK_COLOURS.selected, 'selected', 'swatch line'),
+    swatch(MARK_COLOURS.related, 'its other end / linked', 'swatch line'),
+    swatch(MARK_COLOURS.highlight, 'highlighted'),
+    swatch(MARK_COLOURS.budget, 'budget', 'swatch line'),
+  );
+}
+
+/** Decodes trace bytes in the worker; resolves with everything the page shows. */
+function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<ViewData> {
+  const worker = new Worker(new URL('./decode-worker.ts', import.meta.url), { type: 'module' });
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
+      const m = e.data;
+      if (m.type === 'progress') progress(`Decoding: ${m.phase}`, m.fraction);
+      else {
+        worker.terminate();
+        if (m.type === 'done') resolve(m.data);
+        else reject(new Error(m.message));
+      }
+    };
+    worker.onerror = (e) => {
+      worker.terminate();
+      reject(new Error(e.message || 'the decoding worker failed'));
+    };
+    worker.postMessage({ bytes, budgets }, [bytes]);
+  });
+}
+
+function budgetMarks(v: ViewData): BudgetMark[] {
+  return v.budgets.map((b) => ({
+    label: b.kind,
+    side: b.kind === 'heap' ? 'heap' : 'above',
+    bytes: b.limitBytes,
+    ranges: b.ranges.map((r) => [r.startEvent, r.endEvent] as [number, number]),
+  }));
+}
+
+function threadOptions(v: ViewData): void {
+  const sel = byId<HTMLSelectElement>('thread');
+  fill(sel, el('option', { value: 'all' }, 'all threads'), ...v.model.threads.map((t, row) => el('option', { value: String(row) }, `thread ${t.index}${t.osTid !== null ? ` (tid ${t.osTid})` : ''}`)));
+}
+
+function applyThread(): void {
+  if (!view) return;
+  const value = byId<HTMLSelectElement>('thread').value;
+  const row = value === 'all' ? null : Number(value);
+  if (row === null && allData) data = allData;
+  else data = chartData(chartSeries(view.model, row, view.statics), eventClassMasks(view.model, row), view.times);
+  chart.setData(data, view.model.events.kind);
+}
+
+async function show(v: ViewData, name: string): Promise<void> {
+  view = v;
+  traceTitle = name;
+  selected = null;
+  handle.events = v.model.events.count;
+  fill(byId('trace-name'), `${name} — ${v.model.events.count.toLocaleString('en-US')} events`);
+  threadOptions(v);
+  allData = chartData(chartSeries(v.model, null, v.statics), eventClassMasks(v.model), v.times);
+  data = allData;
+  chart.budgets = budgetMarks(v);
+  chart.marks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
+  chart.setData(data, v.model.events.kind);
+  handle.timings.firstChart = performance.now();
+  panels.set(v);
+  source.reset();
+  fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block.'));
+  if (hostSession?.budgetProblem) showError(`Budgets not drawn: ${hostSession.budgetProblem}`);
+  handle.ready = true;
+}
+
+async function loadBytes(bytes: ArrayBuffer, name: string, budgets: SessionInfo['budgets']): Promise<void> {
+  handle.ready = false;
+  showError(null);
+  handle.timings.bytes = performance.now();
+  progress('Decoding', 0);
+  try {
+    const v = await decode(bytes, budgets);
+    handle.timings.decoded = performance.now();
+    progress(null);
+    await show(v, name);
+  } catch (e) {
+    progress(null);
+    showError(`Cannot show ${name}: ${(e as Error).message}`);
+  }
+}
+
+async function loadFromHost(info: SessionInfo): Promise<void> {
+  hostSession = info;
+  recentList(info);
+  progress(`Reading ${info.trace.name}`, 0);
+  try {
+    const bytes = await backend.traceBytes((f) => progress(`Reading ${info.trace.name}`, f));
+    await loadBytes(bytes, info.trace.name, info.budgets);
+  } catch (e) {
+    progress(null);
+    showError(`Cannot read ${info.trace.name}: ${(e as Error).message}`);
+  }
+}
+
+/** A trace the user handed the page directly (file input, drop): sources come only from a chosen folder. */
+async function loadFile(file: File): Promise<void> {
+  hostSession = null;
+  progress(`Reading ${file.name}`, 0);
+  await loadBytes(await file.arrayBuffer(), file.name, null);
+}
+
+function recentList(info: SessionInfo): void {
+  const sel = byId<HTMLSelectElement>('recent');
+  fill(sel, el('option', { value: '' }, 'Recent…'), ...info.recent.map((r) => el('option', { value: r.path, title: r.path }, r.name)));
+}
+
+// ---- selection ----
+
+function setHighlight(events: Int32Array): void {
+  chart.marks = { ...chart.marks, highlight: events };
+  chart.redraw();
+}
+
+function highlightRow(by: AttributionBy, row: AttributionRow): void {
+  if (!view) return;
+  const events = eventsOfGroup(view.model, { by }, row.key);
+  setHighlight(events);
+  fill(byId('status-line'), `${row.label}: ${events.length.toLocaleString('en-US')} events highlighted`);
+  if (row.file !== null) void source.show(row.file, row.line === null ? [] : [{ line: row.line, kind: 'selected' }]);
+}
+
+/** Selects an event: chart marks, detail, call stack, source with its related lines. */
+function select(e: number): void {
+  if (!view) return;
+  const m = view.model;
+  if (e < 0 || e >= m.events.count) return;
+  selected = e;
+  handle.selected = e;
+  const d = eventDetail(m, e, view.statics, view.orphanedBy);
+  const related: number[] = [];
+  const marks: SourceMark[] = [];
+  if (d.place?.line != null) marks.push({ line: d.place.line, kind: 'selected' });
+  if (d.created?.freeEvent != null) related.push(d.created.freeEvent);
+  if (d.ended) {
+    related.push(d.ended.allocEvent);
+    if (d.ended.allocation.file === d.place?.file && d.ended.allocation.line !== null) marks.push({ line: d.ended.allocation.line, kind: 'related', note: 'allocated the freed block' });
+  }
+  for (const b of d.linked?.blocks ?? []) {
+    related.push(m.blocks.allocEvent[b.block]!);
+    if (b.allocation.file === d.place?.file && b.allocation.line !== null) marks.push({ line: b.allocation.line, kind: 'related', note: b.orphaned ? 'linked block, orphaned by this free' : 'linked block' });
+  }
+  chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related) };
+  chart.reveal(e);
+  chart.redraw();
+  renderDetail(byId('detail'), d, callStackAt(m, e), {
+    goto: (x) => select(x),
+    source: (file, line) => void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]),
+  });
+  if (d.class !== 'other') byId<HTMLSelectElement>('walk-kind').value = d.class;
+  void source.show(d.place?.file ?? null, marks);
+}
+
+// ---- tooltip ----
+
+chart.onPick = (e) => select(e);
+chart.onHover = (e, cx, cy, columnEvents) => {
+  const tip = byId('tooltip');
+  if (e === null || !view) {
+    tip.hidden = true;
+    return;
+  }
+  const d = eventDetail(view.model, e, view.statics, view.orphanedBy);
+  fill(
+    tip,
+    el('strong', {}, `${d.kind} · event ${e}`),
+    el('div', {}, d.place?.label ?? 'no source location'),
+    d.bytes !== null ? el('div', {}, `${d.class === 'call' ? 'stack at entry' : 'size'} ${formatBytes(d.bytes)}`) : null,
+    el('div', {}, `heap ${formatBytes(d.heapRequested)} · stack ${formatBytes(d.stack)} · static ${formatBytes(d.static)}`),
+    el('div', { class: 'muted' }, `${formatNs(d.timeNs)}${columnEvents > 1 ? ` · fullest of ${columnEvents.toLocaleString('en-US')} events in this column` : ''}`),
+  );
+  tip.hidden = false;
+  const box = byId('chart-area').getBoundingClientRect();
+  tip.style.left = `${Math.min(cx - box.left + 14, box.width - 300)}px`;
+  tip.style.top = `${cy - box.top + 14}px`;
+};
+
+// ---- toolbar, search, keyboard ----
+
+function walk(direction: 1 | -1): void {
+  if (!view) return;
+  const cls = byId<HTMLSelectElement>('walk-kind').value as EventClass;
+  const threadValue = byId<HTMLSelectElement>('thread').value;
+  const next = nextEventOfClass(view.model, selected ?? (direction === 1 ? -1 : view.model.events.count), direction, cls, threadValue === 'all' ? null : Number(threadValue));
+  if (next !== null) select(next);
+}
+
+function jumpToPeak(): void {
+  const e = view?.peaks.total.event ?? view?.peaks.heap.event ?? null;
+  if (e !== null && e !== undefined) select(e);
+}
+
+function runSearch(): void {
+  const list = byId('search-results');
+  const q = byId<HTMLInputElement>('search').value;
+  if (!view || q.trim() === '') {
+    list.hidden = true;
+    return;
+  }
+  const found = findSites(view.model, q, 30);
+  fill(
+    list,
+    ...(found.length === 0
+      ? [el('li', { class: 'empty' }, `nothing matches “${q}”`)]
+      : found.map((s) => {
+          const li = el('li', { tabindex: '0' }, s.label, el('span', { class: 'muted' }, ` ${s.events.toLocaleString('en-US')} events`));
+          const go = (): void => {
+            list.hidden = true;
+            const events = new Int32Array(0);
+            setHighlight(events);
+            select(s.firstEvent);
+          };
+          li.addEventListener('click', go);
+          li.addEventListener('keydown', (e) => e.key === 'Enter' && go());
+          return li;
+        })),
+  );
+  list.hidden = false;
+}
+
+byId('search').addEventListener('input', runSearch);
+byId('search').addEventListener('keydown', (e) => {
+  if (e.key === 'Enter') (byId('search-results').querySelector('li[tabindex]') as HTMLElement | null)?.click();
+  if (e.key === 'Escape') {
+    byId('search-results').hidden = true;
+    (e.target as HTMLElement).blur();
+  }
+});
+
+document.addEventListener('keydown', (e) => {
+  const target = e.target as HTMLElement;
+  if (target.tagName === 'INPUT' || target.tagName === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey) return;
+  const keys: Record<string, () => void> = {
+    n: () => walk(1),
+    ArrowRight: () => walk(1),
+    p: () => walk(-1),
+    ArrowLeft: () => walk(-1),
+    k: jumpToPeak,
+    '/': () => byId('search').focus(),
+    '+': () => chart.zoomBy(2),
+    '=': () => chart.zoomBy(2),
+    '-': () => chart.zoomBy(0.5),
+    '0': () => chart.resetZoom(),
+    a: () => (byId<HTMLSelectElement>('walk-kind').value = 'alloc'),
+    f: () => (byId<HTMLSelectElement>('walk-kind').value = 'free'),
+    c: () => (byId<HTMLSelectElement>('walk-kind').value = 'call'),
+    r: () => (byId<HTMLSelectElement>('walk-kind').value = 'return'),
+  };
+  const act = keys[e.key];
+  if (act) {
+    e.preventDefault();
+    act();
+  }
+});
+
+byId('peak').addEventListener('click', jumpToPeak);
+byId('x-mode').addEventListener('change', () => chart.setMode(byId<HTMLSelectElement>('x-mode').value === 'time' ? 'time' : 'events'));
+byId('thread').addEventListener('change', applyThread);
+byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, traceTitle)], { type: 'image/svg+xml' }), `${traceTitle}.svg`));
+byId('export-png').addEventListener('click', () => {
+  chartPng(chart, traceTitle).then(
+    (blob) => download(blob, `${traceTitle}.png`),
+    (e: unknown) => showError(`PNG export failed: ${(e as Error).message}`),
+  );
+});
+byId('open').addEventListener('click', () => {
+  if (backend.openDialog) {
+    backend.openDialog().then((info) => info && loadFromHost(info), (e: unknown) => showError((e as Error).message));
+  } else byId<HTMLInputElement>('open-file').click();
+});
+byId<HTMLInputElement>('open-file').addEventListener('change', (e) => {
+  const f = (e.target as HTMLInputElement).files?.[0];
+  if (f) void loadFile(f);
+});
+byId<HTMLSelectElement>('recent').addEventListener('change', (e) => {
+  const p = (e.target as HTMLSelectElement).value;
+  if (p === '') return;
+  backend.openRecent(p).then(loadFromHost, (err: unknown) => showError(`Cannot open ${p}: ${(err as Error).message}`));
+});
+byId('reroot').addEventListener('click', () => byId<HTMLInputElement>('reroot-dir').click());
+byId<HTMLInputElement>('reroot-dir').addEventListener('change', (e) => {
+  const files = (e.target as HTMLInputElement).files;
+  if (files && files.length > 0) source.useFolder(files);
+});
+
+// Drag and drop a trace anywhere on the page.
+window.addEventListener('dragover', (e) => {
+  e.preventDefault();
+  byId('drop-hint').hidden = false;
+});
+window.addEventListener('dragleave', () => (byId('drop-hint').hidden = true));
+window.addEventListener('drop', (e) => {
+  e.preventDefault();
+  byId('drop-hint').hidden = true;
+  const f = e.dataTransfer?.files[0];
+  if (f) void loadFile(f);
+});
+
+legend();
+backend.session().then(
+  (info) => {
+    if (info) void loadFromHost(info);
+    else fill(byId('trace-name'), 'open a trace (Open…, or drop a .mwtrace file here)');
+  },
+  (e: unknown) => showError(`Cannot reach the viewer's host: ${(e as Error).message}`),
+);

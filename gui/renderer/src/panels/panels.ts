@@ -1,0 +1,204 @@
+// The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, budgets, linked frees, problems. Clicking a row highlights its events on the chart and opens its source; a leak row or a linked free jumps to its event.
+import type { AttributionBy, AttributionRow } from '../../../../analysis/attribution.js';
+import type { BudgetCheck, BudgetRange } from '../../../../analysis/budgets.js';
+import { leakClassLabel, type LeakedBlock } from '../../../../analysis/leaks.js';
+import type { LinkedFree } from '../../../../analysis/linked.js';
+import type { PeakGroup } from '../../../../analysis/peak.js';
+import { formatBytes, formatCount } from '../../../../analysis/units.js';
+import { el, fill } from '../dom.js';
+import type { ViewData } from '../view-data.js';
+import { table } from './table.js';
+
+export interface PanelActions {
+  /** Highlight the events of an attribution row and open its source. */
+  attributionRow(by: AttributionBy, row: AttributionRow): void;
+  /** Select an event (opens its source and detail). */
+  goto(event: number): void;
+  /** Open a source line. */
+  source(file: string | null, line: number | null): void;
+  /** Highlight a set of blocks' allocations. */
+  blocks(blocks: number[], file: string | null, line: number | null): void;
+}
+
+type PanelName = 'summary' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'budgets' | 'linked' | 'problems';
+const TITLES: Record<PanelName, string> = {
+  summary: 'Summary',
+  function: 'By function',
+  site: 'By site',
+  thread: 'By thread',
+  library: 'By library',
+  peak: 'Peak',
+  leaks: 'Leaks',
+  budgets: 'Budgets',
+  linked: 'Linked frees',
+  problems: 'Problems',
+};
+
+const bytes = (n: number): string => formatBytes(n);
+
+export class Panels {
+  private current: PanelName = 'summary';
+  private data: ViewData | null = null;
+
+  constructor(
+    private readonly tabs: HTMLElement,
+    private readonly body: HTMLElement,
+    private readonly act: PanelActions,
+  ) {}
+
+  set(data: ViewData): void {
+    this.data = data;
+    fill(
+      this.tabs,
+      ...(Object.keys(TITLES) as PanelName[]).map((name) => {
+        const b = el('button', { type: 'button', 'data-panel': name, class: name === this.current ? 'active' : '' }, TITLES[name]);
+        b.addEventListener('click', () => this.show(name));
+        return b;
+      }),
+    );
+    this.show(this.current);
+  }
+
+  show(name: PanelName): void {
+    this.current = name;
+    for (const b of Array.from(this.tabs.querySelectorAll('button'))) b.classList.toggle('active', b.dataset.panel === name);
+    const d = this.data;
+    if (d === null) return;
+    fill(this.body, this.render(name, d));
+  }
+
+  private render(name: PanelName, d: ViewData): HTMLElement {
+    switch (name) {
+      case 'summary':
+        return this.summary(d);
+      case 'function':
+      case 'site':
+      case 'thread':
+      case 'library':
+        return this.attribution(name, d);
+      case 'peak':
+        return this.peak(d);
+      case 'leaks':
+        return this.leaks(d);
+      case 'budgets':
+        return this.budgets(d.budgets);
+      case 'linked':
+        return this.linked(d.linked, d.linkedTotal);
+      case 'problems':
+        return table([{ label: 'severity', cell: (p) => p.severity }, { label: 'problem', cell: (p) => p.message }], d.summary.problems.list, null, 'no problems: the trace read cleanly');
+    }
+  }
+
+  private summary(d: ViewData): HTMLElement {
+    const s = d.summary;
+    const rows: Array<[string, string]> = [
+      ['Program', s.process.program ?? '?'],
+      ['Run', s.end.description],
+      ['Threads', String(s.threads.length)],
+      ['Events', formatCount(s.events)],
+      ['Allocations', `${formatCount(s.allocations)} (${bytes(s.bytesAllocated.requested)} requested)`],
+      ['Frees', formatCount(s.frees)],
+      ['Peak heap', `${bytes(s.peakHeap.requested.bytes)} at event ${s.peakHeap.requested.event ?? '—'}`],
+      ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
+      ['Static', `${bytes(s.static.bytes)} in ${s.static.objects} objects`],
+      ['Live at exit', `${formatCount(s.leaked.blocks)} blocks, ${bytes(s.leaked.requestedBytes)}`],
+      ['Decoded in', `${Math.round(d.decodeMs)} ms, tables in ${Math.round(d.tablesMs)} ms (off the page's thread)`],
+    ];
+    return table([{ label: '', cell: (r) => r[0] }, { label: '', cell: (r) => r[1] }], rows, null);
+  }
+
+  private attribution(by: keyof ViewData["tables"], d: ViewData): HTMLElement {
+    const t = d.tables[by];
+    return table<AttributionRow>(
+      [
+        { label: by, cell: (r) => r.label },
+        { label: 'max', cell: (r) => bytes(r.maxBytes), numeric: true },
+        { label: 'net', cell: (r) => bytes(r.netBytes), numeric: true },
+        { label: 'allocated', cell: (r) => bytes(r.bytesAllocated), numeric: true },
+        { label: 'freed', cell: (r) => bytes(r.bytesFreed), numeric: true },
+        { label: 'allocs', cell: (r) => formatCount(r.counts.malloc + r.counts.calloc + r.counts.aligned + r.counts.strdup), numeric: true },
+        { label: 'reallocs', cell: (r) => formatCount(r.counts.realloc), numeric: true },
+        { label: 'frees', cell: (r) => formatCount(r.counts.free), numeric: true },
+      ],
+      t.rows,
+      (row) => this.act.attributionRow(by, row),
+      'no heap events',
+    );
+  }
+
+  private peak(d: ViewData): HTMLElement {
+    const p = d.peaks.heap;
+    const go = el('button', { type: 'button', class: 'link' }, `Heap peak: ${bytes(p.peakBytes)} at event ${p.event ?? '—'} (${p.liveBlocks} live blocks)`);
+    go.addEventListener('click', () => p.event !== null && this.act.goto(p.event));
+    const rows = table<PeakGroup>(
+      [
+        { label: 'site live at the peak', cell: (g) => g.label },
+        { label: 'blocks', cell: (g) => formatCount(g.blocks), numeric: true },
+        { label: 'bytes', cell: (g) => bytes(g.bytes), numeric: true },
+        { label: 'share', cell: (g) => `${(g.share * 100).toFixed(1)} %`, numeric: true },
+      ],
+      p.bySite,
+      (g) => {
+        if (p.event !== null) this.act.goto(p.event);
+        this.act.source(g.file, g.line);
+      },
+      'nothing live at the peak',
+    );
+    return el('div', {}, go, rows);
+  }
+
+  private leaks(d: ViewData): HTMLElement {
+    const l = d.leaks;
+    if (!l.present) {
+      const live: LeakedBlock[] = [];
+      return el('div', {}, el('p', { class: 'empty' }, 'This run was not classified (it did not end through exit): no leak classes.'), table([], live, null));
+    }
+    const blocks = l.classes.flatMap((c) => c.sites.flatMap((s) => s.blocks.slice(0, 200)));
+    return table<LeakedBlock>(
+      [
+        { label: 'class', cell: (b) => leakClassLabel(b.class), cls: (b) => `leak-${b.class}` },
+        { label: 'allocated at', cell: (b) => b.allocation.label },
+        { label: 'bytes', cell: (b) => bytes(b.requestedBytes), numeric: true },
+        { label: 'orphaned by', cell: (b) => b.orphanedBy?.at.label ?? '' },
+      ],
+      blocks,
+      (b) => this.act.goto(d.model.blocks.allocEvent[b.block]!),
+      'no leaks: every block was freed',
+    );
+  }
+
+  private budgets(checks: BudgetCheck[]): HTMLElement {
+    if (checks.length === 0) return el('p', { class: 'empty' }, 'No budgets: give --budget heap=8K,stack=2K to cc-memwrap view, or put a memwrap.json beside the program.');
+    const rows = checks.flatMap((c) => (c.ranges.length ? c.ranges.slice(0, 200).map((r) => ({ c, r })) : [{ c, r: null as BudgetRange | null }]));
+    return table<{ c: BudgetCheck; r: BudgetRange | null }>(
+      [
+        { label: 'budget', cell: (x) => `${x.c.kind} ≤ ${bytes(x.c.limitBytes)}` },
+        { label: 'status', cell: (x) => (x.c.exceeded ? 'exceeded' : `kept (max ${bytes(x.c.maxBytes)})`), cls: (x) => (x.c.exceeded ? 'bad' : 'good') },
+        { label: 'range (events)', cell: (x) => (x.r ? `${x.r.startEvent}–${x.r.endEvent}` : '') },
+        { label: 'max', cell: (x) => (x.r ? bytes(x.r.maxBytes) : ''), numeric: true },
+        { label: 'biggest function live', cell: (x) => x.r?.functions[0]?.label ?? '' },
+      ],
+      rows,
+      (x) => {
+        if (x.r) this.act.goto(x.r.maxEvent);
+        else if (x.c.maxEvent !== null) this.act.goto(x.c.maxEvent);
+      },
+    );
+  }
+
+  private linked(frees: LinkedFree[], total: number): HTMLElement {
+    const t = table<LinkedFree>(
+      [
+        { label: 'event', cell: (f) => String(f.event), numeric: true },
+        { label: 'free at', cell: (f) => f.at.label },
+        { label: 'freed block from', cell: (f) => f.freed?.allocation.label ?? '?' },
+        { label: 'linked', cell: (f) => String(f.blocks.length), numeric: true },
+        { label: 'orphaned', cell: (f) => (f.orphaned ? `${f.orphaned} (${bytes(f.orphanedBytes)})` : ''), numeric: true },
+      ],
+      frees,
+      (f) => this.act.goto(f.event),
+      'no free had live blocks linked from the freed one',
+    );
+    return total > frees.length ? el('div', {}, el('p', { class: 'empty' }, `First ${frees.length} of ${formatCount(total)}.`), t) : t;
+  }
+}

@@ -1,0 +1,108 @@
+// The source pane: one file at a time with C highlighting, the selected line marked and scrolled to, other lines of interest (an allocation a free released, linked blocks) marked too; says plainly when a file cannot be shown; can read sources from a folder the user picks (a moved tree).
+import type { Backend, SourceResult } from '../backend.js';
+import { el, fill } from '../dom.js';
+import { highlightC } from './highlight-c.js';
+
+export interface SourceMark {
+  line: number;
+  kind: 'selected' | 'related';
+  /** Shown at the line's end, e.g. "allocated here". */
+  note?: string;
+}
+
+export class SourcePane {
+  private cache = new Map<string, Promise<SourceResult>>();
+  /** Files of a folder the user chose, by their path inside it. */
+  private picked: Map<string, File> | null = null;
+  private current: { file: string; marks: SourceMark[] } | null = null;
+
+  constructor(
+    private readonly backend: () => Backend | null,
+    private readonly head: HTMLElement,
+    private readonly body: HTMLElement,
+  ) {}
+
+  /** Sources from a folder the user picked: a trace path is matched by its longest tail that names a picked file. */
+  useFolder(files: FileList): void {
+    this.picked = new Map();
+    for (const f of Array.from(files)) {
+      const rel = (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name;
+      this.picked.set(rel.split('/').slice(1).join('/') || rel, f);
+    }
+    this.cache.clear();
+    if (this.current) void this.show(this.current.file, this.current.marks);
+  }
+
+  reset(): void {
+    this.cache.clear();
+    this.current = null;
+    fill(this.head, 'Source');
+    fill(this.body);
+  }
+
+  private async fromPicked(file: string): Promise<SourceResult | null> {
+    if (this.picked === null) return null;
+    const parts = file.split('/').filter((p) => p !== '' && p !== '.' && p !== '..');
+    for (let i = 0; i < parts.length; i++) {
+      const f = this.picked.get(parts.slice(i).join('/'));
+      if (f) return { ok: true, file, path: `${parts.slice(i).join('/')} (chosen folder)`, text: await f.text() };
+    }
+    return { ok: false, file, reason: 'missing', message: `${file}: not in the chosen folder` };
+  }
+
+  private load(file: string): Promise<SourceResult> {
+    let p = this.cache.get(file);
+    if (!p) {
+      p = (async (): Promise<SourceResult> => {
+        const picked = await this.fromPicked(file);
+        if (picked) return picked;
+        const backend = this.backend();
+        if (!backend) return { ok: false, file, reason: 'missing', message: `${file}: no source available for a trace opened from this page; choose its source folder` };
+        try {
+          return await backend.source(file);
+        } catch (e) {
+          return { ok: false, file, reason: 'unreadable', message: `${file}: ${(e as Error).message}` };
+        }
+      })();
+      this.cache.set(file, p);
+    }
+    return p;
+  }
+
+  /** Opens `file` with `marks`; the first 'selected' mark is scrolled into view. */
+  async show(file: string | null, marks: SourceMark[]): Promise<void> {
+    if (file === null) {
+      this.current = null;
+      fill(this.head, 'Source');
+      fill(this.body, el('p', { class: 'missing' }, 'This event has no source location (inside libc or uninstrumented code).'));
+      return;
+    }
+    this.current = { file, marks };
+    const result = await this.load(file);
+    if (this.current?.file !== file || this.current.marks !== marks) return; // a newer request won
+    if (!result.ok) {
+      fill(this.head, el('span', { class: 'path' }, file));
+      fill(this.body, el('p', { class: 'missing', 'data-reason': result.reason }, `Source not shown: ${result.message}`));
+      return;
+    }
+    fill(this.head, el('span', { class: 'path', title: result.path }, file), marks[0] ? el('span', { class: 'line-no' }, `:${marks[0].line}`) : null);
+    const byLine = new Map<number, SourceMark>();
+    for (const m of marks) if (!byLine.has(m.line) || m.kind === 'selected') byLine.set(m.line, m);
+    const table = el('div', { class: 'code' });
+    const tokens = highlightC(result.text);
+    let target: HTMLElement | null = null;
+    tokens.forEach((line, i) => {
+      const n = i + 1;
+      const mark = byLine.get(n);
+      const code = el('span', { class: 'text' });
+      for (const t of line) code.append(t.cls === 'plain' ? document.createTextNode(t.text) : el('span', { class: `tok-${t.cls}` }, t.text));
+      const row = el('div', { class: `ln${mark ? ` ${mark.kind}` : ''}`, 'data-line': String(n) }, el('span', { class: 'num' }, String(n)), code, mark?.note ? el('span', { class: 'note' }, mark.note) : null);
+      if (mark?.kind === 'selected' && target === null) target = row;
+      table.append(row);
+    });
+    fill(this.body, table);
+    // Scroll only the pane (scrollIntoView would scroll the page too).
+    const first = target as HTMLElement | null;
+    if (first) this.body.scrollTop = Math.max(0, first.offsetTop - this.body.clientHeight / 2);
+  }
+}
