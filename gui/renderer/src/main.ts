@@ -220,7 +220,7 @@ function highlightRow(by: AttributionBy, row: AttributionRow): void {
   if (!view) return;
   const events = eventsOfGroup(view.model, { by }, row.key);
   setHighlight(events);
-  fill(byId('status-line'), `${row.label}: ${events.length.toLocaleString('en-US')} events highlighted`);
+  fill(byId('status-line'), `${row.label}: ${events.length.toLocaleString('en-US')} ${events.length === 1 ? 'event' : 'events'} highlighted`);
   if (row.file !== null) void source.show(row.file, row.line === null ? [] : [{ line: row.line, kind: 'selected' }]);
 }
 

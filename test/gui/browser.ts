@@ -1,0 +1,64 @@
+// Shared machinery of the viewer's browser tests: build the renderer once into a scratch folder, serve a trace with the real local server, and drive Chromium (the system's, through playwright-core).
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { build } from 'vite';
+import { packageRoot } from '../../instrumenter/package-root.js';
+import { RecentList } from '../../gui/host/recent.js';
+import { startServer, type RunningServer } from '../../gui/host/server.js';
+import { TraceSession, type SessionOptions } from '../../gui/host/trace-session.js';
+import { scratch } from '../support/programs.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+export const SCREENSHOTS = path.join(packageRoot, 'test', 'gui', 'screenshots');
+
+/** Builds the renderer from the current sources (not whatever dist/ holds). */
+export async function buildRenderer(): Promise<string> {
+  const outDir = path.join(scratch('renderer'), 'out');
+  await build({ configFile: path.join(packageRoot, 'gui', 'renderer', 'vite.config.ts'), build: { outDir, emptyOutDir: true }, logLevel: 'error' });
+  return outDir;
+}
+
+export async function launch(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (test/run-all.sh does)`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+export async function serve(rendererDir: string, trace: string, options: SessionOptions = {}): Promise<RunningServer> {
+  const session = await TraceSession.open(trace, options);
+  return startServer({ rendererDir, session, recent: new RecentList(path.join(scratch('recent'), 'recent.json')), sessionOptions: options });
+}
+
+/** Opens the viewer and waits for its first chart; page errors fail the test through `errors`. */
+export async function openViewer(browser: Browser, url: string, errors: string[]): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('dialog', (d) => {
+    errors.push(`dialog: ${d.message()}`);
+    void d.dismiss();
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => (window as unknown as { ccMemwrapView?: { ready: boolean } }).ccMemwrapView?.ready === true, null, { timeout: 30_000 });
+  return page;
+}
+
+export async function shot(page: Page, name: string): Promise<string> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file });
+  return file;
+}
+
+/** Clicks the bar of event `e` (in its upper half: every instrumented event has stack above the axis). */
+export async function clickEvent(page: Page, e: number, side: 'above' | 'heap' = 'above'): Promise<void> {
+  const at = await page.evaluate(
+    ([ev, s]) => {
+      const h = (window as unknown as { ccMemwrapView: { eventClientX(e: number): number | null; plotClientY(s: string): number } }).ccMemwrapView;
+      return { x: h.eventClientX(ev as number), y: h.plotClientY(s as string) };
+    },
+    [e, side] as const,
+  );
+  if (at.x === null) throw new Error(`event ${e} is not in view`);
+  await page.mouse.click(at.x, at.y);
+}

@@ -1,0 +1,139 @@
+// The viewer end to end in real Chromium on a real trace of samples/linked-list.c: the chart draws; clicking a malloc bar opens its exact line; clicking the middle free marks the allocation it released and lists the third node it orphaned; a leak row jumps to its allocation; rows, search, keys and export work.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Kind } from '../../analysis/trace/format.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import type { Model } from '../../analysis/model.js';
+import { siteInfo } from '../../analysis/sites.js';
+import type { RunningServer } from '../../gui/host/server.js';
+import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
+import { buildRenderer, clickEvent, launch, openViewer, serve, shot } from './browser.js';
+
+/** The first event of `kind` recorded at `line` of the sample. */
+function eventAt(model: Model, kind: number, line: number): number {
+  for (let e = 0; e < model.events.count; e++) {
+    if (model.events.kind[e] === kind && siteInfo(model, model.events.site[e]!)?.line === line) return e;
+  }
+  throw new Error(`no ${kind} event at line ${line}`);
+}
+
+describe('viewer on samples/linked-list.c', () => {
+  let browser: Browser;
+  let server: RunningServer;
+  let page: Page;
+  let model: Model;
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    const dir = scratch('gui-linked');
+    const exe = path.join(dir, 'linked-list');
+    buildInstrumented('gcc', ['-O0', '-g'], [path.join(samplesDir, 'linked-list.c')], exe);
+    // Run in samples/ so the recorded working directory (the source root) holds the source.
+    const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: samplesDir });
+    const trace = traceOf(path.join(dir, 'traces'), ran.pid);
+    model = decodeTrace(new Uint8Array(readFileSync(trace)));
+    const rendererDir = await buildRenderer();
+    server = await serve(rendererDir, trace);
+    browser = await launch();
+    page = await openViewer(browser, server.url, errors);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  test('the chart draws bars on the canvas, with axes and legend', async () => {
+    const painted = await page.evaluate(() => {
+      const c = document.querySelector('canvas.plot') as HTMLCanvasElement;
+      const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let n = 0;
+      for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) n++;
+      return n;
+    });
+    expect(painted).toBeGreaterThan(20_000);
+    expect(await page.locator('svg.axes .tick').count()).toBeGreaterThan(5);
+    expect(await page.locator('#legend').textContent()).toContain('allocation');
+    expect(await page.locator('#trace-name').textContent()).toContain(`${model.events.count} events`);
+    await shot(page, 'linked-list-chart');
+    expect(errors).toEqual([]);
+  });
+
+  test('clicking a malloc bar opens its exact source line, highlighted, with the call stack', async () => {
+    const alloc = eventAt(model, Kind.ALLOC, 23); // make_node's malloc
+    await clickEvent(page, alloc);
+    await page.waitForSelector('.code .ln.selected');
+    expect(await page.locator('.code .ln.selected').getAttribute('data-line')).toBe('23');
+    expect(await page.locator('.code .ln.selected .text').textContent()).toContain('malloc(sizeof *n)');
+    expect(await page.locator('#source-head').textContent()).toContain('linked-list.c');
+    expect(await page.locator('.code .tok-keyword').count()).toBeGreaterThan(5);
+    const stack = await page.locator('ol.stack li').allTextContents();
+    expect(stack[0]).toContain('make_node');
+    expect(stack[1]).toContain('main');
+    expect(await page.locator('[data-role=free-of-allocation]').textContent()).toMatch(/freed at event \d+/);
+    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(alloc);
+    await shot(page, 'linked-list-malloc');
+  });
+
+  test('clicking the middle free marks its allocation and lists the orphaned third node with its line', async () => {
+    const free = eventAt(model, Kind.FREE, 38);
+    const allocMiddle = eventAt(model, Kind.ALLOC, 32);
+    await clickEvent(page, free);
+    await page.waitForSelector('[data-role=allocation-of-free]');
+    expect(await page.locator('.code .ln.selected').getAttribute('data-line')).toBe('38');
+    expect(await page.locator('[data-role=allocation-of-free]').textContent()).toContain(`linked-list.c:32 main → malloc (event ${allocMiddle}`);
+    expect(await page.locator('.code .ln.related[data-line="32"] .note').textContent()).toBe('allocated the freed block');
+    const linked = page.locator('ul.linked li');
+    expect(await linked.count()).toBe(1);
+    expect(await linked.first().textContent()).toContain('linked-list.c:33 main → malloc');
+    expect(await linked.first().getAttribute('class')).toBe('orphaned');
+    expect(await page.locator('.code .ln.related[data-line="33"] .note').textContent()).toContain('orphaned');
+    await shot(page, 'linked-list-free');
+    // The allocation it released is a link: following it selects that event.
+    await page.locator('[data-role=allocation-of-free] button').click();
+    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(allocMiddle);
+  });
+
+  test('a leak row jumps to its allocation, which says it was never freed', async () => {
+    await page.locator('#panel-tabs button[data-panel=leaks]').click();
+    const row = page.locator('#panel-body tr.clickable', { hasText: 'linked-list.c:33' });
+    expect(await row.locator('td').first().textContent()).toBe('direct leak');
+    await row.click();
+    const alloc = eventAt(model, Kind.ALLOC, 33);
+    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(alloc);
+    await page.waitForSelector('.code .ln.selected[data-line="33"]');
+    expect(await page.locator('.never-freed').textContent()).toBe('never freed — direct leak');
+    await shot(page, 'linked-list-leak');
+  });
+
+  test('a function row highlights its events; search and keys walk the events', async () => {
+    await page.locator('#panel-tabs button[data-panel=function]').click();
+    await page.locator('#panel-body tr.clickable', { hasText: 'make_node' }).click();
+    expect(await page.locator('#status-line').textContent()).toMatch(/make_node: 1 event highlighted/);
+    await page.locator('#search').fill('make_node');
+    await page.locator('#search-results li').first().click();
+    const enter = eventAt(model, Kind.ENTER, 22);
+    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(enter);
+    // a: walk allocations; n: the next one (make_node's malloc), p twice: back past it to the one before the call.
+    await page.locator('body').press('a');
+    await page.locator('body').press('n');
+    const selected = () => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected);
+    expect(await selected()).toBe(eventAt(model, Kind.ALLOC, 23));
+    await page.locator('body').press('p');
+    expect(await selected()).toBe(eventAt(model, Kind.ALLOC, 33));
+    await page.locator('body').press('k');
+    expect(await page.locator('.facts').textContent()).toContain('heap 4.0 KiB');
+  });
+
+  test('the chart exports as SVG and PNG', async () => {
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.locator('#export-svg').click()]);
+    const text = readFileSync((await svg.path())!, 'utf8');
+    expect(text.startsWith('<svg')).toBe(true);
+    expect(text).toContain('<rect');
+    const [png] = await Promise.all([page.waitForEvent('download'), page.locator('#export-png').click()]);
+    expect(readFileSync((await png.path())!).subarray(1, 4).toString()).toBe('PNG');
+    expect(errors).toEqual([]);
+  });
+});
