@@ -55,6 +55,8 @@ export interface ViewHooks {
   onServer?: (server: RunningServer) => void;
   rendererDir?: string;
   electron?: string | null;
+  /** Where the recent list is kept (default: defaultRecentFile()). */
+  recentFile?: string;
 }
 
 export async function runView(args: string[], io: CliIo = processIo(), hooks: ViewHooks = {}): Promise<number> {
@@ -112,7 +114,7 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
     }
     throw e;
   }
-  const recent = new RecentList(defaultRecentFile());
+  const recent = new RecentList(hooks.recentFile ?? defaultRecentFile());
   recent.add(session.path);
 
   const electron = hooks.electron === undefined ? findElectron() : hooks.electron;

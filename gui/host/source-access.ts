@@ -12,7 +12,8 @@ export type SourceResult =
 /** `child` is `root` or inside it (both absolute and normalised). */
 export function isInside(root: string, child: string): boolean {
   const rel = path.relative(root, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel) && rel.split(path.sep)[0] !== '..');
+  // "..foo" is a name inside; only ".." itself or "../…" climbs out.
+  return !path.isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${path.sep}`);
 }
 
 function refuse(file: string, reason: Exclude<SourceResult, { ok: true }>['reason'], message: string): SourceResult {
