@@ -9,54 +9,13 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { countEvents } from '../analysis/trace/count.js';
 import { packageRoot } from '../instrumenter/package-root.js';
-import { sqliteAmalgamation, sqliteWorkload } from './sources.js';
+import { floorTable } from './floor.js';
+import { median, sh, timeRun } from './measure.js';
+import { sqliteAmalgamation } from './sources.js';
+import { workloads } from './workloads.js';
 
 const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
 const work = path.join(packageRoot, '.cache', 'bench');
-
-interface Workload {
-  name: string;
-  kind: string;
-  build: (cc: string[], out: string) => void;
-  args: string[];
-  stdin?: string;
-}
-
-function sh(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): void {
-  const result = spawnSync(command, args, { stdio: [options.input ? 'pipe' : 'ignore', 'ignore', 'pipe'], input: options.input, cwd: options.cwd, env: options.env ?? process.env, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command} ${args.join(' ')} failed:\n${result.stderr}`);
-}
-
-/** Wall-clock seconds of one run, output discarded. */
-function timeRun(argv: string[], options: { stdin?: string; env?: NodeJS.ProcessEnv; cwd: string }): number {
-  const start = process.hrtime.bigint();
-  const result = spawnSync(argv[0]!, argv.slice(1), { stdio: [options.stdin ? 'pipe' : 'ignore', 'ignore', 'pipe'], input: options.stdin, env: options.env ?? process.env, cwd: options.cwd });
-  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
-  if (result.status !== 0) throw new Error(`${argv.join(' ')} exited ${result.status}: ${result.stderr}`);
-  return seconds;
-}
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-
-function workloads(): Workload[] {
-  const src = (name: string) => path.join(packageRoot, 'bench', 'workloads', name);
-  const sqlite = sqliteAmalgamation((line) => console.error(line));
-  return [
-    { name: 'binary-trees', kind: 'allocation- and call-heavy', build: (cc, out) => sh(cc[0]!, [...cc.slice(1), '-O2', src('binary-trees.c'), '-o', out]), args: ['16'] },
-    { name: 'lzw', kind: 'compute-bound, small calls', build: (cc, out) => sh(cc[0]!, [...cc.slice(1), '-O2', src('lzw.c'), '-o', out]), args: ['4000000'] },
-    {
-      name: 'sqlite',
-      kind: 'real code base (SQL script)',
-      build: (cc, out) => sh(cc[0]!, [...cc.slice(1), '-O2', '-DSQLITE_THREADSAFE=0', '-DSQLITE_OMIT_LOAD_EXTENSION', `-I${sqlite}`, path.join(sqlite, 'shell.c'), path.join(sqlite, 'sqlite3.c'), '-o', out, '-lm']),
-      args: [':memory:'],
-      stdin: sqliteWorkload(20000),
-    },
-  ];
-}
 
 /** Trace size and event count of the last instrumented run (counted in one
  *  streaming pass: these traces can hold hundreds of millions of events). */
@@ -82,7 +41,7 @@ function main(): void {
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only NAME]');
+    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|sqlite|build|report|floor]');
     return;
   }
   const runs = Number(values.runs);
@@ -122,12 +81,15 @@ function main(): void {
       `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
   }
-  console.log('\n| workload | kind | plain (median) | cc-memwrap | Massif | heaptrack | events | trace bytes/event |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
-  for (const row of rows) console.log(row);
+  if (rows.length > 0) {
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | Massif | heaptrack | events | trace bytes/event |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    for (const row of rows) console.log(row);
+  }
 
   if (!values.only || values.only === 'build') buildTime(Number(values['build-runs']));
   if (!values.only || values.only === 'report') reportTime();
+  if (!values.only || values.only === 'floor') floorTable(workloads(), runs, work);
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events

@@ -1,0 +1,104 @@
+// The floor: how fast could any runtime behind the rewrite's calls be? Each
+// workload's rewritten units (kept with --mw-keep) are linked against
+// bench/floor/floor-runtime.c, which only stores fixed-size records in a ring
+// in memory (see its header comment), in four shapes. Their ratios to the
+// plain program, beside cc-memwrap's, measured alternately in one run, show
+// how much of cc-memwrap's cost any recorder of every call and every linked
+// free would pay, and how much is ours.
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../instrumenter/package-root.js';
+import { median, sh, timeRun } from './measure.js';
+import type { Workload } from './workloads.js';
+
+const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
+const floorDir = path.join(packageRoot, 'bench', 'floor');
+const runtimeInclude = path.join(packageRoot, 'runtime');
+
+export interface Variant {
+  name: string;
+  /** What the column measures, for the table's legend. */
+  means: string;
+  defines: string[];
+  inline: boolean;
+}
+
+export const VARIANTS: Variant[] = [
+  { name: 'empty calls', means: 'entry/exit calls that do nothing', defines: ['-DFLOOR_EMPTY'], inline: false },
+  { name: 'stores', means: 'calls that store 8 bytes per entry, 4 per exit, 12 per heap call', defines: [], inline: false },
+  { name: 'inline stores', means: 'the same stores inline in the instrumented function', defines: [], inline: true },
+  { name: 'inline + index', means: 'inline stores, plus a live-block index and a look-up of each word of a freed block', defines: ['-DFLOOR_EXACT'], inline: true },
+];
+
+/** The rewritten .mw.i files of a build through `cc-memwrap --mw-keep`. */
+export function rewrittenUnits(w: Workload, dir: string): string[] {
+  const temp = path.join(dir, 'kept');
+  rmSync(temp, { recursive: true, force: true });
+  mkdirSync(temp, { recursive: true });
+  w.build([wrapper, '--mw-keep', 'gcc'], path.join(dir, 'kept-build'), { env: { ...process.env, TMPDIR: temp } });
+  const units: string[] = [];
+  for (const kept of readdirSync(temp)) {
+    for (const f of readdirSync(path.join(temp, kept))) if (f.endsWith('.mw.i')) units.push(path.join(temp, kept, f));
+  }
+  if (units.length === 0) throw new Error(`--mw-keep left no rewritten units for ${w.name}`);
+  return units;
+}
+
+/** Entry and exit become the inline stores of floor-inline.h: its text goes
+ *  on the line of the unit's site table, which follows memwrap.h's types. */
+function inlined(text: string): string {
+  const header = readFileSync(path.join(floorDir, 'floor-inline.h'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\n/g, ' ');
+  const anchor = 'static struct __mw_unit __mw_u';
+  const at = text.indexOf(anchor);
+  if (at < 0) return text;
+  return (text.slice(0, at) + header + text.slice(at)).replaceAll('cleanup(__mw_leave)', 'cleanup(floor_leave)').replaceAll('= __mw_enter(', '= floor_enter(');
+}
+
+export function buildVariant(w: Workload, units: string[], v: Variant, dir: string): string {
+  const out = path.join(dir, `floor-${v.name.replaceAll(/\W+/g, '-')}`);
+  const objects = units.map((unit, i) => {
+    let source = unit;
+    if (v.inline) {
+      source = path.join(dir, `inline-${i}.i`);
+      writeFileSync(source, inlined(readFileSync(unit, 'utf8')));
+    }
+    const object = `${out}-${i}.o`;
+    sh('gcc', ['-O2', '-w', '-x', 'cpp-output', '-c', source, '-o', object]);
+    return object;
+  });
+  const runtime = `${out}-runtime.o`;
+  sh('gcc', ['-O2', ...v.defines, `-I${runtimeInclude}`, '-c', path.join(floorDir, 'floor-runtime.c'), '-o', runtime]);
+  sh('gcc', [...objects, runtime, '-o', out, ...w.libs]);
+  return out;
+}
+
+export function floorTable(list: Workload[], runs: number, work: string): void {
+  const rows: string[] = [];
+  for (const w of list) {
+    const dir = path.join(work, 'floor', w.name);
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    console.error(`[floor ${w.name}] building`);
+    const plain = path.join(dir, 'plain');
+    const inst = path.join(dir, 'instrumented');
+    w.build(['gcc'], plain);
+    w.build([wrapper, 'gcc'], inst);
+    const units = rewrittenUnits(w, dir);
+    const exes = [plain, ...VARIANTS.map((v) => buildVariant(w, units, v, dir)), inst];
+    const times: number[][] = exes.map(() => []);
+    const traces = path.join(dir, 'traces');
+    for (let r = 0; r < runs; r++) {
+      console.error(`[floor ${w.name}] round ${r + 1}/${runs}`);
+      rmSync(traces, { recursive: true, force: true });
+      mkdirSync(traces);
+      const env = { ...process.env, MEMWRAP_TRACE: path.join(traces, '%p.mwtrace') };
+      exes.forEach((exe, i) => times[i]!.push(timeRun([exe, ...w.args], { stdin: w.stdin, cwd: dir, env })));
+    }
+    const base = median(times[0]!);
+    rows.push(`| ${w.name} | ${(base * 1000).toFixed(0)} ms | ${times.slice(1).map((t) => `${(median(t) / base).toFixed(2)}×`).join(' | ')} |`);
+  }
+  console.log('\n| floor: workload | plain | ' + VARIANTS.map((v) => v.name).join(' | ') + ' | cc-memwrap |');
+  console.log('| --- | --- | ' + VARIANTS.map(() => '---').join(' | ') + ' | --- |');
+  for (const row of rows) console.log(row);
+  for (const v of VARIANTS) console.log(`- ${v.name}: ${v.means}`);
+}
