@@ -1,0 +1,72 @@
+// What the main process answers the preload's calls with: the open trace's facts and bytes, the source files it names (through the same checks as the local server), the recent list and a file dialog. Arguments from the renderer are untrusted: anything but a string is refused.
+import type { RecentList } from '../host/recent.js';
+import type { SourceResult } from '../host/source-access.js';
+import { TraceOpenError, TraceSession, type SessionInfo, type SessionOptions } from '../host/trace-session.js';
+import type { OpenDialogResult } from './electron-api.js';
+
+/** Channel names; the preload script (gui/preload/preload.cts) uses the same strings. */
+export const CHANNELS = {
+  session: 'cc-memwrap:session',
+  traceBytes: 'cc-memwrap:trace-bytes',
+  source: 'cc-memwrap:source',
+  openRecent: 'cc-memwrap:open-recent',
+  openDialog: 'cc-memwrap:open-dialog',
+} as const;
+
+export type SessionReply = (SessionInfo & { recent: ReturnType<RecentList['read']> }) | null;
+
+export interface HostState {
+  session: TraceSession | null;
+}
+
+export interface HandlerDeps {
+  state: HostState;
+  recent: RecentList;
+  options: SessionOptions;
+  showOpenDialog: () => Promise<OpenDialogResult>;
+}
+
+export type Handlers = {
+  [K in keyof typeof CHANNELS]: (...args: unknown[]) => Promise<unknown>;
+};
+
+function str(v: unknown, what: string): string {
+  if (typeof v !== 'string') throw new TypeError(`${what} must be a string`);
+  return v;
+}
+
+export function createHandlers(deps: HandlerDeps): Handlers {
+  const { state, recent } = deps;
+  const reply = (): SessionReply => (state.session ? { ...state.session.info, recent: recent.read() } : null);
+  const open = async (p: string): Promise<SessionReply> => {
+    try {
+      state.session = await TraceSession.open(p, deps.options);
+    } catch (e) {
+      throw new Error(e instanceof TraceOpenError ? e.message : String(e));
+    }
+    recent.add(state.session.path);
+    return reply();
+  };
+  return {
+    session: async () => reply(),
+    traceBytes: async () => {
+      if (!state.session) throw new Error('no trace is open');
+      return state.session.bytes;
+    },
+    source: async (file: unknown): Promise<SourceResult> => {
+      const f = str(file, 'file');
+      if (!state.session) return { ok: false, file: f, reason: 'not-named', message: `${f}: no trace is open` };
+      return state.session.source(f);
+    },
+    openRecent: async (p: unknown) => {
+      const path = str(p, 'path');
+      if (!recent.has(path)) throw new Error(`${path}: not on the recent list`);
+      return open(path);
+    },
+    openDialog: async () => {
+      const r = await deps.showOpenDialog();
+      if (r.canceled || r.filePaths.length === 0) return null;
+      return open(r.filePaths[0]!);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes five calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
+import type { ContextBridgeLike, IpcRendererLike } from './preload-types.cjs';
+
+const CHANNELS = {
+  session: 'cc-memwrap:session',
+  traceBytes: 'cc-memwrap:trace-bytes',
+  source: 'cc-memwrap:source',
+  openRecent: 'cc-memwrap:open-recent',
+  openDialog: 'cc-memwrap:open-dialog',
+} as const;
+
+/** The API object exposed as `window.ccMemwrap`: no Node objects, no raw ipcRenderer, no channel chosen by the page. */
+function preloadApi(ipc: IpcRendererLike) {
+  return Object.freeze({
+    session: () => ipc.invoke(CHANNELS.session),
+    traceBytes: () => ipc.invoke(CHANNELS.traceBytes),
+    source: (file: unknown) => ipc.invoke(CHANNELS.source, String(file)),
+    openRecent: (path: unknown) => ipc.invoke(CHANNELS.openRecent, String(path)),
+    openDialog: () => ipc.invoke(CHANNELS.openDialog),
+  });
+}
+
+function expose(electron: { contextBridge: ContextBridgeLike; ipcRenderer: IpcRendererLike }): void {
+  electron.contextBridge.exposeInMainWorld('ccMemwrap', preloadApi(electron.ipcRenderer));
+}
+
+expose(require('electron') as { contextBridge: ContextBridgeLike; ipcRenderer: IpcRendererLike });
