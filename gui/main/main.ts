@@ -28,7 +28,9 @@ const preload = path.join(here, '..', 'preload', 'preload.cjs');
 
 /** The trace and options after `--` on the command line. */
 function sessionArgs(argv: string[]): { trace: string | null; options: SessionOptions } {
-  const rest = argv.slice(argv.indexOf('--') + 1);
+  // From `cc-memwrap view`: everything after "--". Opened as a desktop app (a file association): any .mwtrace argument.
+  const dash = argv.indexOf('--');
+  const rest = dash >= 0 ? argv.slice(dash + 1) : argv.slice(1).filter((a) => a.endsWith('.mwtrace'));
   const { values, positionals } = parseArgs({ args: rest, allowPositionals: true, strict: false, options: { 'source-root': { type: 'string' }, budget: { type: 'string' } } });
   const options: SessionOptions = {};
   if (typeof values['source-root'] === 'string') options.sourceRoot = path.resolve(values['source-root']);
