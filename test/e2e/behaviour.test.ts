@@ -24,6 +24,9 @@ const programs: Program[] = [
   { source: path.join(programsDir, 'endings.c'), args: ['exit'], status: 3, valgrind: 'all' },
   { source: path.join(programsDir, 'vfork.c'), args: [], status: 0, valgrind: 'all' },
   { source: path.join(programsDir, 'threads.c'), args: [], status: 0, valgrind: 'one' },
+  { source: path.join(programsDir, 'stress.c'), args: ['threads'], status: 0, valgrind: 'one' },
+  { source: path.join(programsDir, 'stress.c'), args: ['signal'], status: 0, valgrind: 'all' },
+  { source: path.join(programsDir, 'stress.c'), args: ['longjmp'], status: 0, valgrind: 'all' },
 ];
 
 const configs = [

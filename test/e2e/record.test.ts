@@ -7,6 +7,7 @@ import { NONE, type Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { Kind, SiteKind } from '../../analysis/trace/format.js';
+import { blocksAllocatedAt, framesOf } from '../support/model-queries.js';
 import { buildInstrumented, programsDir, run, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
 
 function traceModel(source: string, flags: string[], args: string[] = []): { model: Model; stdout: string } {
@@ -25,14 +26,6 @@ function allocLine(model: Model, block: number): number | null {
   return siteInfo(model, model.blocks.site[block]!)?.line ?? null;
 }
 
-function blocksAllocatedAt(model: Model, file: string, line: number): number[] {
-  const out: number[] = [];
-  for (let b = 0; b < model.blocks.count; b++) {
-    const info = siteInfo(model, model.blocks.site[b]!);
-    if (info && info.line === line && info.file?.endsWith(file)) out.push(b);
-  }
-  return out;
-}
 
 describe('the three-node list of the published design', () => {
   let model: Model;
@@ -65,10 +58,7 @@ describe('the three-node list of the published design', () => {
 describe('recursion with a 256-byte local buffer', () => {
   it('grows the stack by at least 256 bytes a level and returns to where it began', () => {
     const { model } = traceModel(path.join(samplesDir, 'recursion.c'), []);
-    const depthFrames: number[] = [];
-    for (let f = 0; f < model.frames.count; f++) {
-      if (siteInfo(model, model.frames.entrySite[f]!)?.name === 'depth') depthFrames.push(f);
-    }
+    const depthFrames = framesOf(model, 'depth');
     // depth(50) then depth(25): 51 + 26 frames.
     expect(depthFrames).toHaveLength(51 + 26);
     const first = depthFrames.slice(0, 51).map((f) => model.frames.depth[f]!);
