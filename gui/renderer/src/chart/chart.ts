@@ -2,7 +2,7 @@
 import { axisBottom, axisLeft, brushX, scaleLinear, select, zoom, zoomIdentity, type D3BrushEvent, type D3ZoomEvent, type ScaleLinear, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { EVENT_CLASSES, eventClassOfKind } from '../../../../analysis/event-detail.js';
 import { formatBytes } from '../../../../analysis/units.js';
-import { anyIn, layout, MIN_BAR_PX, positionOf, eventAt, representative, type Bars, type ChartData, type Columns, type XMode } from './columns.js';
+import { anyIn, byteTicks, layout, MIN_BAR_PX, positionOf, eventAt, representative, type Bars, type ChartData, type Columns, type XMode } from './columns.js';
 import { CLASS_COLOURS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
 
 export const MARGIN = { left: 72, right: 12, top: 8, bottom: 22 };
@@ -45,6 +45,8 @@ export class Chart {
   private base: ScaleLinear<number, number> = scaleLinear();
   private upper: ScaleLinear<number, number> = scaleLinear();
   private lower: ScaleLinear<number, number> = scaleLinear();
+  private upperTicks: number[] = [0, 1];
+  private lowerTicks: number[] = [0, 1];
   private geo: Geometry = { width: 0, height: 0, plotW: 0, plotH: 0, zeroY: 0, upperH: 0, lowerH: 0 };
   private readonly canvas: HTMLCanvasElement;
   private readonly axes: SVGSVGElement;
@@ -142,8 +144,12 @@ export class Chart {
     if (data === null) return;
     const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
     this.base = scaleLinear().domain(domain).range([0, plotW]);
-    this.upper = scaleLinear().domain([0, Math.max(1, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes))]).range([upperH, 0]).nice();
-    this.lower = scaleLinear().domain([0, Math.max(1, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes))]).range([0, this.geo.lowerH]).nice();
+    const upMax = Math.max(1, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
+    const downMax = Math.max(1, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
+    this.upperTicks = byteTicks(upMax, 3);
+    this.lowerTicks = byteTicks(downMax, 4);
+    this.upper = scaleLinear().domain([0, this.upperTicks[this.upperTicks.length - 1]!]).range([upperH, 0]);
+    this.lower = scaleLinear().domain([0, this.lowerTicks[this.lowerTicks.length - 1]!]).range([0, this.geo.lowerH]);
     // Zoom in until the visible events are about 40 px wide each.
     const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : (data.count * 400) / plotW);
     this.zoomer.scaleExtent([1, maxK]).extent([[0, 0], [plotW, plotH]]).translateExtent([[0, 0], [plotW, plotH]]);
@@ -317,8 +323,8 @@ export class Chart {
       .tickFormat(this.mode === 'events' ? (v) => formatEventTick(+v) : (v) => formatNs(+v));
     svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).call(ax);
     const bytes = (v: unknown): string => formatBytes(Number(v));
-    svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).ticks(3).tickFormat(bytes));
-    svg.append('g').attr('transform', `translate(${MARGIN.left},${this.geo.zeroY})`).call(axisLeft(this.lower).ticks(4).tickFormat(bytes));
+    svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).tickValues(this.upperTicks).tickFormat(bytes));
+    svg.append('g').attr('transform', `translate(${MARGIN.left},${this.geo.zeroY})`).call(axisLeft(this.lower).tickValues(this.lowerTicks).tickFormat(bytes));
     svg
       .append('line')
       .attr('x1', MARGIN.left)

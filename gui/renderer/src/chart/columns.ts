@@ -164,3 +164,18 @@ export function representative(data: ChartData, a: number, b: number, cap = 1 <<
   }
   return best;
 }
+
+/**
+ * Tick values from 0 past `max` in round binary steps (1, 2, 2.5 or 5 times a power of 1024 and of 10, e.g. 256 KiB,
+ * 1 MiB), at most about `count` + 1 of them; the last one is the axis's end.
+ */
+export function byteTicks(max: number, count: number): number[] {
+  const unit = 1024 ** Math.max(0, Math.floor(Math.log(Math.max(1, max)) / Math.log(1024)));
+  const raw = max / unit / count;
+  const decade = 10 ** Math.floor(Math.log10(raw));
+  // Whole bytes at least: no 0.25 B ticks.
+  const step = Math.max(1, ([1, 2, 2.5, 5, 10].map((m) => m * decade).find((s) => s >= raw) ?? 10 * decade) * unit);
+  const ticks: number[] = [];
+  for (let v = 0; ticks.length === 0 || ticks[ticks.length - 1]! < max; v += step) ticks.push(v);
+  return ticks;
+}

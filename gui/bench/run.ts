@@ -1,0 +1,161 @@
+// `npm run bench:gui`: records a trace of about five million events (gui/bench/workload.c built through cc-memwrap), serves it with the viewer, and measures in real Chromium the time to the first chart and the time of each frame while zooming and panning. Prints the numbers; the targets are a first chart under 3 s and frames under 16 ms.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { packageRoot } from '../../instrumenter/package-root.js';
+import { RecentList } from '../host/recent.js';
+import { startServer } from '../host/server.js';
+import { TraceSession } from '../host/trace-session.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
+const RENDERER = path.join(packageRoot, 'dist', 'gui', 'renderer');
+
+interface Handle {
+  ready: boolean;
+  error: string | null;
+  events: number;
+  timings: { start: number; bytes: number; decoded: number; firstChart: number };
+  drawTimes: number[];
+  zoomBy(f: number): void;
+  panBy(px: number): void;
+  visibleEvents(): [number, number];
+}
+
+function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): void {
+  const r = spawnSync(cmd, args, { env, cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stderr}`);
+}
+
+/** Builds the workload through cc-memwrap and runs it once; returns its trace. */
+function recordTrace(events: number): string {
+  const dir = path.join(os.tmpdir(), 'cc-memwrap-gui-bench');
+  mkdirSync(dir, { recursive: true });
+  for (const f of readdirSync(dir)) if (f.endsWith('.mwtrace')) spawnSync('rm', ['-f', path.join(dir, f)]);
+  const exe = path.join(dir, 'workload');
+  must(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'gui', 'bench', 'workload.c'), '-o', exe]);
+  must(exe, [String(events)], { ...process.env, MEMWRAP_TRACE: path.join(dir, 'workload.mwtrace') }, path.join(packageRoot, 'gui', 'bench'));
+  return path.join(dir, 'workload.mwtrace');
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+const quantile = (xs: number[], q: number): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
+};
+const ms = (v: number): string => `${v.toFixed(1)} ms`;
+
+const handle = (page: Page): Promise<Handle> => page.evaluate(() => {
+  const h = (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView;
+  return { ready: h.ready, error: h.error, events: h.events, timings: h.timings, drawTimes: [...h.drawTimes] } as Handle;
+});
+
+async function openOnce(page: Page, url: string): Promise<Handle> {
+  await page.goto(url);
+  await page.waitForFunction(() => {
+    const h = (window as unknown as { ccMemwrapView?: Handle }).ccMemwrapView;
+    return h?.ready === true || (h?.error ?? null) !== null;
+  }, null, { timeout: 120_000, polling: 20 });
+  const h = await handle(page);
+  if (h.error) throw new Error(h.error);
+  return h;
+}
+
+/** Draw times of the frames of real wheel zooms and mouse drags over the chart. */
+async function interact(page: Page): Promise<{ zoom: number[]; pan: number[]; deepest: number }> {
+  const box = (await page.locator('canvas.plot').boundingBox())!;
+  const x = box.x + box.width / 2;
+  const y = box.y + box.height / 2;
+  const drawn = async (): Promise<number> => (await handle(page)).drawTimes.length;
+  const frame = () => page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+  const since = async (n: number): Promise<number[]> => (await handle(page)).drawTimes.slice(n);
+  let n = await drawn();
+  let deepest = Infinity;
+  for (let i = 0; i < 40; i++) {
+    await page.mouse.move(x, y);
+    await page.mouse.wheel(0, -240);
+    await frame();
+    const [a, b] = await page.evaluate(() => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.visibleEvents());
+    deepest = Math.min(deepest, b - a);
+  }
+  const zoom = await since(n);
+  // Back out a little and drag across.
+  for (let i = 0; i < 25; i++) {
+    await page.mouse.wheel(0, 240);
+    await frame();
+  }
+  n = await drawn();
+  for (let i = 0; i < 3; i++) {
+    await page.mouse.move(x, y);
+    await page.mouse.down();
+    for (let k = 1; k <= 20; k++) {
+      await page.mouse.move(x + (i % 2 ? k : -k) * 15, y);
+      await frame();
+    }
+    await page.mouse.up();
+  }
+  // And at the widest view: every column summarises thousands of events.
+  for (let i = 0; i < 30; i++) {
+    await page.mouse.wheel(0, 480);
+    await frame();
+  }
+  for (let k = 1; k <= 20; k++) {
+    await page.evaluate(() => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.zoomBy(1.3));
+    await frame();
+  }
+  const pan = await since(n);
+  return { zoom, pan, deepest };
+}
+
+async function main(): Promise<void> {
+  const events = Number(process.argv[2] ?? 5_000_000);
+  if (!existsSync(path.join(RENDERER, 'index.html'))) throw new Error(`${RENDERER} has no index.html: run npm run build`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  process.stdout.write(`recording a trace of about ${events.toLocaleString('en-US')} events…\n`);
+  const trace = recordTrace(events);
+  const session = await TraceSession.open(trace);
+  const server = await startServer({ rendererDir: RENDERER, session, recent: new RecentList(path.join(path.dirname(trace), 'recent.json')) });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  try {
+    const runs: Handle[] = [];
+    let page: Page | null = null;
+    for (let i = 0; i < 3; i++) {
+      await page?.close();
+      page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      runs.push(await openOnce(page, server.url));
+    }
+    // A picture of the full view, to look at (not committed: test/gui/screenshots is ignored).
+    const shots = path.join(packageRoot, 'test', 'gui', 'screenshots');
+    mkdirSync(shots, { recursive: true });
+    await page!.screenshot({ path: path.join(shots, 'bench-5m-events.png') });
+    const first = runs.map((h) => h.timings.firstChart);
+    const decode = runs.map((h) => h.timings.decoded - h.timings.bytes);
+    const fetchMs = runs.map((h) => h.timings.bytes);
+    const { zoom, pan, deepest } = await interact(page!);
+    const all = [...zoom, ...pan];
+    const over = all.filter((t) => t >= 16).length;
+    const mib = statSync(trace).size / 1048576;
+    const lines = [
+      `trace: ${runs[0]!.events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace})`,
+      `first chart, navigation to chart drawn, 3 page loads: median ${(median(first) / 1000).toFixed(2)} s (${first.map((t) => (t / 1000).toFixed(2)).join(', ')}; target < 3 s)`,
+      `  of which: page and trace fetched ${(median(fetchMs) / 1000).toFixed(2)} s, decoded and tables computed in the worker ${(median(decode) / 1000).toFixed(2)} s`,
+      `draw time per frame, zooming (40 wheel steps, down to ${deepest} events in view): median ${ms(median(zoom))}, p95 ${ms(quantile(zoom, 0.95))}, max ${ms(Math.max(...zoom))}`,
+      `draw time per frame, panning and zooming out (60 drag moves, 50 zoom steps): median ${ms(median(pan))}, p95 ${ms(quantile(pan, 0.95))}, max ${ms(Math.max(...pan))}`,
+      `frames at or over 16 ms: ${over} of ${all.length} (target: none)`,
+    ];
+    process.stdout.write(lines.join('\n') + '\n');
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench:gui: ${(e as Error).message}\n`);
+  process.exitCode = 1;
+});
