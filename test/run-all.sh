@@ -10,6 +10,8 @@ for tool in gcc:gcc clang:clang valgrind:valgrind make:make cmake:cmake objcopy:
 done
 # 32-bit builds (-m32) need gcc's multilib support.
 echo 'int main(void) { return 0; }' | gcc -m32 -x c - -o /dev/null 2>/dev/null || need+=(gcc-multilib)
+# The viewer's browser tests drive the system Chromium (playwright-core downloads no browser).
+[ -x /usr/bin/chromium ] || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test/run-all.sh: installing ${need[*]}"
   sudo_=""
