@@ -24,6 +24,7 @@ describe('viewer on samples/linked-list.c', () => {
   let server: RunningServer;
   let page: Page;
   let model: Model;
+  let traceFile: string;
   const errors: string[] = [];
 
   beforeAll(async () => {
@@ -33,6 +34,7 @@ describe('viewer on samples/linked-list.c', () => {
     // Run in samples/ so the recorded working directory (the source root) holds the source.
     const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: samplesDir });
     const trace = traceOf(path.join(dir, 'traces'), ran.pid);
+    traceFile = trace;
     model = decodeTrace(new Uint8Array(readFileSync(trace)));
     const rendererDir = await buildRenderer();
     server = await serve(rendererDir, trace);
@@ -127,6 +129,19 @@ describe('viewer on samples/linked-list.c', () => {
     expect(await page.locator('.facts').textContent()).toContain('heap 4.0 KiB');
   });
 
+  test('wall time and a thread filter redraw the chart', async () => {
+    // This short run's events share one timestamp (the runtime records time per chunk): wall time puts them at one instant.
+    await page.locator('#x-mode').selectOption('time');
+    expect(await page.locator('svg.axes').textContent()).toMatch(/µs|ms| s/);
+    await shot(page, 'linked-list-wall-time');
+    await page.locator('#x-mode').selectOption('events');
+    await page.locator('#thread').selectOption('0');
+    const alloc = eventAt(model, Kind.ALLOC, 23);
+    await clickEvent(page, alloc);
+    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(alloc);
+    await page.locator('#thread').selectOption('all');
+  });
+
   test('the chart exports as SVG and PNG', async () => {
     const [svg] = await Promise.all([page.waitForEvent('download'), page.locator('#export-svg').click()]);
     const text = readFileSync((await svg.path())!, 'utf8');
@@ -134,6 +149,22 @@ describe('viewer on samples/linked-list.c', () => {
     expect(text).toContain('<rect');
     const [png] = await Promise.all([page.waitForEvent('download'), page.locator('#export-png').click()]);
     expect(readFileSync((await png.path())!).subarray(1, 4).toString()).toBe('PNG');
+    expect(errors).toEqual([]);
+  });
+
+  test('budgets are drawn and their exceeded ranges listed', async () => {
+    const budgeted = await serve(await buildRenderer(), traceFile, { budgets: { heap: 1024, stack: 256 } });
+    try {
+      const p = await openViewer(browser, budgeted.url, errors);
+      await p.locator('#panel-tabs button[data-panel=budgets]').click();
+      const rows = await p.locator('#panel-body tr.clickable').allTextContents();
+      expect(rows.some((r) => r.startsWith('heap ≤ 1.0 KiB') && r.includes('exceeded'))).toBe(true);
+      expect(rows.some((r) => r.startsWith('stack ≤ 256 B') && r.includes('exceeded'))).toBe(true);
+      await shot(p, 'linked-list-budgets');
+      await p.close();
+    } finally {
+      await budgeted.close();
+    }
     expect(errors).toEqual([]);
   });
 });

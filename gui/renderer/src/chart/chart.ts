@@ -249,7 +249,9 @@ export class Chart {
       for (const [s, e] of b.ranges) {
         const x0 = Math.max(0, x(positionOf(data, this.mode, s)));
         const x1 = Math.min(this.geo.plotW, x(positionOf(data, this.mode, e + 1)));
-        if (x1 >= 0 && x0 <= this.geo.plotW) ctx.fillRect(x0, MARGIN.top, Math.max(1, x1 - x0), this.geo.plotH);
+        // Shaded on its own side of the axis: a heap range below, stack, static and total ranges above.
+        const [top, height] = b.side === 'heap' ? [this.geo.zeroY, this.geo.lowerH] : [MARGIN.top, this.geo.upperH];
+        if (x1 >= 0 && x0 <= this.geo.plotW) ctx.fillRect(x0, top, Math.max(1, x1 - x0), height);
       }
     }
   }
