@@ -57,6 +57,7 @@ export function describeRecord(r: TraceRecord): string {
       if (r.ignored) return head;
       if (r.subkind === ExtKind.LIBRARY) return `${head} library=${r.library} path=${q(r.path)}`;
       if (r.subkind === ExtKind.CALLER) return `${head} library=${r.library}`;
+      if (r.subkind === ExtKind.BRANCH) return `${head} site=${r.site} ${r.taken === 1 ? 'taken' : 'not-taken'}`;
       if (r.subkind !== ExtKind.LEAKS) return head;
       const cls = ['direct', 'indirect', 'reachable'];
       const list = r.ids.map((id, i) => `${hex(id)}:${cls[r.classes[i]!] ?? `class${r.classes[i]}`}`).join(',');

@@ -143,6 +143,24 @@ export interface UntrackedFreeTable {
   address: Float64Array;
 }
 
+/**
+ * Branch outcomes (EXT/BRANCH, format 1.2: programs built with `--mw-branches`); empty otherwise. Not events: they
+ * take no row in `events` (so event counts, charts and timelines are the same with and without branches), but each
+ * is placed after the latest event of its thread. Sorted by `after`, and within one `after` in the thread's order,
+ * so walking events and branches together by `after` replays each thread exactly.
+ */
+export interface BranchTable {
+  count: number;
+  /** Global row of the latest event of its thread before it (NONE: none yet). */
+  after: Int32Array;
+  /** Row in `Model.threads`. */
+  thread: Uint32Array;
+  /** A site of kind `SiteKind.BRANCH`; 0 when no UNIT record defines the recorded site (a warning). */
+  site: Uint32Array;
+  /** 1: the condition was true, or the case label was jumped to; 0: the condition was false. */
+  taken: Uint8Array;
+}
+
 export interface ThreadInfo {
   /** The trace's thread index (0 = the thread that started the recorder). */
   index: number;
@@ -186,6 +204,7 @@ export interface Model {
   statics: StaticTable;
   linked: LinkedTable;
   untrackedFrees: UntrackedFreeTable;
+  branches: BranchTable;
   /** Sorted by trace thread index. */
   threads: ThreadInfo[];
   end: RunEnd;

@@ -39,6 +39,8 @@
 #define MW_SITE_STRNDUP 14
 #define MW_SITE_PVALLOC 15
 #define MW_SITE_STATIC 16       /* a file-scope or static local object */
+#define MW_SITE_BRANCH 17       /* an if, switch case, ?:, && or || (with
+                                   --mw-branches); name = its source text */
 
 struct __mw_site {
   unsigned kind;
@@ -96,5 +98,18 @@ void *__mw_pvalloc(struct __mw_unit *u, unsigned site, __SIZE_TYPE__ size);
 char *__mw_strdup(struct __mw_unit *u, unsigned site, const char *s);
 char *__mw_strndup(struct __mw_unit *u, unsigned site, const char *s,
                    __SIZE_TYPE__ n);
+
+/* Branch recording (cc-memwrap --mw-branches).  The rewriter wraps the
+ * condition of an if, of a ?: and the left operand of && and || as
+ * `__mw_branch(&__mw_u, <site>u, !!(cond))`: the runtime records the site
+ * and the truth value (BRANCH) and returns it unchanged, so the condition is
+ * still evaluated exactly once and the program takes the same path.  A
+ * switch records the case label that control jumped to: the controlling
+ * expression becomes `(__mw_sw = <switch site>u, x)` (a local of the
+ * function), and each label of the switch is followed by
+ * `if (__mw_sw == <switch site>u) { __mw_sw = 0u; (void)__mw_branch(&__mw_u,
+ * <label site>u, 1); }`, so falling through from the previous case records
+ * nothing. */
+int __mw_branch(struct __mw_unit *u, unsigned site, int taken);
 
 #endif /* CC_MEMWRAP_H */

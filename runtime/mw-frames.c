@@ -103,6 +103,7 @@ int mw_thread_start(struct mw_thread *t)
   t->seq = 0;
   t->last_addr = 0;
   t->last_depth = 0;
+  t->last_branch = 0;
   t->dtor_rounds = 0;
   if (!mw_chunk_next(t, 256, 0)) return 0;
   t->state = MW_T_LIVE;

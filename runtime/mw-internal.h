@@ -37,8 +37,9 @@ enum {
 #define MW_EXT_LEAKS 1          /* EXT subkind: leak classes at exit */
 #define MW_EXT_LIBRARY 2        /* EXT subkind: a loaded object's index and path */
 #define MW_EXT_CALLER 3         /* EXT subkind: the loaded object that called the interposed allocator */
+#define MW_EXT_BRANCH 4         /* EXT subkind: a branch outcome (format 1.2) */
 #define MW_FORMAT_MAJOR 1
-#define MW_FORMAT_MINOR 1
+#define MW_FORMAT_MINOR 2
 
 #define MW_HEADER_SIZE 64
 #define MW_CHUNK_HEAD 16
@@ -78,6 +79,7 @@ struct mw_thread {
   uintptr_t depth_cap;          /* depths at or past this are another stack */
   uintptr_t last_depth;
   uintptr_t last_addr;
+  unsigned last_branch;         /* site of the thread's previous BRANCH */
   uint64_t seq;
   uint64_t last_time;           /* CLOCK_MONOTONIC ns of the last TIME */
   uint64_t chunk_off;           /* file offset of the current chunk */

@@ -2,7 +2,7 @@
 import { ExtKind, Flag, Kind, LeakClass, SiteKind, kindName } from './format.js';
 import { parseHeader, type TraceHeader } from './header.js';
 import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
-import { NONE, type EventTable, type Model, type RunEnd, type SiteTable, type ThreadInfo } from '../model.js';
+import { NONE, type BranchTable, type EventTable, type Model, type RunEnd, type SiteTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 
 export { TraceRefusedError } from './header.js';
@@ -45,6 +45,7 @@ interface ThreadCount {
 /** Pass 1: counts of events, heap records, frames and blocks, and each thread's runs of merge keys. */
 class Counter implements RecordVisitor {
   n = 0;
+  branches = 0;
   heap = 0;
   enters = 0;
   blocksCreated = 0;
@@ -70,6 +71,7 @@ class Counter implements RecordVisitor {
     if (r.ignored) return;
     const t = this.threads[this.rowOf(r.thread)]!;
     const kind = r.kind;
+    if (kind === Kind.EXT && r.subkind === ExtKind.BRANCH) this.branches++;
     if (IS_EVENT[kind] !== 1) return;
     this.n++;
     t.events++;
@@ -229,6 +231,8 @@ class Collector implements RecordVisitor {
   called = new Set<number>();
   maxLibrary = -1;
   maxSeq = 0;
+  /** EXT/BRANCH records in file order (each thread's in its order); `after` is filled in as they come. */
+  readonly branches: BranchTable;
 
   constructor(
     private readonly problems: ProblemLog,
@@ -246,6 +250,8 @@ class Collector implements RecordVisitor {
     this.hUsable = new Float64Array(nh);
     this.hFn = new Uint8Array(nh);
     this.hLib = new Int32Array(nh).fill(NONE);
+    const nbr = counter.branches;
+    this.branches = { count: 0, after: new Int32Array(nbr), thread: new Uint32Array(nbr), site: new Uint32Array(nbr), taken: new Uint8Array(nbr) };
     this.rowRank = new Uint32Array(order.length);
     order.forEach((row, rank) => (this.rowRank[row] = rank));
     let heapRow = 0;
@@ -379,6 +385,8 @@ class Collector implements RecordVisitor {
           this.leaks.push({ ids: r.ids, classes: r.classes, partial: r.partial, offset: r.offset, thread: r.thread });
         } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
           this.library(r, t);
+        } else if (r.subkind === ExtKind.BRANCH) {
+          this.branch(r, row, t);
         }
         break;
       case Kind.UNIT:
@@ -413,6 +421,16 @@ class Collector implements RecordVisitor {
     }
     this.hLib[t.lastHeap] = r.library;
     this.called.add(r.library);
+  }
+
+  /** EXT/BRANCH: placed after the thread's latest event; the site is checked once the sites are known. */
+  private branch(r: TraceRecord, row: number, t: ThreadTemp): void {
+    const b = this.branches;
+    const k = b.count++;
+    b.after[k] = t.lastEvent;
+    b.thread[k] = this.rowRank[row]!;
+    b.site[k] = r.site;
+    b.taken[k] = r.taken;
   }
 
   /** A TIME record: interpolate the events since the thread's previous one. */
@@ -883,6 +901,8 @@ function resolve(
       libraries.push(path);
     }
   }
+  const branches = sortBranches(c.branches, n);
+  checkBranchSites(branches, sites, problems);
   progress?.(1, 'done');
   return {
     header,
@@ -905,10 +925,46 @@ function resolve(
       event: Int32Array.from(untracked.event),
       address: Float64Array.from(untracked.address),
     },
+    branches,
     threads,
     end,
     lostRecords: lost,
     leakScan,
     problems: problems.list(),
   };
+}
+
+/**
+ * Branches into the order of their `after` event (a stable counting sort: each thread's branches keep their order, and
+ * one `after` event belongs to one thread). Branches before any event of their thread (NONE) come first.
+ */
+function sortBranches(b: BranchTable, events: number): BranchTable {
+  const n = b.count;
+  const start = new Int32Array(events + 2);
+  for (let k = 0; k < n; k++) start[b.after[k]! + 2]!++;
+  for (let e = 1; e < start.length; e++) start[e]! += start[e - 1]!;
+  const out: BranchTable = { count: n, after: new Int32Array(n), thread: new Uint32Array(n), site: new Uint32Array(n), taken: new Uint8Array(n) };
+  for (let k = 0; k < n; k++) {
+    const to = start[b.after[k]! + 1]!++;
+    out.after[to] = b.after[k]!;
+    out.thread[to] = b.thread[k]!;
+    out.site[to] = b.site[k]!;
+    out.taken[to] = b.taken[k]!;
+  }
+  return out;
+}
+
+/** Sites a BRANCH names must be branch sites of some UNIT; others become site 0, with one warning for all. */
+function checkBranchSites(b: BranchTable, sites: SiteTable, problems: ProblemLog): void {
+  let bad = 0;
+  let first = 0;
+  for (let k = 0; k < b.count; k++) {
+    const id = b.site[k]!;
+    if (id < sites.count && sites.kind[id] === SiteKind.BRANCH) continue;
+    if (bad++ === 0) first = id;
+    b.site[k] = 0;
+  }
+  if (bad > 0) {
+    problems.add('branch-site', 'warning', null, null, `${bad} BRANCH record(s) name a site that is not a branch site of any UNIT record (first: site ${first}); their site is dropped`);
+  }
 }

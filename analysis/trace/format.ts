@@ -1,8 +1,8 @@
-// The numbers of the .mwtrace format 1.1 (runtime/TRACE-FORMAT.md): magics, sizes, record kinds, flag bits, site kinds.
+// The numbers of the .mwtrace format 1.2 (runtime/TRACE-FORMAT.md): magics, sizes, record kinds, flag bits, site kinds.
 
 /** The trace format version this reader implements. */
 export const READER_MAJOR = 1;
-export const READER_MINOR = 1;
+export const READER_MINOR = 2;
 
 export const TRACE_MAGIC = 'MWTRACE\0';
 export const CHUNK_MAGIC = 'MWCK';
@@ -79,9 +79,11 @@ export const ExtKind = {
   LIBRARY: 2,
   /** The loaded object that called the interposed allocator for the thread's latest heap record: `u` library index. */
   CALLER: 3,
+  /** A branch outcome (format 1.2, `--mw-branches`): `u` (zig-zag(site − previous branch site) << 1) | outcome. */
+  BRANCH: 4,
 } as const;
 
-const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER' };
+const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH' };
 
 export function extKindName(subkind: number): string {
   return EXT_KIND_NAMES[subkind] ?? `EXT${subkind}`;
@@ -114,6 +116,8 @@ export const SiteKind = {
   STRNDUP: 14,
   PVALLOC: 15,
   STATIC: 16,
+  /** An if, ?:, && / || left operand, or switch case label (`--mw-branches`); name = its source text. */
+  BRANCH: 17,
 } as const;
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -134,6 +138,7 @@ const SITE_KIND_NAMES: readonly string[] = [
   'strndup',
   'pvalloc',
   'static',
+  'branch',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */

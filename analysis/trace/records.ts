@@ -82,6 +82,8 @@ export class TraceRecord {
   unit: UnitTable | null = null;
   /** EXT/LIBRARY, EXT/CALLER: the library index. */
   library = 0;
+  /** EXT/BRANCH: 1 = the condition was true (or the case label was jumped to), 0 = false; the site is in `site`. */
+  taken = 0;
   /** PROGRAM: executable path and working directory; EXT/LIBRARY: the object's path. */
   path = '';
   cwd = '';
@@ -172,12 +174,38 @@ class ThreadCursor {
   addr = 0;
   depth = 0;
   time = 0;
+  /** Site of the thread's latest EXT/BRANCH. */
+  branch = 0;
   /** Entry sites of the open frames, innermost last. */
   readonly frames: number[] = [];
   stopped = false;
   /** The previous record (TIME aside) ended a block, so a LINKED record may follow. */
   canLink = false;
   constructor(readonly index: number) {}
+}
+
+/** EXT/BRANCH's one varint: the site as a delta from the thread's previous branch site, and the outcome. */
+function readBranch(rd: ByteReader, r: TraceRecord, cur: ThreadCursor, payloadEnd: number, length: number): void {
+  const end = rd.end;
+  rd.end = payloadEnd;
+  let v: number;
+  try {
+    v = rd.u();
+  } catch (e) {
+    if (e === TRUNCATED) throw new RecordStop('corrupt', `BRANCH fields run past the end of its ${length}-byte payload (${formatOffset(payloadEnd)})`);
+    throw e;
+  } finally {
+    rd.end = end;
+  }
+  const zz = Math.floor(v / 2);
+  const delta = zz % 2 === 0 ? zz / 2 : -(zz + 1) / 2;
+  const site = cur.branch + delta;
+  if (!Number.isSafeInteger(site) || site < 0 || site > 0xffffffff) {
+    throw new RecordStop('corrupt', `its site delta ${delta} from the previous branch site ${cur.branch} gives no valid site id`);
+  }
+  cur.branch = site;
+  r.site = site;
+  r.taken = v % 2;
 }
 
 function isZero(bytes: Uint8Array, from: number, to: number): boolean {
@@ -418,6 +446,8 @@ export function walkRecords(
               }
               // CALLER follows its heap record and that record's LINKED (if any); it does not break the FREE–LINKED pairing.
               if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
+            } else if (r.subkind === ExtKind.BRANCH) {
+              readBranch(rd, r, cur, payloadEnd, length);
             } else {
               problems.add('unknown-ext', 'warning', offset, thread, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
               r.ignored = true;
