@@ -17,8 +17,9 @@ import {
   type Input,
 } from './args.js';
 import { expandResponseFiles } from './response-files.js';
-import { abiFlags, ensureRuntime, headerPath } from './runtime-build.js';
+import { abiFlags, ensureRuntime, headerPath, objcopyFor } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
+import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 
 export interface DriverOptions {
   /** Fail instead of building the original when the instrumented unit does not compile. */
@@ -47,6 +48,8 @@ function statusOf(result: SpawnSyncReturns<Buffer | string>): number {
 
 class Driver {
   private tempDir: string | null = null;
+  /** Frame-size flags the compiler accepts; undefined until first needed. */
+  private stackFlags: StackFlags | undefined;
 
   constructor(
     private readonly command: Command,
@@ -166,9 +169,14 @@ class Driver {
       // with the runtime there; only the finished object reaches `output`.
       const embed = standalone && mode === 'compile';
       const target = embed ? this.temp(`${stem}.mw.o`) : output;
-      const compiled = this.cc([...flags, stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
+      // Only an object compiled among our temporaries gets frame sizes: the
+      // compiler writes its side file beside the object.
+      // (Not with -flto: gcc then has no frame sizes to give and says so.)
+      const stack = mode === 'compile' && !this.command.args.some((a) => a.startsWith('-flto')) ? this.frameSizeFlags() : null;
+      const compiled = this.cc([...flags, ...(stack?.flags ?? []), stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
       if (statusOf(compiled) === 0) {
         process.stderr.write(compiled.stderr);
+        if (stack) this.embedFrameSizes(target, stack, input.path);
         return embed ? this.embedRuntime(target, output) : 0;
       }
       // Is it the user's code or ours? Compile the original to find out.
@@ -189,6 +197,23 @@ class Driver {
     const original = this.compileOriginal(input, stageFlag, output);
     process.stderr.write(original.stderr);
     return statusOf(original);
+  }
+
+  private frameSizeFlags(): StackFlags {
+    if (this.stackFlags === undefined) {
+      this.stackFlags = probeStackFlags(this.command.compiler, abiFlags(this.command.args), this.temp('stack-probe.o'));
+    }
+    return this.stackFlags;
+  }
+
+  /** Carries the compiler's frame sizes inside the object (section
+   *  .mw_stack, see stack-usage.ts); a failure costs only the worst-case
+   *  stack report, never the build. */
+  private embedFrameSizes(object: string, stack: NonNullable<StackFlags>, source: string): void {
+    const unit = readStackUnit(sideFileFor(object, stack.ext), stack, source);
+    if (unit === null) return;
+    const problem = embedStackUnit(objcopyFor(this.command.compiler), object, unit, this.temp(`${path.basename(object)}.stack.json`));
+    if (problem !== null) say(`warning: ${problem}; report --stack will not know ${source}`);
   }
 
   private compileOriginal(input: Input, stageFlag: string, output: string): SpawnSyncReturns<Buffer> {
@@ -230,6 +255,9 @@ export const DRIVER_HELP = `Options of cc-memwrap itself (before the compiler na
                   original does (default: warn and build the original)
   --mw-keep       keep the preprocessed and rewritten .i files, say where
   --mw-verbose    print every command cc-memwrap runs
+  --mw-branches   also record the outcome of every if, switch case, ?:, &&
+                  and || (for report --leak-causes); costs run time, see the
+                  README's benchmark
 Environment:
   MEMWRAP_STRICT=1       same as --mw-strict
   MEMWRAP_CACHE_DIR=dir  where the built runtime is cached
@@ -249,6 +277,7 @@ export function runDriver(argv: readonly string[]): number {
     if (flag === '--mw-strict') options.strict = true;
     else if (flag === '--mw-verbose') options.verbose = true;
     else if (flag === '--mw-keep') options.keepTemps = true;
+    else if (flag === '--mw-branches') options.branches = true;
     else {
       say(`unknown option ${flag} (see cc-memwrap --help)`);
       return 2;

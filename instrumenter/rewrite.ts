@@ -4,6 +4,7 @@
 // and inserts the recording calls as edits at unchanged offsets, so every
 // newline and linemarker stays where it was. README.md beside this file
 // shows the inserted code.
+import { findBranches, type FunctionBranches } from './branches.js';
 import { forEachChild, INLINE_WORDS, readDeclarator, storageClasses } from './declarators.js';
 import { EditList } from './edits.js';
 import { readLinemarkers, type LineMap } from './linemarkers.js';
@@ -34,7 +35,7 @@ export interface RewriteResult {
 export interface RewriteOptions {
   /** The runtime header given to `-include`; nothing from it is instrumented. */
   headerPath: string;
-  /** Reserved for branch recording (a later issue); accepted and ignored. */
+  /** Record the outcome of every if, switch, ?:, && and || in instrumented functions (`--mw-branches`). */
   branches?: boolean;
   /** The directory the compiler runs in: relative file names in the site
    *  table are made absolute against it. */
@@ -62,6 +63,8 @@ interface Unit {
   readonly ownAllocators: ReadonlySet<string>;
   /** Static objects registered so far (numbers the `__mw_s<k>` declarations). */
   refs: number;
+  /** Record branches (`--mw-branches`). */
+  readonly branches: boolean;
 }
 
 export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOptions): RewriteResult {
@@ -121,6 +124,7 @@ export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOpt
     edits: new EditList(),
     ownAllocators,
     refs: 0,
+    branches: options.branches === true,
   };
   for (const fn of chosen) instrumentFunction(unit, fn);
 
@@ -169,17 +173,20 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
   const func = nameLiteral(unit, fn.name);
   const entry = addSite(unit, SiteKind.ENTRY, fn.name, func, func);
   const falloff = addSite(unit, SiteKind.FALLOFF, fn.body, func, func, fn.body.endPosition.row);
+  const found = findInFunction(fn.node, fn.body, unit.parseText);
+  const branches = unit.branches ? findBranches(fn.body, unit.parseText, unit.text) : null;
   edits.insert(
     frameInsertionPoint(fn.body, text),
-    `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);`,
+    `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);` +
+      (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
     'after',
   );
 
-  const found = findInFunction(fn.node, fn.body, unit.parseText);
   const allocCalls = found.calls.filter((c) => ALLOCATOR_KINDS.has(c.name) && !unit.ownAllocators.has(c.name));
   const shadowed = locallyDeclared(fn.node, unit.parseText, allocCalls);
-  type Step = { at: number; apply: () => void };
+  // Branch steps come first: at an offset where several edits open, the branch's wrapper is the outermost.
   const steps: Step[] = [];
+  const closes = branches === null ? [] : branchSteps(unit, func, branches, steps);
 
   for (const node of found.returns) {
     steps.push({
@@ -206,8 +213,13 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
       });
     } else {
       // setjmp family: no site; the runtime closes the frames a longjmp skipped.
-      edits.insert(call.call.startIndex, '__mw_resume(&__mw_f, ', 'before');
-      edits.insert(call.call.endIndex, ')', 'after');
+      steps.push({
+        at: call.call.startIndex,
+        apply: () => {
+          edits.insert(call.call.startIndex, '__mw_resume(&__mw_f, ', 'before');
+          edits.insert(call.call.endIndex, ')', 'after');
+        },
+      });
     }
   }
   for (const { node: declaration, parentType } of found.statics) {
@@ -227,6 +239,56 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
   }
   steps.sort((a, b) => a.at - b.at);
   for (const step of steps) step.apply();
+  // Closed last: at an offset where an inner edit also closes (a setjmp call that ends a condition), it goes first.
+  for (const close of closes) edits.insert(close.at, close.text, 'after');
+}
+
+type Step = { at: number; apply: () => void };
+
+/**
+ * Steps that number the branch sites and insert the recording calls (see runtime/memwrap.h), outermost first where
+ * several start at one offset; returns the closing insertions, innermost first where several end at one offset.
+ * A switch's labels are numbered at the switch; its id in `__mw_sw` is its first label's site.
+ */
+function branchSteps(unit: Unit, func: string, found: FunctionBranches, steps: Step[]): { at: number; text: string }[] {
+  const { edits } = unit;
+  const site = (row: number, label: string): number =>
+    unit.sites.add({ kind: SiteKind.BRANCH, line: unit.lines.line(row), file: unit.lines.file(row).literal, func, name: labelLiteral(unit, label) });
+  for (const sw of found.switches) {
+    steps.push({
+      at: sw.armAt,
+      apply: () => {
+        const ids = sw.labels.map((l) => site(l.row, l.label));
+        const id = ids[0]!;
+        edits.insert(sw.armAt, `__mw_sw = ${id}u, `, 'before');
+        sw.labels.forEach((l, k) => {
+          edits.insert(l.at, ` if (__mw_sw == ${id}u) { __mw_sw = 0u; (void)__mw_branch(&__mw_u, ${ids[k]}u, 1); }`, 'after');
+          if (l.fallthroughAt !== null) edits.insert(l.fallthroughAt, '__attribute__((fallthrough)); ', 'before');
+        });
+      },
+    });
+  }
+  const conditions = found.conditions.slice().sort((a, b) => a.start - b.start || b.end - a.end);
+  for (const c of conditions) {
+    steps.push({
+      at: c.start,
+      apply: () => edits.insert(c.start, `__mw_branch(&__mw_u, ${site(c.row, c.label)}u, !!(`, 'before'),
+    });
+  }
+  return conditions
+    .slice()
+    .sort((a, b) => a.end - b.end || b.start - a.start)
+    .map((c) => ({ at: c.end, text: '))' }));
+}
+
+/** The switch id of the label that is to record the next jump (0: none); volatile where setjmp could clobber it. */
+function switchVariable(hasSetjmp: boolean): string {
+  return ` ${hasSetjmp ? 'volatile ' : ''}unsigned __mw_sw = 0u;`;
+}
+
+/** A branch's source text as a C string literal, in the unit's own encoding. */
+function labelLiteral(unit: Unit, label: string): string {
+  return cStringLiteral(Buffer.from(label, unit.source.encoding));
 }
 
 /** Adds a site at the row of `node` (or `row`); func and name are C literals. */
