@@ -26,11 +26,13 @@ import { linkedFrees, orphanedLeaks } from '../analysis/linked.js';
 import { leaksAtExit, type LeaksAtExit } from '../analysis/leaks.js';
 import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
+import { leakCauses, LEAK_CAUSES_SCHEMA, type LeakCauses } from '../analysis/leak-causes.js';
+import { renderLeakCauses } from '../analysis/leak-causes-text.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
                           [--by function|site|file|thread|library [--attribute MODE]]
                           [--budget SPEC] [--temporary [N]] [--calls FUNCTION]
-                          [--interval N|TIME] [--fail-on budget|leaks]
+                          [--interval N|TIME] [--leak-causes] [--fail-on budget|leaks]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
 ended, threads, events, allocations and frees, bytes allocated (requested and
@@ -82,6 +84,17 @@ Options:
              leaks, indirect leaks (reachable only from other leaks), still
              reachable (from static memory or the stack); by allocation site,
              with the free that orphaned them
+  --leak-causes
+             why sites leak: for each allocation site some of whose blocks
+             were freed and some not (suspect), freed N / leaked M, the
+             lowest function common to allocation and free, and the step
+             that separates the leaking paths (allocation -> that function's
+             exit) from the freeing ones: a branch with its file:line and
+             direction when the program was built with
+             cc-memwrap --mw-branches, else a function entry or exit; with
+             one freeing and one leaking path. Sites never freed are listed
+             apart (a plain leak or a cache), not as suspect. JSON shape in
+             analysis/README.md
   --fail-on budget|leaks
              exit 1 when a budget is exceeded (budget), or when the run
              leaked (leaks: direct or indirect leaks; where the run was not
@@ -141,6 +154,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         temporary: { type: 'string' },
         calls: { type: 'string' },
         interval: { type: 'string' },
+        'leak-causes': { type: 'boolean' },
         'fail-on': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
       },
@@ -237,6 +251,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   let temps: Temporaries | null = null;
   let calls: PerCall | null = null;
   let intervals: IntervalSeries | null = null;
+  let causes: LeakCauses | null = null;
   let model: Model;
   try {
     model = await readTraceFile(file, { onProgress: progress.update });
@@ -275,6 +290,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     if (within !== null) temps = temporaries(model, { within });
     if (values.calls !== undefined) calls = perCall(model, values.calls);
     if (spec !== null) intervals = intervalSeries(model, spec);
+    if (values['leak-causes']) causes = leakCauses(model);
   } catch (e) {
     if (e instanceof IntervalError) {
       progress.done();
@@ -320,6 +336,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
       ...(calls === null ? {} : { calls: { ...calls, invocations: calls.invocations.slice(0, Math.max(0, top)) } }),
       ...(intervals === null ? {} : { intervals: intervalsJson(intervals) }),
       ...(atExit === null || !values.leaks ? {} : { leaks: leaksJson(atExit, top) }),
+      ...(causes === null ? {} : { leakCauses: { schema: LEAK_CAUSES_SCHEMA, ...causes } }),
       ...(failOn.size === 0 ? {} : { failOn: { conditions: [...failOn], failed: FAIL_ON.filter((f) => failed[f]) } }),
     };
     io.out(JSON.stringify({ schema: SUMMARY_SCHEMA, file, ...summary, ...extra, ...(peak === null ? {} : { peak }), ...linkedExtra, ...more }, null, 2) + '\n');
@@ -333,7 +350,8 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         (temps === null ? '' : renderTemporaries(temps, top)) +
         (calls === null ? '' : renderCalls(calls, top)) +
         (intervals === null ? '' : renderIntervals(intervals)) +
-        (atExit === null || !values.leaks ? '' : renderLeaks(atExit, top)),
+        (atExit === null || !values.leaks ? '' : renderLeaks(atExit, top)) +
+        (causes === null ? '' : renderLeakCauses(causes, top, sourceReader(), model.program?.cwd ?? null)),
     );
   }
   await io.flush();
