@@ -26,13 +26,16 @@ import { linkedFrees, orphanedLeaks } from '../analysis/linked.js';
 import { leaksAtExit, type LeaksAtExit } from '../analysis/leaks.js';
 import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
+import { renderStack, stackReport, type StackReport } from '../analysis/stack-report.js';
+import { loadStackInfo } from './stack-info.js';
 import { leakCauses, LEAK_CAUSES_SCHEMA, type LeakCauses } from '../analysis/leak-causes.js';
 import { renderLeakCauses } from '../analysis/leak-causes-text.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
                           [--by function|site|file|thread|library [--attribute MODE]]
                           [--budget SPEC] [--temporary [N]] [--calls FUNCTION]
-                          [--interval N|TIME] [--leak-causes] [--fail-on budget|leaks]
+                          [--interval N|TIME] [--leak-causes] [--stack]
+                          [--fail-on budget|leaks]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
 ended, threads, events, allocations and frees, bytes allocated (requested and
@@ -80,6 +83,11 @@ Options:
   --interval N|TIME
              heap, stack and static at the end of each interval of N events
              or of wall time (500ns, 20us, 10ms, 1.5s), and the max heap in it
+  --stack    the static worst-case stack from main (the frame sizes and
+             call graph the compiler gave when cc-memwrap built the
+             program) beside the deepest stack the run reached, each with
+             its call path; recursion (unbounded), calls through function
+             pointers and run-time-sized frames (unknown) are named
   --leaks    blocks live at exit as the runtime classified them: direct
              leaks, indirect leaks (reachable only from other leaks), still
              reachable (from static memory or the stack); by allocation site,
@@ -154,6 +162,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         temporary: { type: 'string' },
         calls: { type: 'string' },
         interval: { type: 'string' },
+        stack: { type: 'boolean' },
         'leak-causes': { type: 'boolean' },
         'fail-on': { type: 'string', multiple: true },
         help: { type: 'boolean', short: 'h' },
@@ -251,6 +260,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   let temps: Temporaries | null = null;
   let calls: PerCall | null = null;
   let intervals: IntervalSeries | null = null;
+  let stack: StackReport | null = null;
   let causes: LeakCauses | null = null;
   let model: Model;
   try {
@@ -290,6 +300,10 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     if (within !== null) temps = temporaries(model, { within });
     if (values.calls !== undefined) calls = perCall(model, values.calls);
     if (spec !== null) intervals = intervalSeries(model, spec);
+    if (values.stack) {
+      const info = loadStackInfo(model);
+      stack = stackReport(model, info.program, info.units, info.missing);
+    }
     if (values['leak-causes']) causes = leakCauses(model);
   } catch (e) {
     if (e instanceof IntervalError) {
@@ -335,6 +349,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
       ...(temps === null ? {} : { temporaries: { ...temps, siteCount: temps.sites.length, sites: temps.sites.slice(0, Math.max(0, top)) } }),
       ...(calls === null ? {} : { calls: { ...calls, invocations: calls.invocations.slice(0, Math.max(0, top)) } }),
       ...(intervals === null ? {} : { intervals: intervalsJson(intervals) }),
+      ...(stack === null ? {} : { stack }),
       ...(atExit === null || !values.leaks ? {} : { leaks: leaksJson(atExit, top) }),
       ...(causes === null ? {} : { leakCauses: { schema: LEAK_CAUSES_SCHEMA, ...causes } }),
       ...(failOn.size === 0 ? {} : { failOn: { conditions: [...failOn], failed: FAIL_ON.filter((f) => failed[f]) } }),
@@ -350,6 +365,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         (temps === null ? '' : renderTemporaries(temps, top)) +
         (calls === null ? '' : renderCalls(calls, top)) +
         (intervals === null ? '' : renderIntervals(intervals)) +
+        (stack === null ? '' : renderStack(stack, model.program?.cwd || null)) +
         (atExit === null || !values.leaks ? '' : renderLeaks(atExit, top)) +
         (causes === null ? '' : renderLeakCauses(causes, top, sourceReader(), model.program?.cwd ?? null)),
     );

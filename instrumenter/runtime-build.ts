@@ -87,7 +87,7 @@ function run(command: string, args: string[], what: string): void {
   }
 }
 
-function objcopyFor(compiler: string): string {
+export function objcopyFor(compiler: string): string {
   const result = spawnSync(compiler, ['-print-prog-name=objcopy'], { encoding: 'utf8' });
   const name = result.status === 0 ? result.stdout.trim() : '';
   return name || 'objcopy';

@@ -1,0 +1,72 @@
+// `report --stack`: the static worst case (worst-stack.ts) beside the deepest stack the run reached
+// (deepest-stack.ts), as one JSON-ready object and as text with the two paths side by side.
+import type { Model } from './model.js';
+import { deepestStack, type DeepestStack } from './deepest-stack.js';
+import { worstCaseStack, type StackUnit, type WorstStack } from './worst-stack.js';
+import { formatBytes } from './units.js';
+
+export interface StackReport {
+  /** Where the frame sizes were looked for (the traced program), and why there are none (null: found). */
+  program: string | null;
+  missing: string | null;
+  /** null when there are no frame sizes. */
+  worstCase: WorstStack | null;
+  observed: DeepestStack;
+}
+
+/** `units`: the program's `.mw_stack` lines, or null with the reason in `missing`. */
+export function stackReport(model: Model, program: string | null, units: StackUnit[] | null, missing: string | null): StackReport {
+  const worstCase = units === null ? null : worstCaseStack(units);
+  const mainFrame = worstCase?.path[0]?.function === 'main' ? worstCase.path[0].frameBytes : null;
+  return { program, missing: units === null ? missing : null, worstCase, observed: deepestStack(model, mainFrame) };
+}
+
+function place(file: string, line: number, relativeTo: string | null): string {
+  const dir = relativeTo === null ? null : relativeTo.endsWith('/') ? relativeTo : relativeTo + '/';
+  return `${dir !== null && file.startsWith(dir) ? file.slice(dir.length) : file}:${line}`;
+}
+
+function worstHeadline(w: WorstStack): string {
+  const total = formatBytes(w.bytes ?? 0);
+  if (w.status === 'bounded') return `${total} from ${w.root}`;
+  if (w.status === 'unbounded') return `unbounded (recursion); the path below alone: ${total}`;
+  if (w.status === 'unknown') return `unknown; the path below alone: ${total}`;
+  return `no frame size for ${w.root}`;
+}
+
+function worstColumn(r: StackReport, relativeTo: string | null): string[] {
+  const w = r.worstCase;
+  if (w === null) return ['(no frame sizes)'];
+  return [worstHeadline(w), ...w.path.map((s) => `${s.function} ${formatBytes(s.frameBytes)}  ${place(s.file, s.line, relativeTo)}`)];
+}
+
+function observedColumn(o: DeepestStack): string[] {
+  if (o.event === null) return ['(no instrumented call)'];
+  const head =
+    o.fromMainBytes === null
+      ? `${formatBytes(o.depthBytes)} from the stack base`
+      : `${formatBytes(o.fromMainBytes)} from main (${formatBytes(o.depthBytes)} from the stack base)`;
+  return [head + `, event ${o.event}`, ...o.path.map((s) => `${s.function} ${s.frameBytes === null ? '' : formatBytes(s.frameBytes)}`.trimEnd())];
+}
+
+/** Why the worst case is what it is: recursion, indirect calls, dynamic frames, callees not counted. */
+function worstNotes(w: WorstStack, relativeTo: string | null): string[] {
+  const out: string[] = [];
+  for (const cycle of w.recursion) out.push(`  recursion: ${cycle.join(' → ')} (unbounded)`);
+  for (const s of w.indirectCalls) out.push(`  call through a function pointer in ${s.function} (${place(s.file, s.line, relativeTo)}): callee unknown`);
+  for (const s of w.dynamicFrames) out.push(`  frame of run-time size (alloca or VLA) in ${s.function} (${place(s.file, s.line, relativeTo)}): ${formatBytes(s.frameBytes)} + unknown`);
+  if (w.noCallGraph) out.push('  the compiler gave frame sizes but no call graph (clang): only main\'s frame is known');
+  if (w.notCounted.length > 0) out.push(`  not counted (no frame size: libc or uninstrumented code): ${w.notCounted.join(', ')}`);
+  return out;
+}
+
+export function renderStack(r: StackReport, relativeTo: string | null): string {
+  const left = ['worst case (compiler frame sizes)', ...worstColumn(r, relativeTo)];
+  const right = ['observed (deepest frame of the run)', ...observedColumn(r.observed)];
+  const width = Math.max(...left.map((l) => l.length)) + 3;
+  const lines = ['', 'Stack: worst case vs observed'];
+  for (let i = 0; i < Math.max(left.length, right.length); i++) lines.push(`  ${(left[i] ?? '').padEnd(width)}${right[i] ?? ''}`.trimEnd());
+  if (r.worstCase !== null) lines.push(...worstNotes(r.worstCase, relativeTo));
+  else lines.push(`  no frame sizes: ${r.missing ?? 'not found'}`);
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,41 @@
+// Finds the frame sizes for `report --stack`: the traced program (its path in the trace, resolved against the run's
+// working directory) carries them in its `.mw_stack` section, put there by the driver at build time.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Model } from '../analysis/model.js';
+import { elfSection } from '../analysis/elf-section.js';
+import { parseStackUnits, type StackUnit } from '../analysis/worst-stack.js';
+import { STACK_SECTION } from '../instrumenter/stack-usage.js';
+
+export interface StackInfo {
+  program: string | null;
+  units: StackUnit[] | null;
+  /** Why there are no units (null when there are). */
+  missing: string | null;
+}
+
+/** The traced program's path, or null when the trace names none. */
+export function tracedProgram(model: Model): string | null {
+  if (model.program === null || model.program.path === '') return null;
+  return path.resolve(model.program.cwd || '/', model.program.path);
+}
+
+export function loadStackInfo(model: Model): StackInfo {
+  const program = tracedProgram(model);
+  if (program === null) return { program, units: null, missing: 'the trace does not name its program' };
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(program);
+  } catch (e) {
+    return { program, units: null, missing: `cannot read ${program} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` };
+  }
+  try {
+    const section = elfSection(bytes, STACK_SECTION);
+    if (section === null || section.length === 0) {
+      return { program, units: null, missing: `${program} has no ${STACK_SECTION} section (not linked by cc-memwrap, or the compiler gave no frame sizes)` };
+    }
+    return { program, units: parseStackUnits(new TextDecoder().decode(section)), missing: null };
+  } catch (e) {
+    return { program, units: null, missing: `${program}: ${(e as Error).message}` };
+  }
+}
