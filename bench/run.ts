@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { countEvents } from '../analysis/trace/count.js';
 import { packageRoot } from '../instrumenter/package-root.js';
+import { branchesTable } from './branches.js';
 import { floorTable } from './floor.js';
 import { median, sh, timeRun } from './measure.js';
 import { sqliteAmalgamation } from './sources.js';
@@ -41,7 +42,7 @@ function main(): void {
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|sqlite|build|report|floor]');
+    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|sqlite|build|report|floor|branches]');
     return;
   }
   const runs = Number(values.runs);
@@ -90,6 +91,7 @@ function main(): void {
   if (!values.only || values.only === 'build') buildTime(Number(values['build-runs']));
   if (!values.only || values.only === 'report') reportTime();
   if (!values.only || values.only === 'floor') floorTable(workloads(), runs, work);
+  if (!values.only || values.only === 'branches') branchesTable(workloads(), wrapper, runs, work);
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events
