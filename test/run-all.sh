@@ -4,20 +4,35 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+sudo_=""
+[ "$(id -u)" = 0 ] || sudo_="sudo"
+updated=""
+install() {
+  echo "test/run-all.sh: installing $*"
+  [ -n "$updated" ] || { $sudo_ apt-get update -qq; updated=1; }
+  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "$@" >/dev/null
+}
+
 need=()
 for tool in gcc:gcc clang:clang valgrind:valgrind make:make cmake:cmake objcopy:binutils; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
 done
-# 32-bit builds (-m32) need gcc's multilib support.
-echo 'int main(void) { return 0; }' | gcc -m32 -x c - -o /dev/null 2>/dev/null || need+=(gcc-multilib)
+# The ARM test cross-compiles a lesson for 32-bit ARM Linux and runs it under qemu-arm.
+for tool in arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf qemu-arm:qemu-user; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
+done
 # The viewer's browser tests drive the system Chromium (playwright-core downloads no browser).
 [ -x /usr/bin/chromium ] || need+=(chromium)
-if [ ${#need[@]} -gt 0 ]; then
-  echo "test/run-all.sh: installing ${need[*]}"
-  sudo_=""
-  [ "$(id -u)" = 0 ] || sudo_="sudo"
-  $sudo_ apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_ apt-get install -y -qq "${need[@]}" >/dev/null
+[ ${#need[@]} -eq 0 ] || install "${need[@]}"
+
+# 32-bit builds (-m32) need gcc's multilib support. Debian's gcc-multilib
+# conflicts with the ARM cross compiler; all it adds to gcc-N-multilib is the
+# link /usr/include/asm -> x86_64-linux-gnu/asm, so install gcc-N-multilib and
+# make that link here.
+m32_ok() { printf '#include <errno.h>\nint main(void) { return EINVAL; }\n' | gcc -m32 -x c - -o /dev/null 2>/dev/null; }
+if [ "$(uname -m)" = x86_64 ] && ! m32_ok; then
+  install "gcc-$(gcc -dumpversion | cut -d. -f1)-multilib"
+  [ -e /usr/include/asm ] || $sudo_ ln -s x86_64-linux-gnu/asm /usr/include/asm
 fi
 
 npm ci --no-audit --no-fund
