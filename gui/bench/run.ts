@@ -143,7 +143,7 @@ async function main(): Promise<void> {
     const lines = [
       `trace: ${runs[0]!.events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace})`,
       `first chart, navigation to chart drawn, 3 page loads: median ${(median(first) / 1000).toFixed(2)} s (${first.map((t) => (t / 1000).toFixed(2)).join(', ')}; target < 3 s)`,
-      `  of which: page and trace fetched ${(median(fetchMs) / 1000).toFixed(2)} s, decoded and tables computed in the worker ${(median(decode) / 1000).toFixed(2)} s`,
+      `  of which: page and trace fetched ${(median(fetchMs) / 1000).toFixed(2)} s, decoded and summarised in the worker ${(median(decode) / 1000).toFixed(2)} s`,
       `draw time per frame, zooming (40 wheel steps, down to ${deepest} events in view): median ${ms(median(zoom))}, p95 ${ms(quantile(zoom, 0.95))}, max ${ms(Math.max(...zoom))}`,
       `draw time per frame, panning and zooming out (60 drag moves, 50 zoom steps): median ${ms(median(pan))}, p95 ${ms(quantile(pan, 0.95))}, max ${ms(Math.max(...pan))}`,
       `frames at or over 16 ms: ${over} of ${all.length} (target: none)`,

@@ -1,15 +1,11 @@
 // The decoding worker: trace bytes in, model and tables out, with progress on the way, so a multi-million-event trace never blocks the page.
-import { attribution, type AttributionBy } from '../../../analysis/attribution.js';
 import { checkBudgets } from '../../../analysis/budgets.js';
-import { leaksAtExit } from '../../../analysis/leaks.js';
-import { linkedFrees, orphaningEvents } from '../../../analysis/linked.js';
+import { orphaningEvents } from '../../../analysis/linked.js';
 import { monotonicTimes } from '../../../analysis/lod.js';
-import type { Model } from '../../../analysis/model.js';
-import { peaks } from '../../../analysis/peak.js';
 import { summarize } from '../../../analysis/summary.js';
 import { staticSeries } from '../../../analysis/timeline.js';
 import { decodeTrace } from '../../../analysis/trace/decode.js';
-import { TABLE_ROWS, type DecodeRequest, type ViewData, type WorkerMessage } from './view-data.js';
+import { type DecodeRequest, type ViewData, type WorkerMessage } from './view-data.js';
 
 interface WorkerScope {
   postMessage(message: WorkerMessage, transfer?: Transferable[]): void;
@@ -29,14 +25,6 @@ function buffersOf(value: unknown, out = new Set<ArrayBuffer>(), seen = new Set<
   return out;
 }
 
-function tables(model: Model): ViewData['tables'] {
-  const one = (by: AttributionBy) => {
-    const a = attribution(model, { by });
-    return { ...a, rows: a.rows.slice(0, TABLE_ROWS) };
-  };
-  return { function: one('function'), site: one('site'), thread: one('thread'), library: one('library') };
-}
-
 scope.onmessage = (e) => {
   try {
     const t0 = performance.now();
@@ -51,20 +39,14 @@ scope.onmessage = (e) => {
       },
     });
     const t1 = performance.now();
-    scope.postMessage({ type: 'progress', fraction: 1, phase: 'computing tables' });
-    const linked = linkedFrees(model);
+    scope.postMessage({ type: 'progress', fraction: 1, phase: 'computing the summary' });
     const data: ViewData = {
       model,
       statics: staticSeries(model),
       times: monotonicTimes(model),
       orphanedBy: orphaningEvents(model),
       summary: summarize(model),
-      tables: tables(model),
-      peaks: peaks(model),
-      leaks: leaksAtExit(model),
       budgets: e.data.budgets ? checkBudgets(model, e.data.budgets) : [],
-      linked: linked.slice(0, TABLE_ROWS),
-      linkedTotal: linked.length,
       decodeMs: t1 - t0,
       tablesMs: 0,
     };

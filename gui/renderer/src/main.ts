@@ -13,6 +13,7 @@ import { renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
+import { Tables } from './tables.js';
 import type { ViewData, WorkerMessage } from './view-data.js';
 import './styles.css';
 
@@ -35,6 +36,7 @@ interface ViewHandle {
 const backend: Backend = pickBackend();
 let hostSession: SessionInfo | null = null;
 let view: ViewData | null = null;
+let tables: Tables | null = null;
 let allData: ChartData | null = null;
 let data: ChartData | null = null;
 let selected: number | null = null;
@@ -161,7 +163,8 @@ async function show(v: ViewData, name: string): Promise<void> {
   chart.marks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
   chart.setData(data, v.model.events.kind);
   handle.timings.firstChart = performance.now();
-  panels.set(v);
+  tables = new Tables(v.model);
+  panels.set(v, tables);
   source.reset();
   fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block.'));
   if (hostSession?.budgetProblem) showError(`Budgets not drawn: ${hostSession.budgetProblem}`);
@@ -290,8 +293,10 @@ function walk(direction: 1 | -1): void {
 }
 
 function jumpToPeak(): void {
-  const e = view?.peaks.total.event ?? view?.peaks.heap.event ?? null;
-  if (e !== null && e !== undefined) select(e);
+  if (!tables) return;
+  const p = tables.peaks();
+  const e = p.total.event ?? p.heap.event;
+  if (e !== null) select(e);
 }
 
 function runSearch(): void {

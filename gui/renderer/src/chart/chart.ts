@@ -58,6 +58,7 @@ export class Chart {
   private pending = 0;
   private syncingBrush = false;
   private lastLayout: Columns | Bars | null = null;
+  private xAxis: SVGGElement | null = null;
   budgets: BudgetMark[] = [];
   marks: ChartMarks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
   /** Milliseconds of each draw, for the benchmark and the status line. */
@@ -154,6 +155,8 @@ export class Chart {
     const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : (data.count * 400) / plotW);
     this.zoomer.scaleExtent([1, maxK]).extent([[0, 0], [plotW, plotH]]).translateExtent([[0, 0], [plotW, plotH]]);
     select(this.ovBrush).call(this.brusher.extent([[MARGIN.left, 0], [MARGIN.left + plotW, ovH]]));
+    this.lastLayout = null;
+    this.buildAxes();
     this.drawOverview();
     this.draw();
     this.syncBrush();
@@ -183,7 +186,7 @@ export class Chart {
     ctx.save();
     ctx.translate(MARGIN.left, 0);
     const x = this.xs();
-    const lay = layout(data, this.mode, x, this.geo.plotW);
+    const lay = layout(data, this.mode, x, this.geo.plotW, this.lastLayout?.kind === 'columns' ? this.lastLayout : null);
     this.lastLayout = lay;
     this.drawRanges(ctx, x);
     if (lay.kind === 'bars') this.drawBars(ctx, lay);
@@ -202,13 +205,16 @@ export class Chart {
 
   /** Summarised columns: max (light) and min (dark) of each series; with `rugTop`, the class rug under the plot. */
   private drawColumns(ctx: CanvasRenderingContext2D, cols: Columns, up: (v: number) => number, down: (v: number) => number, zeroY: number, rugTop: number | null): void {
+    // One path and one fill per colour: thousands of fillRect calls cost more than the layout itself.
     const fillCols = (colour: string, top: (c: number) => number, bottom: (c: number) => number): void => {
       ctx.fillStyle = colour;
+      ctx.beginPath();
       for (let c = 0; c < cols.width; c++) {
         const a = top(c);
         const b = bottom(c);
-        if (b - a >= 0.5) ctx.fillRect(c, a, 1, b - a);
+        if (b - a >= 0.5) ctx.rect(c, a, 1, b - a);
       }
+      ctx.fill();
     };
     fillCols(SERIES_COLOURS.stack, (c) => up(cols.aboveMax[c]!), () => zeroY);
     fillCols(SERIES_COLOURS.stackMin, (c) => up(cols.aboveMin[c]!), () => zeroY);
@@ -220,7 +226,9 @@ export class Chart {
     EVENT_CLASSES.slice(0, 4).forEach((cls, row) => {
       ctx.fillStyle = CLASS_COLOURS[cls];
       const bit = 1 << row;
-      for (let c = 0; c < cols.width; c++) if (cols.masks[c]! & bit) ctx.fillRect(c, rugTop + row * RUG_ROW, 1, RUG_ROW - 1);
+      ctx.beginPath();
+      for (let c = 0; c < cols.width; c++) if (cols.masks[c]! & bit) ctx.rect(c, rugTop + row * RUG_ROW, 1, RUG_ROW - 1);
+      ctx.fill();
     });
   }
 
@@ -317,14 +325,12 @@ export class Chart {
     }
   }
 
-  private drawAxes(x: ScaleLinear<number, number>): void {
+  /** The parts of the axes that change only with the size or the data: byte axes, zero line, labels, and the x axis group. */
+  private buildAxes(): void {
     const svg = select(this.axes);
     svg.selectAll('*').remove();
-    const ax = axisBottom(x)
-      .ticks(Math.max(2, Math.floor(this.geo.plotW / 110)))
-      .tickFormat(this.mode === 'events' ? (v) => formatEventTick(+v) : (v) => formatNs(+v));
-    svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).call(ax);
     const bytes = (v: unknown): string => formatBytes(Number(v));
+    this.xAxis = svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).node();
     svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).tickValues(this.upperTicks).tickFormat(bytes));
     svg.append('g').attr('transform', `translate(${MARGIN.left},${this.geo.zeroY})`).call(axisLeft(this.lower).tickValues(this.lowerTicks).tickFormat(bytes));
     svg
@@ -336,6 +342,15 @@ export class Chart {
       .attr('class', 'zero');
     svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', MARGIN.top + 10).text('stack + static ↑');
     svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', this.geo.zeroY + this.geo.lowerH - 4).text('heap ↓');
+  }
+
+  /** The x axis, every frame (d3 updates its ticks in place). */
+  private drawAxes(x: ScaleLinear<number, number>): void {
+    if (this.xAxis === null) return;
+    const ax = axisBottom(x)
+      .ticks(Math.max(2, Math.floor(this.geo.plotW / 110)))
+      .tickFormat(this.mode === 'events' ? (v) => formatEventTick(+v) : (v) => formatNs(+v));
+    select(this.xAxis).call(ax);
   }
 
   /** The whole run in the strip under the chart, on the chart's byte scales shrunk to the strip. */

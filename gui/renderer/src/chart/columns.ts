@@ -76,7 +76,7 @@ export interface Bars {
 }
 
 /** Bars if the visible events are few enough to draw one by one, else one summary per pixel column. */
-export function layout(data: ChartData, mode: XMode, x: XScale, width: number): Columns | Bars {
+export function layout(data: ChartData, mode: XMode, x: XScale, width: number, reuse: Columns | null = null): Columns | Bars {
   const w = Math.max(1, Math.floor(width));
   const e0 = eventAt(data, mode, x.invert(0));
   const e1 = Math.min(data.count, eventAt(data, mode, x.invert(w)) + 1);
@@ -92,7 +92,8 @@ export function layout(data: ChartData, mode: XMode, x: XScale, width: number): 
     }
     return { kind: 'bars', bars };
   }
-  const cols: Columns = {
+  // Redrawn every frame while panning: the previous frame's arrays are filled again rather than reallocated.
+  const cols: Columns = reuse !== null && reuse.width === w ? reuse : {
     kind: 'columns',
     width: w,
     first: new Int32Array(w),
@@ -104,6 +105,7 @@ export function layout(data: ChartData, mode: XMode, x: XScale, width: number): 
     heapMin: new Float64Array(w),
     masks: new Uint8Array(w),
   };
+  cols.masks.fill(0);
   const ext = { min: 0, max: 0 };
   let a = eventAt(data, mode, x.invert(0));
   for (let c = 0; c < w; c++) {

@@ -6,6 +6,7 @@ import type { LinkedFree } from '../../../../analysis/linked.js';
 import type { PeakGroup } from '../../../../analysis/peak.js';
 import { formatBytes, formatCount } from '../../../../analysis/units.js';
 import { el, fill } from '../dom.js';
+import { TABLE_ROWS, type Tables } from '../tables.js';
 import type { ViewData } from '../view-data.js';
 import { table } from './table.js';
 
@@ -36,9 +37,15 @@ const TITLES: Record<PanelName, string> = {
 
 const bytes = (n: number): string => formatBytes(n);
 
+/** A table of the first `shown` of `total` rows says so. */
+function more(body: HTMLElement, shown: number, total: number): HTMLElement {
+  return total > shown ? el('div', {}, el('p', { class: 'empty' }, `First ${formatCount(shown)} of ${formatCount(total)}.`), body) : body;
+}
+
 export class Panels {
   private current: PanelName = 'summary';
   private data: ViewData | null = null;
+  private tables: Tables | null = null;
 
   constructor(
     private readonly tabs: HTMLElement,
@@ -46,8 +53,9 @@ export class Panels {
     private readonly act: PanelActions,
   ) {}
 
-  set(data: ViewData): void {
+  set(data: ViewData, tables: Tables): void {
     this.data = data;
+    this.tables = tables;
     fill(
       this.tabs,
       ...(Object.keys(TITLES) as PanelName[]).map((name) => {
@@ -63,11 +71,12 @@ export class Panels {
     this.current = name;
     for (const b of Array.from(this.tabs.querySelectorAll('button'))) b.classList.toggle('active', b.dataset.panel === name);
     const d = this.data;
-    if (d === null) return;
-    fill(this.body, this.render(name, d));
+    const t = this.tables;
+    if (d === null || t === null) return;
+    fill(this.body, this.render(name, d, t));
   }
 
-  private render(name: PanelName, d: ViewData): HTMLElement {
+  private render(name: PanelName, d: ViewData, t: Tables): HTMLElement {
     switch (name) {
       case 'summary':
         return this.summary(d);
@@ -75,15 +84,15 @@ export class Panels {
       case 'site':
       case 'thread':
       case 'library':
-        return this.attribution(name, d);
+        return this.attribution(name, t);
       case 'peak':
-        return this.peak(d);
+        return this.peak(t);
       case 'leaks':
-        return this.leaks(d);
+        return this.leaks(t);
       case 'budgets':
         return this.budgets(d.budgets);
       case 'linked':
-        return this.linked(d.linked, d.linkedTotal);
+        return this.linked(t.linked());
       case 'problems':
         return table([{ label: 'severity', cell: (p) => p.severity }, { label: 'problem', cell: (p) => p.message }], d.summary.problems.list, null, 'no problems: the trace read cleanly');
     }
@@ -102,14 +111,15 @@ export class Panels {
       ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
       ['Static', `${bytes(s.static.bytes)} in ${s.static.objects} objects`],
       ['Live at exit', `${formatCount(s.leaked.blocks)} blocks, ${bytes(s.leaked.requestedBytes)}`],
-      ['Decoded in', `${Math.round(d.decodeMs)} ms, tables in ${Math.round(d.tablesMs)} ms (off the page's thread)`],
+      ['Decoded in', `${Math.round(d.decodeMs)} ms, summary in ${Math.round(d.tablesMs)} ms (in a worker, off the page's thread)`],
     ];
     return table([{ label: '', cell: (r) => r[0] }, { label: '', cell: (r) => r[1] }], rows, null);
   }
 
-  private attribution(by: keyof ViewData["tables"], d: ViewData): HTMLElement {
-    const t = d.tables[by];
-    return table<AttributionRow>(
+  private attribution(by: AttributionBy, tables: Tables): HTMLElement {
+    const t = tables.attribution(by);
+    const shown = t.rows.slice(0, TABLE_ROWS);
+    const body = table<AttributionRow>(
       [
         { label: by, cell: (r) => r.label },
         { label: 'max', cell: (r) => bytes(r.maxBytes), numeric: true },
@@ -120,14 +130,15 @@ export class Panels {
         { label: 'reallocs', cell: (r) => formatCount(r.counts.realloc), numeric: true },
         { label: 'frees', cell: (r) => formatCount(r.counts.free), numeric: true },
       ],
-      t.rows,
+      shown,
       (row) => this.act.attributionRow(by, row),
       'no heap events',
     );
+    return more(body, shown.length, t.rows.length);
   }
 
-  private peak(d: ViewData): HTMLElement {
-    const p = d.peaks.heap;
+  private peak(t: Tables): HTMLElement {
+    const p = t.peaks().heap;
     const go = el('button', { type: 'button', class: 'link' }, `Heap peak: ${bytes(p.peakBytes)} at event ${p.event ?? '—'} (${p.liveBlocks} live blocks)`);
     go.addEventListener('click', () => p.event !== null && this.act.goto(p.event));
     const rows = table<PeakGroup>(
@@ -147,14 +158,15 @@ export class Panels {
     return el('div', {}, go, rows);
   }
 
-  private leaks(d: ViewData): HTMLElement {
-    const l = d.leaks;
+  private leaks(t: Tables): HTMLElement {
+    const l = t.leaks();
     if (!l.present) {
       const live: LeakedBlock[] = [];
       return el('div', {}, el('p', { class: 'empty' }, 'This run was not classified (it did not end through exit): no leak classes.'), table([], live, null));
     }
-    const blocks = l.classes.flatMap((c) => c.sites.flatMap((s) => s.blocks.slice(0, 200)));
-    return table<LeakedBlock>(
+    const all = l.classes.flatMap((c) => c.sites.flatMap((s) => s.blocks));
+    const blocks = all.slice(0, TABLE_ROWS);
+    return more(table<LeakedBlock>(
       [
         { label: 'class', cell: (b) => leakClassLabel(b.class), cls: (b) => `leak-${b.class}` },
         { label: 'allocated at', cell: (b) => b.allocation.label },
@@ -162,9 +174,9 @@ export class Panels {
         { label: 'orphaned by', cell: (b) => b.orphanedBy?.at.label ?? '' },
       ],
       blocks,
-      (b) => this.act.goto(d.model.blocks.allocEvent[b.block]!),
+      (b) => this.act.goto(t.model.blocks.allocEvent[b.block]!),
       'no leaks: every block was freed',
-    );
+    ), blocks.length, all.length);
   }
 
   private budgets(checks: BudgetCheck[]): HTMLElement {
@@ -186,7 +198,8 @@ export class Panels {
     );
   }
 
-  private linked(frees: LinkedFree[], total: number): HTMLElement {
+  private linked(all: LinkedFree[]): HTMLElement {
+    const frees = all.slice(0, TABLE_ROWS);
     const t = table<LinkedFree>(
       [
         { label: 'event', cell: (f) => String(f.event), numeric: true },
@@ -199,6 +212,6 @@ export class Panels {
       (f) => this.act.goto(f.event),
       'no free had live blocks linked from the freed one',
     );
-    return total > frees.length ? el('div', {}, el('p', { class: 'empty' }, `First ${frees.length} of ${formatCount(total)}.`), t) : t;
+    return more(t, frees.length, all.length);
   }
 }
