@@ -15,7 +15,7 @@ import {
   renderReport,
   renderTemporaries,
 } from '../analysis/report-text.js';
-import { BudgetError, checkBudgets, parseBudgetConfig, parseBudgets, type BudgetCheck, type Budgets } from '../analysis/budgets.js';
+import { BudgetError, checkBudgets, parseBudgetConfig, type BudgetCheck, type Budgets } from '../analysis/budgets.js';
 import { DEFAULT_TEMPORARY_WITHIN, temporaries, type Temporaries } from '../analysis/temporaries.js';
 import { perCall, type PerCall } from '../analysis/per-call.js';
 import { IntervalError, intervalSeries, type IntervalSeries, type IntervalSpec } from '../analysis/timeline.js';
@@ -28,12 +28,14 @@ import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, typ
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
 import { renderStack, stackReport, type StackReport } from '../analysis/stack-report.js';
 import { loadStackInfo } from './stack-info.js';
+import { BUDGET_KIND_OPTIONS, budgetsFromFlags } from './budget-flags.js';
 import { leakCauses, LEAK_CAUSES_SCHEMA, type LeakCauses } from '../analysis/leak-causes.js';
 import { renderLeakCauses } from '../analysis/leak-causes-text.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
                           [--by function|site|file|thread|library [--attribute MODE]]
-                          [--budget SPEC] [--temporary [N]] [--calls FUNCTION]
+                          [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
+                          [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--leak-causes] [--stack]
                           [--fail-on budget|leaks]
 
@@ -74,6 +76,10 @@ Options:
              when it began by function and allocation site. Without
              --budget, the budgets of a memwrap.json beside the program
              ({ "budgets": { "heap": "64K", "stack": 8192 } }) if there is one
+  --budget-heap SIZE, --budget-stack SIZE, --budget-static SIZE,
+  --budget-total SIZE
+             one budget each, the same as --budget KIND=SIZE (they add up
+             with --budget; a kind given twice is an error)
   --temporary [N]
              blocks freed within N events of their allocation (default 16),
              per allocation site: count, bytes, share of the site's blocks
@@ -159,6 +165,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         linked: { type: 'boolean' },
         leaks: { type: 'boolean' },
         budget: { type: 'string' },
+        ...BUDGET_KIND_OPTIONS,
         temporary: { type: 'string' },
         calls: { type: 'string' },
         interval: { type: 'string' },
@@ -210,14 +217,12 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     }
     mode = values.attribute as AttributionMode;
   }
-  let budgets: Budgets | null = null;
-  if (values.budget !== undefined) {
-    try {
-      budgets = parseBudgets(values.budget);
-    } catch (e) {
-      io.err(`cc-memwrap report: --budget: ${(e as Error).message}\n`);
-      return 2;
-    }
+  let budgets: Budgets | null;
+  try {
+    budgets = budgetsFromFlags(values);
+  } catch (e) {
+    io.err(`cc-memwrap report: ${(e as Error).message}\n`);
+    return 2;
   }
   let within: number | null = null;
   if (values.temporary !== undefined) {
