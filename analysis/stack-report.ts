@@ -3,7 +3,10 @@
 import type { Model } from './model.js';
 import { deepestStack, type DeepestStack } from './deepest-stack.js';
 import { worstCaseStack, type StackUnit, type WorstStack } from './worst-stack.js';
-import { formatBytes } from './units.js';
+import { formatCount } from './units.js';
+
+/** Exact bytes: stack budgets are counted to the byte. */
+const bytes = (n: number) => `${formatCount(n)} B`;
 
 export interface StackReport {
   /** Where the frame sizes were looked for (the traced program), and why there are none (null: found). */
@@ -27,7 +30,7 @@ function place(file: string, line: number, relativeTo: string | null): string {
 }
 
 function worstHeadline(w: WorstStack): string {
-  const total = formatBytes(w.bytes ?? 0);
+  const total = bytes(w.bytes ?? 0);
   if (w.status === 'bounded') return `${total} from ${w.root}`;
   if (w.status === 'unbounded') return `unbounded (recursion); the path below alone: ${total}`;
   if (w.status === 'unknown') return `unknown; the path below alone: ${total}`;
@@ -37,16 +40,26 @@ function worstHeadline(w: WorstStack): string {
 function worstColumn(r: StackReport, relativeTo: string | null): string[] {
   const w = r.worstCase;
   if (w === null) return ['(no frame sizes)'];
-  return [worstHeadline(w), ...w.path.map((s) => `${s.function} ${formatBytes(s.frameBytes)}  ${place(s.file, s.line, relativeTo)}`)];
+  return [worstHeadline(w), ...w.path.map((s) => `${s.function} ${bytes(s.frameBytes)}  ${place(s.file, s.line, relativeTo)}`)];
 }
 
 function observedColumn(o: DeepestStack): string[] {
   if (o.event === null) return ['(no instrumented call)'];
   const head =
     o.fromMainBytes === null
-      ? `${formatBytes(o.depthBytes)} from the stack base`
-      : `${formatBytes(o.fromMainBytes)} from main (${formatBytes(o.depthBytes)} from the stack base)`;
-  return [head + `, event ${o.event}`, ...o.path.map((s) => `${s.function} ${s.frameBytes === null ? '' : formatBytes(s.frameBytes)}`.trimEnd())];
+      ? `${bytes(o.depthBytes)} from the stack base`
+      : `${bytes(o.fromMainBytes)} from main (${bytes(o.depthBytes)} from the stack base)`;
+  const rows: string[] = [];
+  // Runs of the same function with the same frame (recursion) fold into one row.
+  for (let i = 0; i < o.path.length; ) {
+    const s = o.path[i]!;
+    let n = 1;
+    while (i + n < o.path.length && o.path[i + n]!.function === s.function && o.path[i + n]!.frameBytes === s.frameBytes) n++;
+    const frame = s.frameBytes === null ? '' : bytes(s.frameBytes);
+    rows.push(n === 1 ? `${s.function} ${frame}`.trimEnd() : `${s.function} ${frame} × ${n} = ${bytes((s.frameBytes ?? 0) * n)}`);
+    i += n;
+  }
+  return [head + `, event ${o.event}`, ...rows];
 }
 
 /** Why the worst case is what it is: recursion, indirect calls, dynamic frames, callees not counted. */
@@ -54,7 +67,7 @@ function worstNotes(w: WorstStack, relativeTo: string | null): string[] {
   const out: string[] = [];
   for (const cycle of w.recursion) out.push(`  recursion: ${cycle.join(' → ')} (unbounded)`);
   for (const s of w.indirectCalls) out.push(`  call through a function pointer in ${s.function} (${place(s.file, s.line, relativeTo)}): callee unknown`);
-  for (const s of w.dynamicFrames) out.push(`  frame of run-time size (alloca or VLA) in ${s.function} (${place(s.file, s.line, relativeTo)}): ${formatBytes(s.frameBytes)} + unknown`);
+  for (const s of w.dynamicFrames) out.push(`  frame of run-time size (alloca or VLA) in ${s.function} (${place(s.file, s.line, relativeTo)}): ${bytes(s.frameBytes)} + unknown`);
   if (w.noCallGraph) out.push('  the compiler gave frame sizes but no call graph (clang): only main\'s frame is known');
   if (w.notCounted.length > 0) out.push(`  not counted (no frame size: libc or uninstrumented code): ${w.notCounted.join(', ')}`);
   return out;
