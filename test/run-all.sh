@@ -21,6 +21,9 @@ done
 for tool in arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf qemu-arm:qemu-user; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
 done
+# Differential fuzzing builds random programs from Csmith, with its headers.
+command -v csmith >/dev/null 2>&1 || need+=(csmith)
+[ -e /usr/include/csmith/csmith.h ] || need+=(libcsmith-dev)
 # The viewer's browser tests drive the system Chromium (playwright-core downloads no browser).
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ ${#need[@]} -eq 0 ] || install "${need[@]}"
