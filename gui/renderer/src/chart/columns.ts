@@ -108,8 +108,13 @@ export function layout(data: ChartData, mode: XMode, x: XScale, width: number, r
   cols.masks.fill(0);
   const ext = { min: 0, max: 0 };
   let a = eventAt(data, mode, x.invert(0));
+  // Columns of many buckets start and end on bucket boundaries (moving an edge by under 1/16 of a column), so their
+  // extremes come from the pyramid alone, without scanning events at the edges.
+  const snap = (e1 - start) / w >= 16 * LOD_BASE;
+  if (snap) a = Math.round(a / LOD_BASE) * LOD_BASE;
   for (let c = 0; c < w; c++) {
-    const b = Math.max(a, eventAt(data, mode, x.invert(c + 1)));
+    let b = Math.max(a, eventAt(data, mode, x.invert(c + 1)));
+    if (snap && b < data.count) b = Math.max(a, Math.round(b / LOD_BASE) * LOD_BASE);
     cols.first[c] = a;
     cols.end[c] = b;
     if (b > a) {
