@@ -67,7 +67,8 @@ describe('Csmith programs, plain and instrumented', () => {
     const seeds = Array.from({ length: PROGRAMS }, (_, i) => i + 1);
     const source = (s: number) => path.join(dir, `p${s}.c`);
 
-    await twoAtATime(seeds.map((s) => () => exec('csmith', ['--seed', String(s), '--output', source(s)], { timeoutMs: 60_000 })));
+    // csmith writes platform.info into its working directory.
+    await twoAtATime(seeds.map((s) => () => exec('csmith', ['--seed', String(s), '--output', source(s)], { timeoutMs: 60_000, cwd: dir })));
     await twoAtATime(seeds.map((s) => () => exec('gcc', [...FLAGS, source(s), '-o', path.join(dir, `p${s}.plain`)], { timeoutMs: 120_000 })));
     const batches: number[][] = [];
     for (let i = 0; i < seeds.length; i += BATCH) batches.push(seeds.slice(i, i + BATCH));
