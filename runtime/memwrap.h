@@ -112,4 +112,13 @@ char *__mw_strndup(struct __mw_unit *u, unsigned site, const char *s,
  * nothing. */
 int __mw_branch(struct __mw_unit *u, unsigned site, int taken);
 
+/* Your own trace output (optional).  Define this function in your program
+ * and the trace goes through it instead of into a file: the runtime builds
+ * the trace in memory and, when the program ends (exit, _exit, a fatal
+ * signal), calls memwrap_write with its bytes in order, in pieces of at
+ * most 64 KiB, until all are taken or a call returns 0 or less.  Return the
+ * number of bytes taken.  Write them to a UART, a socket, a file; the host
+ * reads the bytes as a .mwtrace file.  See runtime/README.md. */
+long memwrap_write(const void *bytes, __SIZE_TYPE__ size);
+
 #endif /* CC_MEMWRAP_H */

@@ -263,6 +263,11 @@ unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u);
 void mw_write_unwind(struct mw_thread *t, unsigned count);
 void mw_finish(int status);
 void mw_end_fatal(int signo);
+
+/* mw-writer.c: the trace through the program's memwrap_write */
+int mw_writer_wanted(void);
+int mw_writer_open(void);
+void mw_writer_flush(int fd, uint64_t end);
 uint64_t mw_now_mono(void);
 
 /* Room for n more bytes in the current chunk (a new chunk if needed). */

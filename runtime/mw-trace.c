@@ -188,8 +188,15 @@ static int mw_fd_ok(void)
 int mw_trace_open(void)
 {
   char name[PATH_MAX], path[PATH_MAX];
-  int fd = -1;
-  if (mw_trace_name(name, sizeof name)) fd = mw_create(name, path, sizeof path);
+  int fd = -1, to_writer = mw_writer_wanted();
+  if (to_writer) {
+    /* the program's memwrap_write takes the trace at the end: build it in memory */
+    memcpy(name, "(memory for memwrap_write)", 27);
+    memcpy(path, name, 27);
+    fd = mw_writer_open();
+  } else if (mw_trace_name(name, sizeof name)) {
+    fd = mw_create(name, path, sizeof path);
+  }
   if (fd < 0) {
     const char *why = strerror(errno);
     mw_say("cannot create the trace file ", name[0] ? name : "(name too long)", ": ", why,
@@ -219,7 +226,7 @@ int mw_trace_open(void)
   if (h == MAP_FAILED) {
     mw_say("cannot map the trace file ", path, "; the program runs unrecorded\n", NULL, NULL);
     close(fd);
-    unlink(path);
+    if (!to_writer) unlink(path);
     mw_g.fd = -1;
     return 0;
   }
@@ -631,6 +638,7 @@ void mw_finish(int status)
   mw_unlock(&mw_g.file_lock);
   mw_chunk_drop(t);
   t->busy = 0;
+  mw_writer_flush(mw_g.fd, mw_g.file_end); /* nothing unless the program has memwrap_write */
 }
 
 /* From a fatal-signal handler: END(1, signo) if it can be done without
@@ -659,4 +667,5 @@ void mw_end_fatal(int signo)
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);
+  mw_writer_flush(mw_g.fd, mw_g.file_end); /* the run dies next: hand over what there is */
 }
