@@ -17,7 +17,7 @@ for (const opt of ['-O0', '-O2']) {
       expect(ran.status).toBe(0);
       const model = decodeTrace(readFileSync(traceOf(dir, ran.pid)));
       expect(model.problems).toEqual([]);
-      expect(model.header.minor).toBe(1);
+      expect(model.header.minor).toBe(2);
       expect(model.leakScan).toEqual({ present: true, partial: false });
       const byLine = new Map<number, string>();
       const names = ['direct', 'indirect', 'reachable'];
