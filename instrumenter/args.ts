@@ -199,6 +199,14 @@ export function plainSingleInputOptions(command: Command): string[] {
   return flatten(optionArgs(command));
 }
 
+/** The same without dependency options: for compiling the original after the
+ *  preprocessing step already wrote the dependency file. Left alone, -MT, -MQ
+ *  or -MF without -MD is an error ("to generate dependencies you must specify
+ *  either -M or -MM"). */
+export function originalCompileOptions(command: Command): string[] {
+  return flatten(optionArgs(command).filter((o) => !isDependencyOption(o)));
+}
+
 /** The link command: the user's arguments with every instrumented C source
  *  replaced, in place, by its object, and -x kept only around the inputs
  *  that need it. */

@@ -10,6 +10,7 @@ import {
   defaultOutputFor,
   dependencyOptions,
   linkArguments,
+  originalCompileOptions,
   parseCommand,
   plainSingleInputOptions,
   preprocessOptions,
@@ -217,8 +218,7 @@ class Driver {
   }
 
   private compileOriginal(input: Input, stageFlag: string, output: string): SpawnSyncReturns<Buffer> {
-    const withoutDeps = plainSingleInputOptions(this.command).filter((a) => a !== '-MD' && a !== '-MMD');
-    return this.cc([...withoutDeps, stageFlag, '-x', 'c', input.path, '-o', output], true);
+    return this.cc([...originalCompileOptions(this.command), stageFlag, '-x', 'c', input.path, '-o', output], true);
   }
 
   /** Makes a -c object self-contained: a link by the plain compiler (CMake's

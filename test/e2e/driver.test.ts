@@ -288,6 +288,21 @@ describe('diagnostics and failures', () => {
     expect(readdirSync(dir)).not.toContain('clash2');
   });
 
+  it('the fallback keeps the dependency file of -MD -MT -MF (as CMake asks for it)', () => {
+    const dir = scratch('fallback-deps');
+    // GCC hides -Waddress inside a macro expansion, but the preprocessed text
+    // has no macros left: the same test compiled from the .i warns, and
+    // -Werror turns that into the fallback (cJSON's tests do this).
+    writeFileSync(path.join(dir, 'macro.h'), '#define SET(o, v) ((o != 0) ? (o)->n = (v) : (v))\n');
+    writeFileSync(path.join(dir, 'macro.c'), '#include "macro.h"\nstruct s { int n; };\nint main(void) { struct s a[1]; SET(a, 3); return a->n - 3; }\n');
+    const args = ['gcc', '-Wall', '-Werror', '-MD', '-MT', 'out/macro.o', '-MF', 'macro.o.d', '-c', 'macro.c', '-o', 'macro.o'];
+    expect(run('gcc', args.slice(1), { cwd: dir }).status).toBe(0);
+    const ours = run(wrapper, args, { cwd: dir });
+    expect(ours.stderr).toMatch(/built it uninstrumented/);
+    expect(ours.status).toBe(0);
+    expect(readFileSync(path.join(dir, 'macro.o.d'), 'utf8')).toMatch(/^out\/macro\.o: macro\.c [^]*macro\.h/);
+  });
+
   it('explains itself: --help, --version, no compiler, unknown option', () => {
     expect(must(wrapper, ['--help']).stdout).toMatch(/cc-memwrap \[--mw-…\] <compiler> <args…>/);
     expect(must(wrapper, ['--version']).stdout).toMatch(/^cc-memwrap \d+\.\d+\.\d+\n$/);
