@@ -165,10 +165,10 @@ class Driver {
     }
 
     const flags = compileOptions(this.command);
+    // A standalone object is compiled beside the temporaries and joined
+    // with the runtime there; only the finished object reaches `output`.
+    const embed = standalone && mode === 'compile';
     if (rewriteOk) {
-      // A standalone object is compiled beside the temporaries and joined
-      // with the runtime there; only the finished object reaches `output`.
-      const embed = standalone && mode === 'compile';
       const target = embed ? this.temp(`${stem}.mw.o`) : output;
       // Only an object compiled among our temporaries gets frame sizes: the
       // compiler writes its side file beside the object.
@@ -181,7 +181,13 @@ class Driver {
         return embed ? this.embedRuntime(target, output) : 0;
       }
       // Is it the user's code or ours? Compile the original to find out.
-      const original = this.compileOriginal(input, stageFlag, output);
+      // An uninstrumented object gets the weak runtime too: otherwise its
+      // calls to malloc, linked before an archive of instrumented objects,
+      // pull in whichever member carries a copy of the runtime's malloc, and
+      // with it that member's other symbols (cJSON's tests #include cJSON.c
+      // and link libcjson.a: "multiple definition of cJSON_…").
+      const fallbackTarget = embed ? this.temp(`${stem}.original.o`) : output;
+      const original = this.compileOriginal(input, stageFlag, fallbackTarget);
       if (statusOf(original) !== 0) {
         process.stderr.write(original.stderr);
         return statusOf(original);
@@ -193,7 +199,7 @@ class Driver {
       }
       say(`warning: the instrumented ${input.path} does not compile, although the original does; built it uninstrumented (--mw-keep keeps the rewritten text; --mw-strict makes this an error)`);
       process.stderr.write(original.stderr);
-      return 0;
+      return embed ? this.embedRuntime(fallbackTarget, output) : 0;
     }
     const original = this.compileOriginal(input, stageFlag, output);
     process.stderr.write(original.stderr);

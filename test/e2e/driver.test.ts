@@ -303,6 +303,28 @@ describe('diagnostics and failures', () => {
     expect(readFileSync(path.join(dir, 'macro.o.d'), 'utf8')).toMatch(/^out\/macro\.o: macro\.c [^]*macro\.h/);
   });
 
+  it('a fallback object that #includes a library source links before that library, as it does plainly', () => {
+    const dir = scratch('fallback-archive');
+    writeFileSync(path.join(dir, 'lib.c'), '#include <stdlib.h>\nint *make(void) { return malloc(sizeof(int)); }\n');
+    // The test program carries its own copy of the library (cJSON's tests
+    // #include cJSON.c) and still names the archive on its link line; the
+    // macro-hidden -Waddress makes its instrumented unit fall back.
+    writeFileSync(
+      path.join(dir, 'test.c'),
+      '#include "lib.c"\n#define SET(o, v) ((o != 0) ? (o)->n = (v) : (v))\nstruct s { int n; };\n' +
+        'int main(void) { struct s a[1]; int *p = make(); SET(a, 3); free(p); return a->n - 3; }\n',
+    );
+    must(wrapper, ['gcc', '-c', 'lib.c', '-o', 'lib.o'], { cwd: dir });
+    must('ar', ['rcs', 'liblib.a', 'lib.o'], { cwd: dir });
+    expect(must(wrapper, ['gcc', '-Wall', '-Werror', '-c', 'test.c', '-o', 'test.o'], { cwd: dir }).stderr).toMatch(/built it uninstrumented/);
+    // CMake's launcher: the link is the plain compiler's.
+    must('gcc', ['test.o', 'liblib.a', '-o', 'test'], { cwd: dir });
+    const ran = runTraced(path.join(dir, 'test'), [], path.join(dir, 'traces'));
+    expect(ran.status).toBe(0);
+    // The interposed allocator still counts the uninstrumented unit's block.
+    expect((reportJson(traceOf(path.join(dir, 'traces'), ran.pid)) as { valgrind: { allocs: number } }).valgrind.allocs).toBeGreaterThanOrEqual(1);
+  });
+
   it('explains itself: --help, --version, no compiler, unknown option', () => {
     expect(must(wrapper, ['--help']).stdout).toMatch(/cc-memwrap \[--mw-…\] <compiler> <args…>/);
     expect(must(wrapper, ['--version']).stdout).toMatch(/^cc-memwrap \d+\.\d+\.\d+\n$/);
