@@ -177,14 +177,19 @@ export function monotonicTimes(model: Model): Float64Array {
   return out;
 }
 
-/** The first event whose (monotonic) time is at or after `ns`: `times.length` if none. */
-export function eventAtTime(times: Float64Array, ns: number): number {
+/** The first index of sorted `values` holding a value at or above `v` (`values.length` if none). */
+export function lowerBound(values: ArrayLike<number>, v: number): number {
   let lo = 0;
-  let hi = times.length;
+  let hi = values.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (times[mid]! < ns) lo = mid + 1;
+    if (values[mid]! < v) lo = mid + 1;
     else hi = mid;
   }
   return lo;
+}
+
+/** The first event whose (monotonic) time is at or after `ns`: `times.length` if none. */
+export function eventAtTime(times: Float64Array, ns: number): number {
+  return lowerBound(times, ns);
 }

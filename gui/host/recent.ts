@@ -2,13 +2,11 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { RecentEntry } from './session-types.js';
 
 export const RECENT_MAX = 10;
 
-export interface RecentEntry {
-  path: string;
-  name: string;
-}
+export type { RecentEntry };
 
 /** ~/.cache/cc-memwrap/recent-traces.json, or under MEMWRAP_CACHE_DIR. */
 export function defaultRecentFile(env: NodeJS.ProcessEnv = process.env): string {

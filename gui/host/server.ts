@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
+import { contentType } from './content-types.js';
 import { SECURITY_HEADERS } from './csp.js';
 import type { RecentList } from './recent.js';
 import { isInside } from './source-access.js';
@@ -28,16 +29,6 @@ export interface RunningServer {
   server: Server;
   close(): Promise<void>;
 }
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.json': 'application/json',
-  '.wasm': 'application/wasm',
-};
 
 function send(res: ServerResponse, status: number, type: string, body: string | Uint8Array): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
@@ -92,7 +83,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (rel.includes('\0') || !isInside(rendererDir, file)) return send(res, 403, 'text/plain', 'forbidden');
     try {
       const body = await readFile(file);
-      send(res, 200, TYPES[path.extname(file)] ?? 'application/octet-stream', body);
+      send(res, 200, contentType(file), body);
     } catch {
       send(res, 404, 'text/plain', 'not found');
     }

@@ -1,13 +1,12 @@
 // Which source files a viewer may read: only files the trace names, only under the source root (the run's recorded working directory unless the user chose another), only regular files of a sane size. Traces are untrusted, so every path is checked twice: as text, then after symlinks.
 import { realpathSync, statSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { SourceRefusal, SourceResult } from './session-types.js';
 
 /** Larger files are not shown (a trace can name anything; a viewer must not read gigabytes). */
 export const MAX_SOURCE_BYTES = 8 << 20;
 
-export type SourceResult =
-  | { ok: true; file: string; path: string; text: string }
-  | { ok: false; file: string; reason: 'not-named' | 'outside-root' | 'missing' | 'not-a-file' | 'too-large' | 'unreadable'; message: string };
+export type { SourceResult };
 
 /** `child` is `root` or inside it (both absolute and normalised). */
 export function isInside(root: string, child: string): boolean {
@@ -16,7 +15,7 @@ export function isInside(root: string, child: string): boolean {
   return !path.isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${path.sep}`);
 }
 
-function refuse(file: string, reason: Exclude<SourceResult, { ok: true }>['reason'], message: string): SourceResult {
+function refuse(file: string, reason: SourceRefusal, message: string): SourceResult {
   return { ok: false, file, reason, message };
 }
 

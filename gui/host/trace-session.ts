@@ -6,19 +6,10 @@ import { BudgetError, parseBudgetConfig, type Budgets } from '../../analysis/bud
 import { parseHeader } from '../../analysis/trace/header.js';
 import { namedSources } from '../../analysis/trace/source-files.js';
 import { describeReadError } from '../../cli/io.js';
+import type { SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
 
-/** What the renderer is told about the open trace (plain JSON). */
-export interface SessionInfo {
-  trace: { name: string; path: string; bytes: number };
-  /** Where sources are read from. */
-  sourceRoot: string;
-  budgets: Budgets | null;
-  /** The memwrap.json the budgets came from, or "--budget". */
-  budgetSource: string | null;
-  /** A memwrap.json that could not be used, said plainly; null if none. */
-  budgetProblem: string | null;
-}
+export type { SessionInfo };
 
 export interface SessionOptions {
   /** Serve sources from here instead of the run's recorded working directory. */

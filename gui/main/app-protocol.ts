@@ -1,6 +1,7 @@
 // The app's own URL scheme: serves the built renderer's files (and nothing outside its folder) with the viewer's Content-Security-Policy, so the Electron window loads no file:// page and no remote content.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { contentType } from '../host/content-types.js';
 import { SECURITY_HEADERS } from '../host/csp.js';
 import { isInside } from '../host/source-access.js';
 
@@ -15,14 +16,6 @@ export function isAppLocation(u: URL): boolean {
 
 /** Privileges the scheme needs for module scripts, fetch and workers (registered before the app is ready). */
 export const APP_SCHEME_PRIVILEGES = { standard: true, secure: true, supportFetchAPI: true, corsEnabled: false, stream: true };
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-};
 
 export interface AppResponse {
   status: number;
@@ -51,7 +44,7 @@ export async function appResponse(rendererDir: string, url: string): Promise<App
   if (rel.includes('\0') || !isInside(root, file)) return text(403, 'forbidden');
   try {
     const body = await readFile(file);
-    return { status: 200, headers: { ...SECURITY_HEADERS, 'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream' }, body: new Uint8Array(body) };
+    return { status: 200, headers: { ...SECURITY_HEADERS, 'Content-Type': contentType(file) }, body: new Uint8Array(body) };
   } catch {
     return text(404, 'not found');
   }

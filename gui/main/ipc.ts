@@ -1,7 +1,8 @@
 // What the main process answers the preload's calls with: the open trace's facts and bytes, the source files it names (through the same checks as the local server), the recent list and a file dialog. Arguments from the renderer are untrusted: anything but a string is refused.
 import type { RecentList } from '../host/recent.js';
 import type { SourceResult } from '../host/source-access.js';
-import { TraceOpenError, TraceSession, type SessionInfo, type SessionOptions } from '../host/trace-session.js';
+import type { SessionReply } from '../host/session-types.js';
+import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
 import type { OpenDialogResult } from './electron-api.js';
 
 /** Channel names; the preload script (gui/preload/preload.cts) uses the same strings. */
@@ -13,7 +14,6 @@ export const CHANNELS = {
   openDialog: 'cc-memwrap:open-dialog',
 } as const;
 
-export type SessionReply = (SessionInfo & { recent: ReturnType<RecentList['read']> }) | null;
 
 export interface HostState {
   session: TraceSession | null;
@@ -37,8 +37,8 @@ function str(v: unknown, what: string): string {
 
 export function createHandlers(deps: HandlerDeps): Handlers {
   const { state, recent } = deps;
-  const reply = (): SessionReply => (state.session ? { ...state.session.info, recent: recent.read() } : null);
-  const open = async (p: string): Promise<SessionReply> => {
+  const reply = (): SessionReply | null => (state.session ? { ...state.session.info, recent: recent.read() } : null);
+  const open = async (p: string): Promise<SessionReply | null> => {
     try {
       state.session = await TraceSession.open(p, deps.options);
     } catch (e) {

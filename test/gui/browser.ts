@@ -62,3 +62,31 @@ export async function clickEvent(page: Page, e: number, side: 'above' | 'heap' =
   if (at.x === null) throw new Error(`event ${e} is not in view`);
   await page.mouse.click(at.x, at.y);
 }
+
+export interface Viewer {
+  browser: Browser;
+  server: RunningServer;
+  page: Page;
+  /** Page errors and dialogs: a test expects none. */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/** A fresh renderer build serving `trace`, and Chromium showing it. */
+export async function viewerOn(trace: string, options: SessionOptions = {}): Promise<Viewer> {
+  const rendererDir = await buildRenderer();
+  const server = await serve(rendererDir, trace, options);
+  const browser = await launch();
+  const errors: string[] = [];
+  const page = await openViewer(browser, server.url, errors);
+  return {
+    browser,
+    server,
+    page,
+    errors,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}

@@ -1,12 +1,11 @@
 // A hostile trace: function, file and object names holding markup, a source file full of markup, and source paths that climb out of the source root. The viewer must show all of it as text, run none of it, and read no file outside the root.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { RunningServer } from '../../gui/host/server.js';
 import { S, TraceBuilder } from '../fixtures/trace-builder.js';
 import { scratch } from '../support/programs.js';
-import { buildRenderer, clickEvent, launch, openViewer, serve, shot } from './browser.js';
+import { clickEvent, shot, viewerOn, type Viewer } from './browser.js';
 
 const SCRIPT_NAME = '<script>window.pwned = 1</script>';
 const IMG_NAME = '<img src=x onerror="window.pwned = 2">';
@@ -50,23 +49,17 @@ function hostileTrace(dir: string): { trace: string; root: string } {
 }
 
 describe('a hostile trace', () => {
-  let browser: Browser;
-  let server: RunningServer;
+  let viewer: Viewer;
   let page: Page;
-  const errors: string[] = [];
+  let server: Viewer['server'];
+  let errors: string[];
 
   beforeAll(async () => {
-    const { trace } = hostileTrace(scratch('gui-hostile'));
-    const rendererDir = await buildRenderer();
-    server = await serve(rendererDir, trace);
-    browser = await launch();
-    page = await openViewer(browser, server.url, errors);
+    viewer = await viewerOn(hostileTrace(scratch('gui-hostile')).trace);
+    ({ page, server, errors } = viewer);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => viewer?.close());
 
   const pwned = () => page.evaluate(() => (window as unknown as { pwned?: number }).pwned ?? null);
 

@@ -7,9 +7,8 @@ import { Kind } from '../../analysis/trace/format.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
-import type { RunningServer } from '../../gui/host/server.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { buildRenderer, clickEvent, launch, openViewer, serve, shot } from './browser.js';
+import { buildRenderer, clickEvent, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
 
 /** The first event of `kind` recorded at `line` of the sample. */
 function eventAt(model: Model, kind: number, line: number): number {
@@ -20,12 +19,12 @@ function eventAt(model: Model, kind: number, line: number): number {
 }
 
 describe('viewer on samples/linked-list.c', () => {
+  let viewer: Viewer;
   let browser: Browser;
-  let server: RunningServer;
   let page: Page;
   let model: Model;
   let traceFile: string;
-  const errors: string[] = [];
+  let errors: string[];
 
   beforeAll(async () => {
     const dir = scratch('gui-linked');
@@ -33,19 +32,13 @@ describe('viewer on samples/linked-list.c', () => {
     buildInstrumented('gcc', ['-O0', '-g'], [path.join(samplesDir, 'linked-list.c')], exe);
     // Run in samples/ so the recorded working directory (the source root) holds the source.
     const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: samplesDir });
-    const trace = traceOf(path.join(dir, 'traces'), ran.pid);
-    traceFile = trace;
-    model = decodeTrace(new Uint8Array(readFileSync(trace)));
-    const rendererDir = await buildRenderer();
-    server = await serve(rendererDir, trace);
-    browser = await launch();
-    page = await openViewer(browser, server.url, errors);
+    traceFile = traceOf(path.join(dir, 'traces'), ran.pid);
+    model = decodeTrace(new Uint8Array(readFileSync(traceFile)));
+    viewer = await viewerOn(traceFile);
+    ({ browser, page, errors } = viewer);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  afterAll(() => viewer?.close());
 
   test('the chart draws bars on the canvas, with axes and legend', async () => {
     const painted = await page.evaluate(() => {

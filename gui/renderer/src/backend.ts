@@ -1,23 +1,8 @@
 // How the renderer reaches files: the Electron preload API (window.ccMemwrap) or the local server's API, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
-import type { Budgets } from '../../../analysis/budgets.js';
+import type { RecentEntry, SessionReply, SourceResult } from '../../host/session-types.js';
 
-export interface RecentEntry {
-  path: string;
-  name: string;
-}
-
-export interface SessionInfo {
-  trace: { name: string; path: string; bytes: number };
-  sourceRoot: string;
-  budgets: Budgets | null;
-  budgetSource: string | null;
-  budgetProblem: string | null;
-  recent: RecentEntry[];
-}
-
-export type SourceResult =
-  | { ok: true; file: string; path: string; text: string }
-  | { ok: false; file: string; reason: string; message: string };
+export type { RecentEntry, SourceResult };
+export type SessionInfo = SessionReply;
 
 export interface Backend {
   readonly name: 'electron' | 'server';

@@ -1,5 +1,5 @@
 // Layout of the chart, apart from drawing: which events fall in each pixel column at the current zoom, summarised through the level-of-detail pyramids, or individual bars when the events are wide enough to see one by one. Shared by the canvas, the SVG export and hit testing.
-import { eventAtTime, LOD_BASE, MaskPyramid, MinMaxPyramid, type ChartSeries } from '../../../../analysis/lod.js';
+import { eventAtTime, LOD_BASE, lowerBound, MaskPyramid, MinMaxPyramid, type ChartSeries } from '../../../../analysis/lod.js';
 
 /** Individual bars when each event gets at least this many pixels. */
 export const MIN_BAR_PX = 3;
@@ -136,18 +136,6 @@ export function layout(data: ChartData, mode: XMode, x: XScale, width: number, r
     a = b;
   }
   return cols;
-}
-
-/** The first index in sorted `events` at or after `e`. */
-export function lowerBound(events: Int32Array, e: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (events[mid]! < e) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 /** Whether sorted `events` has one in [a, b). */

@@ -1,0 +1,28 @@
+// What a viewer host tells the renderer, as plain JSON types: no Node imports, so the renderer (a browser bundle) shares them.
+import type { Budgets } from '../../analysis/budgets.js';
+
+export interface RecentEntry {
+  path: string;
+  name: string;
+}
+
+/** The open trace. */
+export interface SessionInfo {
+  trace: { name: string; path: string; bytes: number };
+  /** Where sources are read from. */
+  sourceRoot: string;
+  budgets: Budgets | null;
+  /** The memwrap.json the budgets came from, or "--budget". */
+  budgetSource: string | null;
+  /** A memwrap.json that could not be used, said plainly; null if none. */
+  budgetProblem: string | null;
+}
+
+/** SessionInfo with the recent list, as the API answers. */
+export type SessionReply = SessionInfo & { recent: RecentEntry[] };
+
+export type SourceRefusal = 'not-named' | 'outside-root' | 'missing' | 'not-a-file' | 'too-large' | 'unreadable';
+
+export type SourceResult =
+  | { ok: true; file: string; path: string; text: string }
+  | { ok: false; file: string; reason: SourceRefusal; message: string };
