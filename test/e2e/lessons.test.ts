@@ -2,7 +2,7 @@
 // cc-memwrap (gcc -O0), runs it, and asserts those numbers from `report --json`. Heap sizes are glibc's on x86-64
 // (usable sizes, 16-byte list nodes), so the suite runs there; the frame sizes of lesson 2 are gcc 12's, and are also
 // checked against the compiler's own call-graph file, added up here by hand.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { must, run, runTraced, samplesDir, scratch, traceOf, wrapper } from '../support/programs.js';
@@ -18,8 +18,8 @@ interface Lesson {
   exe: string;
   trace: string;
   stdout: string;
-  /** Where --mw-keep left the compiler's temporaries (with its .ci file). */
-  kept: string;
+  /** Frame sizes from the compiler's own .ci file (kept by --mw-keep), by function name. */
+  frameSizes: Map<string, number>;
 }
 
 /** Builds samples/<source> (or a file in `dir`) with gcc -O0 and `defines` through cc-memwrap, keeping its
@@ -30,9 +30,11 @@ function lesson(source: string, defines: string[] = [], dir = scratch(`lesson-${
   const built = must(wrapper, ['--mw-strict', '--mw-keep', 'gcc', '-O0', ...defines, src, '-o', exe]);
   const kept = /kept temporary files in (\S+)/.exec(built.stderr)?.[1];
   if (kept === undefined) throw new Error(`cc-memwrap --mw-keep named no directory:\n${built.stderr}`);
+  const frameSizes = ciFrameSizes(kept);
+  rmSync(kept, { recursive: true, force: true });
   const ran = runTraced(exe, [], path.join(dir, 'traces'));
   if (ran.status !== 0) throw new Error(`${exe} exited ${ran.status ?? ran.signal}: ${ran.stderr}`);
-  return { dir, exe, trace: traceOf(path.join(dir, 'traces'), ran.pid), stdout: ran.stdout, kept };
+  return { dir, exe, trace: traceOf(path.join(dir, 'traces'), ran.pid), stdout: ran.stdout, frameSizes };
 }
 
 /** `report --json`; exit status 1 is a --fail-on condition and is asserted where it is asked for. */
@@ -82,7 +84,7 @@ describe.runIf(x86_64Glibc)('lessons (gcc -O0, x86-64 glibc)', () => {
     const r = report(rec, ['--stack']).stack;
     expect(r.worstCase.status).toBe('unbounded');
     expect(r.worstCase.recursion).toEqual([['depth', 'depth']]);
-    const recSizes = ciFrameSizes(rec.kept);
+    const recSizes = rec.frameSizes;
     // 51 depth() frames at once (depth(50) … depth(0)) under main's.
     expect(r.observed.fromMainBytes).toBe(recSizes.get('main')! + 51 * recSizes.get('depth')!);
     expect(r.observed.path.filter((s: Json) => s.function === 'depth').every((s: Json) => s.frameBytes === recSizes.get('depth'))).toBe(true);
@@ -90,7 +92,7 @@ describe.runIf(x86_64Glibc)('lessons (gcc -O0, x86-64 glibc)', () => {
     const loop = lesson('recursion-iterative.c');
     expect(loop.stdout).toBe(rec.stdout);
     const l = report(loop, ['--stack']).stack;
-    const sizes = ciFrameSizes(loop.kept);
+    const sizes = loop.frameSizes;
     const byHand = sizes.get('main')! + sizes.get('depth')! + sizes.get('level')!;
     expect(l.worstCase).toMatchObject({ status: 'bounded', bytes: byHand, recursion: [], indirectCalls: [] });
     expect(l.worstCase.path.map((s: Json) => s.function)).toEqual(['main', 'depth', 'level']);
