@@ -27,7 +27,9 @@ export async function launch(): Promise<Browser> {
 
 export async function serve(rendererDir: string, trace: string, options: SessionOptions = {}): Promise<RunningServer> {
   const session = await TraceSession.open(trace, options);
-  return startServer({ rendererDir, session, recent: new RecentList(path.join(scratch('recent'), 'recent.json')), sessionOptions: options });
+  const recent = new RecentList(path.join(scratch('recent'), 'recent.json'));
+  recent.add(trace); // as `cc-memwrap view` does
+  return startServer({ rendererDir, session, recent, sessionOptions: options });
 }
 
 /** Opens the viewer and waits for its first chart; page errors fail the test through `errors`. */

@@ -145,6 +145,41 @@ describe('viewer on samples/linked-list.c', () => {
     expect(errors).toEqual([]);
   });
 
+  test('a trace opened from the page (file input, drop) finds its sources in a chosen folder; the recent list reopens the served one', async () => {
+    const selected = () => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number | null } }).ccMemwrapView.selected);
+    const ready = () => page.waitForFunction(() => (window as unknown as { ccMemwrapView: { ready: boolean } }).ccMemwrapView.ready);
+    await page.locator('#open-file').setInputFiles(traceFile);
+    await ready();
+    expect(await selected()).toBeNull();
+    const alloc = eventAt(model, Kind.ALLOC, 23);
+    await clickEvent(page, alloc);
+    // The page has no host for this file: the source is missing, and says how to find it.
+    await page.waitForSelector('#source-body .missing');
+    expect(await page.locator('#source-body .missing').textContent()).toContain('choose its source folder');
+    await page.locator('#reroot-dir').setInputFiles(samplesDir);
+    await page.waitForSelector('.code .ln.selected[data-line="23"]');
+    expect(await page.locator('#source-head').textContent()).toContain('linked-list.c');
+    await shot(page, 'linked-list-rerooted');
+
+    // Dropped on the page.
+    const bytes = Array.from(readFileSync(traceFile));
+    await page.evaluate((b) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], 'dropped.mwtrace'));
+      window.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, cancelable: true }));
+    }, bytes);
+    await page.waitForFunction(() => document.getElementById('trace-name')?.textContent?.startsWith('dropped.mwtrace'));
+    await ready();
+
+    // The recent list: the host's trace again, with its sources.
+    await page.locator('#recent').selectOption(traceFile);
+    await page.waitForFunction((name) => document.getElementById('trace-name')?.textContent?.startsWith(name), path.basename(traceFile));
+    await ready();
+    await clickEvent(page, alloc);
+    await page.waitForSelector('.code .ln.selected[data-line="23"]');
+    expect(errors).toEqual([]);
+  });
+
   test('budgets are drawn and their exceeded ranges listed', async () => {
     const budgeted = await serve(await buildRenderer(), traceFile, { budgets: { heap: 1024, stack: 256 } });
     try {

@@ -154,6 +154,7 @@ async function show(v: ViewData, name: string): Promise<void> {
   view = v;
   traceTitle = name;
   selected = null;
+  handle.selected = null;
   handle.events = v.model.events.count;
   fill(byId('trace-name'), `${name} — ${v.model.events.count.toLocaleString('en-US')} events`);
   threadOptions(v);
@@ -161,6 +162,7 @@ async function show(v: ViewData, name: string): Promise<void> {
   data = allData;
   chart.budgets = budgetMarks(v);
   chart.marks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
+  fill(byId('status-line'));
   chart.setData(data, v.model.events.kind);
   handle.timings.firstChart = performance.now();
   tables = new Tables(v.model);
@@ -188,6 +190,7 @@ async function loadBytes(bytes: ArrayBuffer, name: string, budgets: SessionInfo[
 }
 
 async function loadFromHost(info: SessionInfo): Promise<void> {
+  handle.ready = false;
   hostSession = info;
   recentList(info);
   progress(`Reading ${info.trace.name}`, 0);
@@ -202,6 +205,7 @@ async function loadFromHost(info: SessionInfo): Promise<void> {
 
 /** A trace the user handed the page directly (file input, drop): sources come only from a chosen folder. */
 async function loadFile(file: File): Promise<void> {
+  handle.ready = false;
   hostSession = null;
   progress(`Reading ${file.name}`, 0);
   await loadBytes(await file.arrayBuffer(), file.name, null);
@@ -384,6 +388,7 @@ byId<HTMLInputElement>('open-file').addEventListener('change', (e) => {
 byId<HTMLSelectElement>('recent').addEventListener('change', (e) => {
   const p = (e.target as HTMLSelectElement).value;
   if (p === '') return;
+  handle.ready = false;
   backend.openRecent(p).then(loadFromHost, (err: unknown) => showError(`Cannot open ${p}: ${(err as Error).message}`));
 });
 byId('reroot').addEventListener('click', () => byId<HTMLInputElement>('reroot-dir').click());
