@@ -1,0 +1,13 @@
+// The real-world suite (npm run test:real): real projects fetched from the
+// package registries and built by their own build systems. Kept apart from
+// the default run for its time; test/real/run.sh installs what it needs.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/real/**/*.test.ts'],
+    testTimeout: 900_000,
+    hookTimeout: 1_800_000,
+    globalSetup: ['test/support/node-polyfills.ts', 'test/real/print-table.ts'],
+  },
+});
