@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real-world suite has its own config and command (npm run test:real).
+    exclude: ['test/real/**', '**/node_modules/**'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     globalSetup: ['test/support/node-polyfills.ts'],
