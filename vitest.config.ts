@@ -1,12 +1,12 @@
 // Test runner settings: the suites compile and run real C programs, so they
 // get generous timeouts and run one file per worker.
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     // The real-world suite has its own config and command (npm run test:real).
-    exclude: ['test/real/**', '**/node_modules/**'],
+    exclude: [...configDefaults.exclude, 'test/real/**'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
     globalSetup: ['test/support/node-polyfills.ts'],
