@@ -31,13 +31,16 @@ import { loadStackInfo } from './stack-info.js';
 import { BUDGET_KIND_OPTIONS, budgetsFromFlags } from './budget-flags.js';
 import { leakCauses, LEAK_CAUSES_SCHEMA, type LeakCauses } from '../analysis/leak-causes.js';
 import { renderLeakCauses } from '../analysis/leak-causes-text.js';
+import { formatBytes } from '../analysis/units.js';
+import { HtmlReportError, writeHtmlReport } from '../gui/host/html-report.js';
+import { TraceOpenError, TraceSession } from '../gui/host/trace-session.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
                           [--by function|site|file|thread|library [--attribute MODE]]
                           [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
                           [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--leak-causes] [--stack]
-                          [--fail-on budget|leaks]
+                          [--fail-on budget|leaks] [--html FILE]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
 ended, threads, events, allocations and frees, bytes allocated (requested and
@@ -114,6 +117,13 @@ Options:
              leaked (leaks: direct or indirect leaks; where the run was not
              classified, any block live at the end); repeatable, or
              comma-separated
+  --html FILE
+             also write the viewer as one self-contained HTML file: the
+             interactive chart (click a bar for its source), the tables,
+             budgets, leak causes and the worst-case stack, with the trace
+             and the source files it names (only those under the run's
+             working directory) inside it; it opens from disk in a browser
+             without network or server
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
@@ -172,6 +182,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
         stack: { type: 'boolean' },
         'leak-causes': { type: 'boolean' },
         'fail-on': { type: 'string', multiple: true },
+        html: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -321,6 +332,13 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     return 2;
   }
   progress.done();
+  if (values.html !== undefined) {
+    const problem = await writeHtml(file, values.html, budgetSource === '--budget' ? budgets : null, io);
+    if (problem !== null) {
+      io.err(`cc-memwrap report: --html ${values.html}: ${problem}\n`);
+      return 2;
+    }
+  }
   const budgetFailed = checks !== null && checks.some((c) => c.exceeded);
   // With the runtime's classification, still-reachable blocks are not leaks
   // (as in LeakSanitizer); without it, every block live at the end is.
@@ -377,6 +395,20 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   }
   await io.flush();
   return failed.budget || failed.leaks ? 1 : 0;
+}
+
+/** Writes the HTML report of `trace` to `out` and says where on stderr; returns why it could not, or null. */
+async function writeHtml(trace: string, out: string, budgets: Budgets | null, io: CliIo): Promise<string | null> {
+  if (out === '') return 'wants a file name';
+  try {
+    const session = await TraceSession.open(trace, budgets === null ? {} : { budgets });
+    const size = writeHtmlReport(session, out);
+    io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
+    return null;
+  } catch (e) {
+    if (e instanceof HtmlReportError || e instanceof TraceOpenError) return e.message;
+    throw e;
+  }
 }
 
 /** The interval table as JSON rows. */

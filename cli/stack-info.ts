@@ -4,15 +4,11 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Model } from '../analysis/model.js';
 import { elfSection } from '../analysis/elf-section.js';
-import { parseStackUnits, type StackUnit } from '../analysis/worst-stack.js';
+import { parseStackUnits } from '../analysis/worst-stack.js';
 import { STACK_SECTION } from '../instrumenter/stack-usage.js';
+import type { StackInfo } from '../gui/host/session-types.js';
 
-export interface StackInfo {
-  program: string | null;
-  units: StackUnit[] | null;
-  /** Why there are no units (null when there are). */
-  missing: string | null;
-}
+export type { StackInfo };
 
 /** The traced program's path, or null when the trace names none. */
 export function tracedProgram(model: Model): string | null {
@@ -21,7 +17,11 @@ export function tracedProgram(model: Model): string | null {
 }
 
 export function loadStackInfo(model: Model): StackInfo {
-  const program = tracedProgram(model);
+  return readStackInfo(tracedProgram(model));
+}
+
+/** The frame sizes in `program`'s .mw_stack section (an absolute path, or null when the trace names none). */
+export function readStackInfo(program: string | null): StackInfo {
   if (program === null) return { program, units: null, missing: 'the trace does not name its program' };
   let bytes: Uint8Array;
   try {

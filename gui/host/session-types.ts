@@ -1,5 +1,6 @@
 // What a viewer host tells the renderer, as plain JSON types: no Node imports, so the renderer (a browser bundle) shares them.
 import type { Budgets } from '../../analysis/budgets.js';
+import type { StackUnit } from '../../analysis/worst-stack.js';
 
 export interface RecentEntry {
   path: string;
@@ -16,6 +17,19 @@ export interface SessionInfo {
   budgetSource: string | null;
   /** A memwrap.json that could not be used, said plainly; null if none. */
   budgetProblem: string | null;
+  /**
+   * The traced program's frame sizes and call graph (its .mw_stack section), which only the host can read: the
+   * renderer hands them to analysis/stack-report.ts for the worst-case stack panel.
+   */
+  stack: StackInfo;
+}
+
+/** What `cli/stack-info.ts` found in the traced program. */
+export interface StackInfo {
+  program: string | null;
+  units: StackUnit[] | null;
+  /** Why there are no units (null when there are). */
+  missing: string | null;
 }
 
 /** SessionInfo with the recent list, as the API answers. */

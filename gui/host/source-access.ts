@@ -30,6 +30,11 @@ export class SourceAccess {
     this.root = path.resolve(root);
   }
 
+  /** The source files the trace names, as it names them. */
+  names(): string[] {
+    return [...this.named];
+  }
+
   /** Where `file` (a string of the trace) would be read from, or a refusal; does not touch the disk. */
   locate(file: string): { ok: true; path: string } | Exclude<SourceResult, { ok: true }> {
     if (!this.named.has(file)) return refuse(file, 'not-named', `${file}: not a source file of this trace`);

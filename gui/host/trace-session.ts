@@ -6,6 +6,7 @@ import { BudgetError, parseBudgetConfig, type Budgets } from '../../analysis/bud
 import { parseHeader } from '../../analysis/trace/header.js';
 import { namedSources } from '../../analysis/trace/source-files.js';
 import { describeReadError } from '../../cli/io.js';
+import { readStackInfo } from '../../cli/stack-info.js';
 import type { SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
 
@@ -67,11 +68,17 @@ export class TraceSession {
       budgets: fromConfig.budgets,
       budgetSource: fromConfig.source,
       budgetProblem: fromConfig.problem,
+      stack: readStackInfo(named.program === null || named.program === '' ? null : path.resolve(named.cwd || '/', named.program)),
     };
     return new TraceSession(abs, bytes, new SourceAccess(named.files, root), info);
   }
 
   source(file: string): SourceResult {
     return this.sources.read(file);
+  }
+
+  /** Every source file the trace names, each read or refused as source() would. */
+  allSources(): Record<string, SourceResult> {
+    return Object.fromEntries(this.sources.names().map((f) => [f, this.sources.read(f)]));
   }
 }

@@ -1,6 +1,7 @@
 // Shared machinery of the viewer's browser tests: build the renderer once into a scratch folder, serve a trace with the real local server, and drive Chromium (the system's, through playwright-core).
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { packageRoot } from '../../instrumenter/package-root.js';
@@ -18,6 +19,37 @@ export async function buildRenderer(): Promise<string> {
   const outDir = path.join(scratch('renderer'), 'out');
   await build({ configFile: path.join(packageRoot, 'gui', 'renderer', 'vite.config.ts'), build: { outDir, emptyOutDir: true }, logLevel: 'error' });
   return outDir;
+}
+
+/** Builds the HTML report's renderer (vite.report.config.ts) from the current sources. */
+export async function buildReportTemplate(): Promise<string> {
+  const outDir = path.join(scratch('report-template'), 'out');
+  await build({ configFile: path.join(packageRoot, 'gui', 'renderer', 'vite.report.config.ts'), build: { outDir, emptyOutDir: true }, logLevel: 'error' });
+  return outDir;
+}
+
+/**
+ * Opens a report file from file:// with the network off: the context is offline and every request that is not for a
+ * file: URL is aborted and listed in `blocked` (a test expects none). Waits for the first chart.
+ */
+export async function openReportFile(browser: Browser, file: string, errors: string[], blocked: string[]): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, offline: true });
+  await context.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file:')) return route.continue();
+    blocked.push(url);
+    return route.abort();
+  });
+  const page = await context.newPage();
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(`console: ${m.text()}`));
+  page.on('request', (r) => !r.url().startsWith('file:') && !r.url().startsWith('blob:') && !r.url().startsWith('data:') && blocked.push(r.url()));
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForFunction(() => {
+    const v = (window as unknown as { ccMemwrapView?: { ready: boolean; error: string | null } }).ccMemwrapView;
+    return v?.ready === true || (v?.error ?? null) !== null;
+  }, null, { timeout: 60_000 });
+  return page;
 }
 
 export async function launch(): Promise<Browser> {

@@ -1,11 +1,12 @@
-// How the renderer reaches files: the Electron preload API (window.ccMemwrap) or the local server's API, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
+// How the renderer reaches files: the Electron preload API (window.ccMemwrap), the local server's API, or the data a self-contained HTML report carries in the page itself, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
 import type { RecentEntry, SessionReply, SourceResult } from '../../host/session-types.js';
+import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../host/embedded-types.js';
 
 export type { RecentEntry, SourceResult };
 export type SessionInfo = SessionReply;
 
 export interface Backend {
-  readonly name: 'electron' | 'server';
+  readonly name: 'electron' | 'server' | 'file';
   /** The trace the host opened, or null when it has none (a browser tab opened on its own). */
   session(): Promise<SessionInfo | null>;
   traceBytes(onProgress: (fraction: number) => void): Promise<ArrayBuffer>;
@@ -82,8 +83,48 @@ function serverBackend(): Backend {
   };
 }
 
-/** Electron's preload API when present, else the server this page came from. */
+/** Base64 to bytes: the built-in decoder where the browser has one, else atob. */
+function fromBase64(text: string): Uint8Array {
+  const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
+  if (native) return native(text);
+  const bin = atob(text);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/**
+ * A report written by `cc-memwrap report --html`: the trace (base64) and the sources it names (JSON) are data blocks
+ * of the page; nothing is fetched. The blocks are read once and dropped from the DOM, so the page does not keep
+ * the trace twice.
+ */
+function fileBackend(sessionBlock: HTMLElement): Backend {
+  const embedded = JSON.parse(sessionBlock.textContent ?? '') as EmbeddedSession;
+  sessionBlock.remove();
+  const sources = new Map(Object.entries(embedded.sources));
+  return {
+    name: 'file',
+    session: async () => ({ ...embedded.session, recent: [] }),
+    async traceBytes(onProgress) {
+      const block = document.getElementById(EMBEDDED_TRACE_ID);
+      if (block === null) throw new Error('this report holds no trace');
+      const bytes = fromBase64((block.textContent ?? '').trim());
+      block.remove();
+      onProgress(1);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+    },
+    async source(file) {
+      return sources.get(file) ?? { ok: false, file, reason: 'not-named', message: `${file}: not a source file of this trace` };
+    },
+    openRecent: () => Promise.reject(new Error('a report file has no recent list')),
+    openDialog: null,
+  };
+}
+
+/** Electron's preload API when present, else the data of a report file, else the server this page came from. */
 export function pickBackend(): Backend {
   const api = (window as unknown as { ccMemwrap?: PreloadApi }).ccMemwrap;
-  return api ? electronBackend(api) : serverBackend();
+  if (api) return electronBackend(api);
+  const block = document.getElementById(EMBEDDED_SESSION_ID);
+  return block ? fileBackend(block) : serverBackend();
 }

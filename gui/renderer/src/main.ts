@@ -13,6 +13,7 @@ import { renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
+import { startDecodeWorker } from './start-worker.js';
 import { Tables } from './tables.js';
 import type { ViewData, WorkerMessage } from './view-data.js';
 import './styles.css';
@@ -108,7 +109,7 @@ function legend(): void {
 
 /** Decodes trace bytes in the worker; resolves with everything the page shows. */
 function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<ViewData> {
-  const worker = new Worker(new URL('./decode-worker.ts', import.meta.url), { type: 'module' });
+  const worker = startDecodeWorker();
   return new Promise((resolve, reject) => {
     worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
       const m = e.data;

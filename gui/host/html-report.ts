@@ -1,0 +1,103 @@
+// `cc-memwrap report --html`: one self-contained HTML file holding the viewer (the report build of the renderer, its script and stylesheet inlined), the trace bytes (base64) and the source files the trace names (read under the viewer's own path checks). Nothing is fetched when it opens: its CSP allows only the inlined script and style (by hash) and the decoding worker it starts from a Blob URL.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../../instrumenter/package-root.js';
+import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from './embedded-types.js';
+import type { TraceSession } from './trace-session.js';
+
+/** The report build of the renderer (`npm run build`: vite.report.config.ts). */
+export const REPORT_TEMPLATE_DIR = path.join(packageRoot, 'dist', 'gui', 'report');
+
+/** A report that cannot be written: the message is one line naming the file and the cause. */
+export class HtmlReportError extends Error {
+  override name = 'HtmlReportError';
+}
+
+const SCRIPT_TAG = /<script type="module" crossorigin src="\.\/(assets\/[^"]+\.js)"><\/script>/;
+const STYLE_TAG = /<link rel="stylesheet" crossorigin href="\.\/(assets\/[^"]+\.css)">/;
+const CSP_TAG = /<meta http-equiv="Content-Security-Policy" content="[^"]*">/;
+
+const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+
+/** The report's policy: the one inlined script and stylesheet, a Blob worker, images from data/blob (PNG export), nothing from anywhere else. */
+export function reportCsp(script: string, style: string): string {
+  return [
+    "default-src 'none'",
+    `script-src ${sha256(script)}`,
+    'worker-src blob:',
+    `style-src ${sha256(style)}`,
+    'img-src data: blob:',
+    "connect-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/**
+ * Script text safe inside <script>: "</script" would end the element early and "<!--" would switch the parser into
+ * its escaped state; in a bundle both can only be inside strings or regular expressions, where "<\/" means "</".
+ */
+export function scriptText(js: string): string {
+  if (js.includes('<!--')) throw new HtmlReportError('the report script contains "<!--", which cannot be inlined safely');
+  return js.replace(/<\/(script)/gi, '<\\/$1');
+}
+
+/** JSON safe inside a <script type="application/json"> block: no character that HTML parsing inside it could act on. */
+export function jsonBlockText(value: unknown): string {
+  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+function readTemplateFile(dir: string, rel: string): string {
+  const file = path.join(dir, rel);
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new HtmlReportError(`the HTML report template is missing (${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); run npm run build`);
+  }
+}
+
+/** The report build's page with its script and stylesheet inlined and the CSP set to match them. */
+export function inlineTemplate(dir: string = REPORT_TEMPLATE_DIR): string {
+  const html = readTemplateFile(dir, 'index.html');
+  const script = html.match(SCRIPT_TAG);
+  const style = html.match(STYLE_TAG);
+  if (!script || !style || !CSP_TAG.test(html)) throw new HtmlReportError(`${path.join(dir, 'index.html')} is not the report build of the renderer; run npm run build`);
+  const js = scriptText(readTemplateFile(dir, script[1]!));
+  const css = readTemplateFile(dir, style[1]!).replace(/<\/(style)/gi, '<\\/$1');
+  // Functions as replacements: the bundle holds "$&" and "$'" sequences that a replacement string would expand.
+  return html
+    .replace(CSP_TAG, () => `<meta http-equiv="Content-Security-Policy" content="${reportCsp(js, css)}">`)
+    .replace(SCRIPT_TAG, () => `<script type="module">${js}</script>`)
+    .replace(STYLE_TAG, () => `<style>${css}</style>`);
+}
+
+/** The data blocks of a report: the session with every named source, and the trace in base64. */
+export function dataBlocks(session: TraceSession): string {
+  const embedded: EmbeddedSession = { session: session.info, sources: session.allSources() };
+  const trace = Buffer.from(session.bytes.buffer, session.bytes.byteOffset, session.bytes.byteLength).toString('base64');
+  return (
+    `<script type="application/json" id="${EMBEDDED_SESSION_ID}">${jsonBlockText(embedded)}</script>\n` +
+    `<script type="application/octet-stream" id="${EMBEDDED_TRACE_ID}">${trace}</script>\n`
+  );
+}
+
+/** The whole report as text. */
+export function htmlReport(session: TraceSession, templateDir: string = REPORT_TEMPLATE_DIR): string {
+  const page = inlineTemplate(templateDir);
+  const at = page.lastIndexOf('</body>');
+  if (at < 0) throw new HtmlReportError('the report template has no </body>');
+  return page.slice(0, at) + dataBlocks(session) + page.slice(at);
+}
+
+/** Writes the report to `out`; returns its size in bytes. */
+export function writeHtmlReport(session: TraceSession, out: string, templateDir: string = REPORT_TEMPLATE_DIR): number {
+  const text = htmlReport(session, templateDir);
+  try {
+    writeFileSync(out, text);
+  } catch (e) {
+    throw new HtmlReportError(`cannot write ${out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+  return Buffer.byteLength(text);
+}

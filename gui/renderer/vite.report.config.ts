@@ -1,0 +1,20 @@
+// Builds the renderer for `cc-memwrap report --html` into dist/gui/report: one script (the decoding worker inlined in it, started from a Blob URL) and one stylesheet, which gui/host/html-report.ts inlines into the report with the trace and its sources.
+import { fileURLToPath } from 'node:url';
+import { defineConfig, mergeConfig } from 'vite';
+import base from './vite.config.js';
+
+export default mergeConfig(
+  base,
+  defineConfig({
+    build: {
+      outDir: fileURLToPath(new URL('../../dist/gui/report', import.meta.url)),
+      cssCodeSplit: false,
+      rollupOptions: { output: { codeSplitting: false } },
+    },
+    // A classic worker: Chromium refuses module workers from Blob URLs on a file:// page (its origin is opaque).
+    worker: { format: 'iife' },
+    resolve: {
+      alias: [{ find: /^\.\/start-worker\.js$/, replacement: fileURLToPath(new URL('./src/start-worker-inline.ts', import.meta.url)) }],
+    },
+  }),
+);
