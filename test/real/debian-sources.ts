@@ -177,5 +177,7 @@ function unpackUpstreamOnly(pkg: string, downloads: string, into: string, aptOut
   mkdirSync(into, { recursive: true });
   const result = spawnSync('tar', ['xf', path.join(downloads, orig), '-C', into, '--strip-components=1'], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`tar xf ${orig} failed:\n${result.stderr}`);
-  return `${orig} (upstream tarball only: the archive did not serve ${missing ? `${path.basename(missing[1]!)}, ${missing[2]!.trim()}` : "Debian's part"})`;
+  // apt's reason without the address it tried ("404  Not Found [IP: …]").
+  const reason = missing ? `${path.basename(missing[1]!)}: ${missing[2]!.replace(/\s*\[IP:[^\]]*\]/, '').replace(/\s+/g, ' ').trim()}` : "Debian's part";
+  return `${orig} (upstream tarball only; the archive did not serve ${reason})`;
 }

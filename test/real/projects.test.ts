@@ -30,7 +30,7 @@ describe.each(projects)('$name', (project) => {
 
   beforeAll(() => {
     const source = project.fetch((line) => process.stderr.write(`${project.name}: ${line}\n`));
-    row.origin = `${project.origin}: ${source.how}`;
+    row.origin = `${project.origin}, ${source.how}`;
     row.linesOfC = linesOfC(source.dir);
     copyTree(source.dir, plain.dir);
     copyTree(source.dir, inst.dir);

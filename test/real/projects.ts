@@ -102,7 +102,7 @@ const zlib: Project = {
 const sqlite: Project = {
   name: 'SQLite',
   origin: `npm package ${SQLITE_NPM_PACKAGE}`,
-  fetch: (log) => ({ dir: sqliteAmalgamation(log), how: `${SQLITE_NPM_PACKAGE} (deps/sqlite-autoconf-*.tar.gz)` }),
+  fetch: (log) => ({ dir: sqliteAmalgamation(log), how: 'its deps/sqlite-autoconf-*.tar.gz' }),
   build: ({ cc }) => [sh(`./configure CC="${cc}" --disable-shared --disable-threadsafe --disable-load-extension --disable-readline >configure.out && make sqlite3`)],
   tests: () => [{ command: './sqlite3', args: [':memory:'], input: sqliteWorkload(500) }],
   workload: () => ({ command: './sqlite3', args: [':memory:'], input: sqliteWorkload(2000) }),
