@@ -41,8 +41,8 @@ function renderSuspect(s: SuspectSite, where: (p: SourcePlace) => string, source
   return out;
 }
 
-/** `funcA: if (error == 1) taken`, `enter funcB`, `exit funcA`. */
-function stepLabel(step: PathStep): string {
+/** `funcA: if (error == 1) taken`, `enter funcB`, `exit funcA` (the GUI's leak panel shows steps the same way). */
+export function stepLabel(step: PathStep): string {
   if (step.kind === 'branch') return `${step.function}: ${step.text ?? '?'} ${step.taken ? 'taken' : 'not taken'}`;
   return `${step.kind} ${step.function}`;
 }

@@ -29,7 +29,8 @@ function place(file: string, line: number, relativeTo: string | null): string {
   return `${dir !== null && file.startsWith(dir) ? file.slice(dir.length) : file}:${line}`;
 }
 
-function worstHeadline(w: WorstStack): string {
+/** The worst case in one line (the text report's column head, and the GUI's). */
+export function worstHeadline(w: WorstStack): string {
   const total = bytes(w.bytes ?? 0);
   if (w.status === 'bounded') return `${total} from ${w.root}`;
   if (w.status === 'unbounded') return `unbounded (recursion); the path below alone: ${total}`;
@@ -43,12 +44,22 @@ function worstColumn(r: StackReport, relativeTo: string | null): string[] {
   return [worstHeadline(w), ...w.path.map((s) => `${s.function} ${bytes(s.frameBytes)}  ${place(s.file, s.line, relativeTo)}`)];
 }
 
+/** The deepest observed stack in one line (the text report's column head, and the GUI's). */
+export function observedHeadline(o: DeepestStack): string {
+  if (o.event === null) return '(no instrumented call)';
+  return o.fromMainBytes === null
+    ? `${bytes(o.depthBytes)} from the stack base`
+    : `${bytes(o.fromMainBytes)} from main (${bytes(o.depthBytes)} from the stack base)`;
+}
+
+/** Why the worst case is what it is, one line each, for the text report and the GUI. */
+export function worstCaseNotes(w: WorstStack, relativeTo: string | null): string[] {
+  return worstNotes(w, relativeTo).map((l) => l.trim());
+}
+
 function observedColumn(o: DeepestStack): string[] {
   if (o.event === null) return ['(no instrumented call)'];
-  const head =
-    o.fromMainBytes === null
-      ? `${bytes(o.depthBytes)} from the stack base`
-      : `${bytes(o.fromMainBytes)} from main (${bytes(o.depthBytes)} from the stack base)`;
+  const head = observedHeadline(o);
   const rows: string[] = [];
   // Runs of the same function with the same frame (recursion) fold into one row.
   for (let i = 0; i < o.path.length; ) {

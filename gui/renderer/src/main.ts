@@ -64,7 +64,7 @@ const handle: ViewHandle = {
 const panels = new Panels(byId('panel-tabs'), byId('panel-body'), {
   attributionRow: (by, row) => highlightRow(by, row),
   goto: (e) => select(e),
-  source: (file, line) => void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]),
+  source: (file, line, marks) => void source.show(file, marks ?? (line === null ? [] : [{ line, kind: 'selected' }])),
   blocks: (blocks, file, line) => {
     if (!view) return;
     setHighlight(allocationsOf(view.model, blocks));
@@ -166,7 +166,7 @@ async function show(v: ViewData, name: string): Promise<void> {
   fill(byId('status-line'));
   chart.setData(data, v.model.events.kind);
   handle.timings.firstChart = performance.now();
-  tables = new Tables(v.model);
+  tables = new Tables(v.model, hostSession?.stack ?? null);
   panels.set(v, tables);
   source.reset();
   fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block.'));

@@ -4,6 +4,9 @@ import { leaksAtExit, type LeaksAtExit } from '../../../analysis/leaks.js';
 import { linkedFrees, type LinkedFree } from '../../../analysis/linked.js';
 import type { Model } from '../../../analysis/model.js';
 import { peaks, type Peaks } from '../../../analysis/peak.js';
+import { leakCauses, type LeakCauses } from '../../../analysis/leak-causes.js';
+import { stackReport, type StackReport } from '../../../analysis/stack-report.js';
+import type { StackInfo } from '../../host/session-types.js';
 
 /** Rows shown per table; beyond, the panel says how many there are. */
 export const TABLE_ROWS = 500;
@@ -11,7 +14,11 @@ export const TABLE_ROWS = 500;
 export class Tables {
   private readonly memo = new Map<string, unknown>();
 
-  constructor(readonly model: Model) {}
+  /** `stack`: the frame sizes the host read from the traced program; null when the trace came without a host. */
+  constructor(
+    readonly model: Model,
+    private readonly stackInfo: StackInfo | null = null,
+  ) {}
 
   private once<T>(key: string, make: () => T): T {
     if (!this.memo.has(key)) this.memo.set(key, make());
@@ -32,5 +39,15 @@ export class Tables {
 
   linked(): LinkedFree[] {
     return this.once('linked', () => linkedFrees(this.model));
+  }
+
+  leakCauses(): LeakCauses {
+    return this.once('causes', () => leakCauses(this.model));
+  }
+
+  /** The worst case from the frame sizes beside the deepest stack of the run, as `report --stack` computes them. */
+  stack(): StackReport {
+    const info = this.stackInfo ?? { program: null, units: null, missing: 'this trace was opened without its program (open it with cc-memwrap view)' };
+    return this.once('stack', () => stackReport(this.model, info.program, info.units, info.missing));
   }
 }

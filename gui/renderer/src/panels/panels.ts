@@ -1,4 +1,4 @@
-// The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, budgets, linked frees, problems. Clicking a row highlights its events on the chart and opens its source; a leak row or a linked free jumps to its event.
+// The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, leak causes, budgets, worst-case stack, linked frees, problems. Clicking a row highlights its events on the chart and opens its source; a leak row or a linked free jumps to its event.
 import type { AttributionBy, AttributionRow } from '../../../../analysis/attribution.js';
 import type { BudgetCheck, BudgetRange } from '../../../../analysis/budgets.js';
 import { leakClassLabel, type LeakedBlock } from '../../../../analysis/leaks.js';
@@ -9,19 +9,22 @@ import { el, fill } from '../dom.js';
 import { TABLE_ROWS, type Tables } from '../tables.js';
 import type { ViewData } from '../view-data.js';
 import { table } from './table.js';
+import { leakCausesPanel } from './leak-causes-panel.js';
+import { stackPanel } from './stack-panel.js';
+import type { SourceMark } from '../source/source-pane.js';
 
 export interface PanelActions {
   /** Highlight the events of an attribution row and open its source. */
   attributionRow(by: AttributionBy, row: AttributionRow): void;
   /** Select an event (opens its source and detail). */
   goto(event: number): void;
-  /** Open a source line. */
-  source(file: string | null, line: number | null): void;
+  /** Open a source line (or the file with `marks`). */
+  source(file: string | null, line: number | null, marks?: SourceMark[]): void;
   /** Highlight a set of blocks' allocations. */
   blocks(blocks: number[], file: string | null, line: number | null): void;
 }
 
-type PanelName = 'summary' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'budgets' | 'linked' | 'problems';
+type PanelName = 'summary' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'causes' | 'budgets' | 'stack' | 'linked' | 'problems';
 const TITLES: Record<PanelName, string> = {
   summary: 'Summary',
   function: 'By function',
@@ -30,7 +33,9 @@ const TITLES: Record<PanelName, string> = {
   library: 'By library',
   peak: 'Peak',
   leaks: 'Leaks',
+  causes: 'Leak causes',
   budgets: 'Budgets',
+  stack: 'Stack: worst case',
   linked: 'Linked frees',
   problems: 'Problems',
 };
@@ -89,8 +94,12 @@ export class Panels {
         return this.peak(t);
       case 'leaks':
         return this.leaks(t);
+      case 'causes':
+        return leakCausesPanel(t.leakCauses(), t.model.program?.cwd ?? null, this.act);
       case 'budgets':
         return this.budgets(d.budgets);
+      case 'stack':
+        return stackPanel(t.stack(), t.model.program?.cwd ?? null, this.act);
       case 'linked':
         return this.linked(t.linked());
       case 'problems':
