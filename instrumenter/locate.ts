@@ -16,12 +16,34 @@ export interface TopLevel {
 
 export function findTopLevel(root: SyntaxNode): TopLevel {
   const found: TopLevel = { functions: [], declarations: [], typedefs: [] };
+  const parameters = oldStyleParameters(root);
   for (const { name, node } of query('toplevel').captures(root, { maxStartDepth: 0 })) {
     if (name === 'function') found.functions.push(node);
-    else if (name === 'file_declaration') found.declarations.push(node);
+    else if (name === 'file_declaration' && !parameters.has(node.startIndex)) found.declarations.push(node);
     else if (name === 'typedef') found.typedefs.push(node);
   }
   return found;
+}
+
+/**
+ * Start offsets of file-scope declarations that are really the parameter
+ * declarations of an old-style (K&R) definition tree-sitter-c could not read,
+ * e.g. `char *f(a, n) char *a; int *n; { … }`: it yields a declaration with
+ * an error, more declarations, then a compound statement at file scope, where
+ * C allows none. They declare no objects.
+ */
+function oldStyleParameters(root: SyntaxNode): Set<number> {
+  const out = new Set<number>();
+  const children = root.children;
+  for (let i = 0; i < children.length; i++) {
+    if (children[i]!.type !== 'compound_statement') continue;
+    // Back to the misread head `char *f(a, n) char *a;`, which holds the error.
+    for (let j = i - 1; j >= 0 && children[j]!.type === 'declaration'; j--) {
+      out.add(children[j]!.startIndex);
+      if (children[j]!.hasError) break;
+    }
+  }
+  return out;
 }
 
 export interface CallSite {

@@ -294,6 +294,15 @@ describe('code tree-sitter cannot parse', () => {
     expect(sitesOf(r.text).map((s) => s.split(', ')[3])).toEqual(['"ok1"', '"ok1"', '"ok1"', '"ok2"', '"ok2"', '"ok2"']);
   });
 
+  it('registers no object for the parameter declarations of an old-style definition it misreads', () => {
+    // tree-sitter-c reads `int *errnum;` of this K&R definition as a file-scope
+    // declaration followed by a loose block; `errnum` is no object.
+    const r = rewrite(['# 1 "z.c"', 'static int kept;', 'const char *gzerror(file, errnum)', '    void *file;', '    int *errnum;', '{', '    return file ? "x" : (char *)errnum;', '}', 'int f(void) { return kept; }'].join('\n'));
+    expect(r.warnings.map((w) => `${w.file}:${w.line}`)).toEqual(['z.c:2']);
+    expect(r.text).not.toMatch(/__mw_s\w* .*errnum|&errnum|sizeof\(errnum\)/);
+    expect(r.text).toMatch(/sizeof\(kept\)/);
+  });
+
   it('warns about unparsable code at file scope in the user file only', () => {
     const r = rewrite('# 1 "/usr/include/x.h" 1 3 4\nint @@ sys;\n# 2 "t.c" 2\nint f(void) { return 0; }\nmain() { return 0; }\n');
     expect(r.warnings.map((w) => `${w.file}:${w.line}`)).toEqual(['t.c:3']);
