@@ -97,6 +97,17 @@ export async function clickEvent(page: Page, e: number, side: 'above' | 'heap' =
   await page.mouse.click(at.x, at.y);
 }
 
+/** Pixels of the chart's canvas that are not transparent: a drawn chart has tens of thousands. */
+export function paintedPixels(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const c = document.querySelector('canvas.plot') as HTMLCanvasElement;
+    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) n++;
+    return n;
+  });
+}
+
 export interface Viewer {
   browser: Browser;
   server: RunningServer;

@@ -12,7 +12,7 @@ import { htmlReport, jsonBlockText, scriptText, writeHtmlReport } from '../../gu
 import { TraceSession } from '../../gui/host/trace-session.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { buildReportTemplate, clickEvent, launch, openReportFile, shot } from './browser.js';
+import { buildReportTemplate, clickEvent, paintedPixels, launch, openReportFile, shot } from './browser.js';
 import { hostileTrace, IMG_NAME, SCRIPT_NAME, SECRET } from './hostile-trace.js';
 
 function eventAt(model: Model, kind: number, line: number): number {
@@ -63,13 +63,7 @@ describe('the HTML report of samples/linked-list.c', () => {
   test('opens from file:// offline, draws the chart and fetches nothing', async () => {
     expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { error: string | null } }).ccMemwrapView.error)).toBeNull();
     expect(await page.locator('#trace-name').textContent()).toContain(`${model.events.count} events`);
-    const painted = await page.evaluate(() => {
-      const c = document.querySelector('canvas.plot') as HTMLCanvasElement;
-      const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) n++;
-      return n;
-    });
+    const painted = await paintedPixels(page);
     expect(painted).toBeGreaterThan(20_000);
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);

@@ -8,7 +8,7 @@ import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { buildRenderer, clickEvent, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
+import { buildRenderer, clickEvent, paintedPixels, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
 
 /** The first event of `kind` recorded at `line` of the sample. */
 function eventAt(model: Model, kind: number, line: number): number {
@@ -41,13 +41,7 @@ describe('viewer on samples/linked-list.c', () => {
   afterAll(() => viewer?.close());
 
   test('the chart draws bars on the canvas, with axes and legend', async () => {
-    const painted = await page.evaluate(() => {
-      const c = document.querySelector('canvas.plot') as HTMLCanvasElement;
-      const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-      let n = 0;
-      for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) n++;
-      return n;
-    });
+    const painted = await paintedPixels(page);
     expect(painted).toBeGreaterThan(20_000);
     expect(await page.locator('svg.axes .tick').count()).toBeGreaterThan(5);
     expect(await page.locator('#legend').textContent()).toContain('allocation');
