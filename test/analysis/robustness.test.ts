@@ -5,6 +5,7 @@ import { dumpTraceText } from '../../analysis/dump.js';
 import type { Model } from '../../analysis/model.js';
 import { Bytes, K, S, TraceBuilder } from '../fixtures/trace-builder.js';
 import { DEMO_SITES, basicTrace, twoThreadsTrace } from '../fixtures/scenarios.js';
+import { rng } from '../support/random.js';
 
 const kindsOf = (m: Model): number[] => Array.from(m.events.kind);
 
@@ -24,17 +25,6 @@ function chunkStarts(bytes: Uint8Array): number[] {
   const out: number[] = [];
   for (let off = 64; off + 16 <= bytes.length; off += 16 + view.getUint32(off + 8, true)) out.push(off);
   return out;
-}
-
-/** Small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe('refused files', () => {

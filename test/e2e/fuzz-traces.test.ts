@@ -13,6 +13,7 @@ import { runReport } from '../../cli/report.js';
 import { decodeTrace, TraceRefusedError } from '../../analysis/trace/decode.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { buildInstrumented, programsDir, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
+import { rng } from '../support/random.js';
 
 const programs = [
   { source: path.join(samplesDir, 'linked-list.c'), args: [] },
@@ -36,17 +37,6 @@ beforeAll(() => {
     originals.push(new Uint8Array(readFileSync(traceOf(traces, ran.pid))));
   }
 });
-
-/** Small deterministic PRNG (mulberry32): the same damage on every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = seed;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A damaged copy: cut short, bytes changed, or both. */
 function damage(original: Uint8Array, random: () => number): Uint8Array {
