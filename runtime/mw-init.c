@@ -4,6 +4,7 @@
  * a last destructor for END), fatal signals, and fork.
  */
 #define _GNU_SOURCE 1
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -64,6 +65,35 @@ void _Exit(int status)
 {
   _exit(status);
 }
+
+/* quick_exit runs the at_quick_exit handlers and then libc's internal _exit,
+ * not ours.  So the status is kept here and libc's quick_exit called; the
+ * handler registered at start-up, run last, ends the trace after the
+ * program's own handlers have been recorded. */
+void quick_exit(int status)
+{
+  void *sym = dlsym(RTLD_NEXT, "quick_exit");
+  void (*real)(int);
+  mw_g.quick_status = status;
+  mw_g.quick_seen = 1;
+  if (sym) {
+    memcpy(&real, &sym, sizeof real); /* ISO C has no object-to-function cast */
+    real(status);
+  }
+  _exit(status); /* no libc quick_exit to find (a static link) */
+}
+
+static void mw_on_quick_exit(void *arg)
+{
+  (void)arg;
+  if (mw_g.quick_seen) mw_finish(mw_g.quick_status);
+}
+
+/* at_quick_exit itself lives in libc_nonshared.a, which the weak references
+ * of an embedded runtime copy (-c objects) would not pull in; what it calls
+ * is in libc.so. */
+int __cxa_at_quick_exit(void (*fn)(void *), void *dso);
+extern void *__dso_handle __attribute__((visibility("hidden")));
 
 /* Runs last among the program's destructors; exit() ran our on_exit
  * handler before, so the status is known (else on_exit finishes). */
@@ -147,7 +177,7 @@ static void mw_fork_child(void)
   t->chunks = 0;
   mw_g.threads = 0;
   mw_g.ended = 0;
-  mw_g.exit_seen = mw_g.dtor_seen = 0;
+  mw_g.exit_seen = mw_g.dtor_seen = mw_g.quick_seen = 0;
   mw_g.forked = 1;
   __atomic_store_n(&mw_g.state, MW_UNINIT, __ATOMIC_RELEASE);
 }
@@ -157,6 +187,7 @@ static void mw_fork_child(void)
 static void mw_hooks(void)
 {
   on_exit(mw_on_exit, NULL);
+  __cxa_at_quick_exit(mw_on_quick_exit, __dso_handle);
   mw_g.key_ok = pthread_key_create(&mw_g.key, mw_thread_dtor) == 0;
   pthread_atfork(mw_fork_prepare, mw_fork_parent, mw_fork_child);
   mw_install_signals();

@@ -123,6 +123,7 @@ struct mw_global {
   unsigned next_base;           /* next global site id (starts at 1) */
   int ended;                    /* END written */
   int exit_seen, exit_status, dtor_seen;
+  int quick_seen, quick_status;  /* quick_exit was called, with this status */
   pthread_key_t key;
   int key_ok;
   uint64_t start_mono;          /* CLOCK_MONOTONIC at start */

@@ -159,6 +159,15 @@ describe('stress', () => {
     expect(model.untrackedFrees.count).toBe(0);
   });
 
+  it('quick_exit: the at_quick_exit handler is recorded, then the run ends with its status', () => {
+    const { ran, model } = traced('quick');
+    expect({ stdout: ran.stdout, status: ran.status }).toEqual({ stdout: 'handler ran\n', status: 5 });
+    const [block, ...more] = blocksAllocatedAt(model, 'stress.c', at('char *p = malloc(50);'));
+    expect(more).toEqual([]);
+    expect(freedAt(model, block!)).toBe(at('free(p); /* at quick exit */'));
+    expect(model.end).toMatchObject({ how: 'exit', code: 5, complete: true });
+  });
+
   it.each([
     ['double', 'free(): double free detected in tcache 2', 'free(p); /* the second time */', 'char *volatile p = malloc(40);'],
     ['badfree', 'free(): invalid pointer', 'free(p); /* not a heap block */', null],

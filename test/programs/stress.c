@@ -10,6 +10,7 @@
  *   huge      one 1 GiB block, touched at both ends
  *   oom       malloc of 2 GiB under an address-space limit: NULL
  *   edges     realloc(p, 0) and free(NULL)
+ *   quick     quick_exit(5) with an at_quick_exit handler that allocates
  *   double    free of the same block twice (glibc aborts the program)
  *   badfree   free of a pointer to the stack (glibc aborts the program)
  *
@@ -163,6 +164,20 @@ static int edges(void)
   return 0;
 }
 
+static void on_quick_exit(void)
+{
+  char *p = malloc(50);
+  if (p) p[49] = 0;
+  free(p); /* at quick exit */
+  if (write(1, "handler ran\n", 12) != 12) abort();
+}
+
+static int quick(void)
+{
+  at_quick_exit(on_quick_exit);
+  quick_exit(5);
+}
+
 /* The pointers are volatile so that the compiler cannot see the mistake
  * and delete the calls (at -O2 it removes an unused malloc/free pair). */
 static int double_free(void)
@@ -196,8 +211,9 @@ int main(int argc, char **argv)
   if (!strcmp(mode, "huge")) return huge();
   if (!strcmp(mode, "oom")) return oom();
   if (!strcmp(mode, "edges")) return edges();
+  if (!strcmp(mode, "quick")) return quick();
   if (!strcmp(mode, "double")) return double_free();
   if (!strcmp(mode, "badfree")) return bad_free();
-  fprintf(stderr, "usage: stress threads|fork|signal|longjmp|deep|huge|oom|edges|double|badfree\n");
+  fprintf(stderr, "usage: stress threads|fork|signal|longjmp|deep|huge|oom|edges|quick|double|badfree\n");
   return 2;
 }
