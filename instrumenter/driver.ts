@@ -174,12 +174,14 @@ class Driver {
       // compiler writes its side file beside the object.
       // (Not with -flto: gcc then has no frame sizes to give and says so.)
       const stack = mode === 'compile' && !this.command.args.some((a) => a.startsWith('-flto')) ? this.frameSizeFlags() : null;
-      const compiled = this.cc([...flags, ...(stack?.flags ?? []), stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
-      if (statusOf(compiled) === 0) {
-        process.stderr.write(compiled.stderr);
+      const compileRewritten = (extra: string[]) => this.cc([...flags, ...extra, ...(stack?.flags ?? []), stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
+      const finish = (diagnostics: Buffer | string): number => {
+        process.stderr.write(diagnostics);
         if (stack) this.embedFrameSizes(target, stack, input.path);
         return embed ? this.embedRuntime(target, output) : 0;
-      }
+      };
+      const compiled = compileRewritten([]);
+      if (statusOf(compiled) === 0) return finish(compiled.stderr);
       // Is it the user's code or ours? Compile the original to find out.
       // An uninstrumented object gets the weak runtime too: otherwise its
       // calls to malloc, linked before an archive of instrumented objects,
@@ -197,6 +199,13 @@ class Driver {
         say(`error: the instrumented ${input.path} does not compile, although the original does (--mw-strict)`);
         return 1;
       }
+      // The rewritten unit is preprocessed text: GCC then also warns where it
+      // stays quiet inside macro expansions (-Waddress on cJSON's
+      // cJSON_SetNumberValue), and -Werror turns that into a failure. If
+      // only warnings failed it, keep the instrumented object and show the
+      // user the original's diagnostics, which are the ones their build has.
+      const lenient = compileRewritten(['-Wno-error']);
+      if (statusOf(lenient) === 0) return finish(original.stderr);
       say(`warning: the instrumented ${input.path} does not compile, although the original does; built it uninstrumented (--mw-keep keeps the rewritten text; --mw-strict makes this an error)`);
       process.stderr.write(original.stderr);
       return embed ? this.embedRuntime(fallbackTarget, output) : 0;

@@ -290,11 +290,9 @@ describe('diagnostics and failures', () => {
 
   it('the fallback keeps the dependency file of -MD -MT -MF (as CMake asks for it)', () => {
     const dir = scratch('fallback-deps');
-    // GCC hides -Waddress inside a macro expansion, but the preprocessed text
-    // has no macros left: the same test compiled from the .i warns, and
-    // -Werror turns that into the fallback (cJSON's tests do this).
-    writeFileSync(path.join(dir, 'macro.h'), '#define SET(o, v) ((o != 0) ? (o)->n = (v) : (v))\n');
-    writeFileSync(path.join(dir, 'macro.c'), '#include "macro.h"\nstruct s { int n; };\nint main(void) { struct s a[1]; SET(a, 3); return a->n - 3; }\n');
+    // A program that owns a name the inserted code needs: only the original compiles.
+    writeFileSync(path.join(dir, 'macro.h'), '#define FIVE 5\n');
+    writeFileSync(path.join(dir, 'macro.c'), '#include "macro.h"\nstatic int __mw_sites = FIVE;\nint main(void) { return __mw_sites - 5; }\n');
     const args = ['gcc', '-Wall', '-Werror', '-MD', '-MT', 'out/macro.o', '-MF', 'macro.o.d', '-c', 'macro.c', '-o', 'macro.o'];
     expect(run('gcc', args.slice(1), { cwd: dir }).status).toBe(0);
     const ours = run(wrapper, args, { cwd: dir });
@@ -303,16 +301,39 @@ describe('diagnostics and failures', () => {
     expect(readFileSync(path.join(dir, 'macro.o.d'), 'utf8')).toMatch(/^out\/macro\.o: macro\.c [^]*macro\.h/);
   });
 
+  it('warnings that only preprocessed text gets (hidden in macros) do not cost -Werror builds their instrumentation', () => {
+    const dir = scratch('macro-warning');
+    // GCC hides -Waddress inside a macro expansion, but the rewritten unit is
+    // preprocessed text with no macros left, so it warns (cJSON's tests).
+    writeFileSync(path.join(dir, 'macro.h'), '#define SET(o, v) ((o != 0) ? (o)->n = (v) : (v))\n');
+    writeFileSync(
+      path.join(dir, 'macro.c'),
+      '#include <stdlib.h>\n#include "macro.h"\nstruct s { int n; };\nint main(void) { struct s a[1]; int *p = malloc(4); SET(a, 3); free(p); return a->n - 3; }\n',
+    );
+    const args = ['gcc', '-Wall', '-Werror', 'macro.c', '-o', 'macro'];
+    const plain = run('gcc', args.slice(1), { cwd: dir });
+    expect(plain).toMatchObject({ status: 0, stderr: '' });
+    // The user's diagnostics are the original's (none), and the unit is instrumented.
+    expect(run(wrapper, args, { cwd: dir })).toMatchObject({ status: 0, stderr: '' });
+    const ran = runTraced(path.join(dir, 'macro'), [], path.join(dir, 'traces'));
+    expect(ran.status).toBe(0);
+    expect(tracedFunctions(traceOf(path.join(dir, 'traces'), ran.pid))).toEqual(expect.arrayContaining(['main']));
+    // --mw-strict, which checks the inserted code itself, still refuses it.
+    const strict = run(wrapper, ['--mw-strict', ...args.slice(0, -1), 'strict'], { cwd: dir });
+    expect(strict.status).not.toBe(0);
+    expect(strict.stderr).toMatch(/-Werror=address[^]*--mw-strict/);
+  });
+
   it('a fallback object that #includes a library source links before that library, as it does plainly', () => {
     const dir = scratch('fallback-archive');
     writeFileSync(path.join(dir, 'lib.c'), '#include <stdlib.h>\nint *make(void) { return malloc(sizeof(int)); }\n');
     // The test program carries its own copy of the library (cJSON's tests
-    // #include cJSON.c) and still names the archive on its link line; the
-    // macro-hidden -Waddress makes its instrumented unit fall back.
+    // #include cJSON.c) and still names the archive on its link line; a
+    // name the inserted code needs makes its instrumented unit fall back.
     writeFileSync(
       path.join(dir, 'test.c'),
-      '#include "lib.c"\n#define SET(o, v) ((o != 0) ? (o)->n = (v) : (v))\nstruct s { int n; };\n' +
-        'int main(void) { struct s a[1]; int *p = make(); SET(a, 3); free(p); return a->n - 3; }\n',
+      '#include "lib.c"\nstatic int __mw_sites = 3;\nstruct s { int n; };\n' +
+        'int main(void) { struct s a[1]; int *p = make(); a->n = __mw_sites; free(p); return a->n - 3; }\n',
     );
     must(wrapper, ['gcc', '-c', 'lib.c', '-o', 'lib.o'], { cwd: dir });
     must('ar', ['rcs', 'liblib.a', 'lib.o'], { cwd: dir });
