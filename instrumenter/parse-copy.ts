@@ -1,7 +1,7 @@
 // The text tree-sitter parses: the unit with its directive lines blanked and
-// the few GNU constructs tree-sitter-c cannot parse (statement attributes,
+// the few constructs tree-sitter-c cannot parse (GNU statement attributes,
 // type arguments of __builtin_va_arg and __builtin_offsetof, some keyword
-// spellings) overwritten in place. Every replacement has the length of what
+// spellings; unnamed bit-fields) overwritten in place. Every replacement has the length of what
 // it replaces and keeps its newlines, so offsets and rows equal the
 // original's; the edits never fall inside a replaced range.
 import { blankDirectives } from './linemarkers.js';
@@ -23,8 +23,16 @@ const TOKENS = new RegExp(
   'g',
 );
 
+/**
+ * An unnamed bit-field (`signed : 0;`, `unsigned int : 4;`), which
+ * tree-sitter-c cannot read: a struct member with no name, so nothing the
+ * rewrite looks at. Only built-in type words, as a typedef name before `:`
+ * could be a named field of type int.
+ */
+const UNNAMED_BITFIELD = /(?<=[;{]\s*)(?:(?:signed|unsigned|int|char|short|long|_Bool|const|volatile)\s+)*(?:signed|unsigned|int|char|short|long|_Bool)\s*:[^;{}]*;/g;
+
 export function makeParseCopy(text: string): string {
-  const blanked = blankDirectives(text);
+  const blanked = blankDirectives(text).replace(UNNAMED_BITFIELD, blank);
   const pieces: string[] = [];
   let copied = 0;
   const overwrite = (start: number, end: number, lead: string): void => {

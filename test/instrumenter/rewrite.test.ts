@@ -294,6 +294,17 @@ describe('code tree-sitter cannot parse', () => {
     expect(sitesOf(r.text).map((s) => s.split(', ')[3])).toEqual(['"ok1"', '"ok1"', '"ok1"', '"ok2"', '"ok2"', '"ok2"']);
   });
 
+  it('reads structs with unnamed bit-fields, whose objects and functions are then recorded', () => {
+    const r = rewrite(
+      ['# 1 "b.c"', 'struct S0 {', '   volatile unsigned f0 : 25;', '   signed : 0;', '   unsigned int : 4;', '   signed f1 : 10;', '};', 'static struct S0 g_s = {1, 2};', 'int f(void) { return g_s.f1; }'].join('\n'),
+    );
+    expect(r.warnings).toEqual([]);
+    expect(r.functions).toBe(1);
+    expect(r.text).toMatch(/sizeof\(g_s\)/);
+    // The text compiled is the original: the members are only hidden from the parser.
+    expect(r.text).toContain('   signed : 0;\n   unsigned int : 4;\n');
+  });
+
   it('registers no object for the parameter declarations of an old-style definition it misreads', () => {
     // tree-sitter-c reads `int *errnum;` of this K&R definition as a file-scope
     // declaration followed by a loose block; `errnum` is no object.
