@@ -30,12 +30,14 @@ export const VARIANTS: Variant[] = [
   { name: 'inline + index', means: 'inline stores, plus a live-block index and a look-up of each word of a freed block', defines: ['-DFLOOR_EXACT'], inline: true },
 ];
 
-/** The rewritten .mw.i files of a build through `cc-memwrap --mw-keep`. */
-export function rewrittenUnits(w: Workload, dir: string): string[] {
+/** Builds the instrumented program `out` through `cc-memwrap --mw-keep`
+ *  (keeping the temporaries changes nothing in it) and returns the
+ *  rewritten .mw.i files that build left. */
+export function instrumentedBuild(w: Workload, dir: string, out: string): string[] {
   const temp = path.join(dir, 'kept');
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp, { recursive: true });
-  w.build([wrapper, '--mw-keep', 'gcc'], path.join(dir, 'kept-build'), { env: { ...process.env, TMPDIR: temp } });
+  w.build([wrapper, '--mw-keep', 'gcc'], out, { env: { ...process.env, TMPDIR: temp } });
   const units: string[] = [];
   for (const kept of readdirSync(temp)) {
     for (const f of readdirSync(path.join(temp, kept))) if (f.endsWith('.mw.i')) units.push(path.join(temp, kept, f));
@@ -44,32 +46,44 @@ export function rewrittenUnits(w: Workload, dir: string): string[] {
   return units;
 }
 
-/** Entry and exit become the inline stores of floor-inline.h: its text goes
- *  on the line of the unit's site table, which follows memwrap.h's types. */
-function inlined(text: string): string {
-  const header = readFileSync(path.join(floorDir, 'floor-inline.h'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\n/g, ' ');
+/** Entry and exit become the inline stores of `header` (floor-inline.h on
+ *  one line): it goes on the line of the unit's site table, which follows
+ *  memwrap.h's types. */
+function inlined(text: string, header: string): string {
   const anchor = 'static struct __mw_unit __mw_u';
   const at = text.indexOf(anchor);
   if (at < 0) return text;
   return (text.slice(0, at) + header + text.slice(at)).replaceAll('cleanup(__mw_leave)', 'cleanup(floor_leave)').replaceAll('= __mw_enter(', '= floor_enter(');
 }
 
-export function buildVariant(w: Workload, units: string[], v: Variant, dir: string): string {
-  const out = path.join(dir, `floor-${v.name.replaceAll(/\W+/g, '-')}`);
-  const objects = units.map((unit, i) => {
+/** The units compiled once per shape (entry/exit as calls, or inline):
+ *  the variants of a shape differ only in the runtime they link. */
+function compileUnits(units: string[], inline: boolean, dir: string): string[] {
+  const shape = inline ? 'inline' : 'calls';
+  const header = inline ? readFileSync(path.join(floorDir, 'floor-inline.h'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\n/g, ' ') : '';
+  return units.map((unit, i) => {
     let source = unit;
-    if (v.inline) {
+    if (inline) {
       source = path.join(dir, `inline-${i}.i`);
-      writeFileSync(source, inlined(readFileSync(unit, 'utf8')));
+      writeFileSync(source, inlined(readFileSync(unit, 'utf8'), header));
     }
-    const object = `${out}-${i}.o`;
+    const object = path.join(dir, `${shape}-${i}.o`);
     sh('gcc', ['-O2', '-w', '-x', 'cpp-output', '-c', source, '-o', object]);
     return object;
   });
-  const runtime = `${out}-runtime.o`;
-  sh('gcc', ['-O2', ...v.defines, `-I${runtimeInclude}`, '-c', path.join(floorDir, 'floor-runtime.c'), '-o', runtime]);
-  sh('gcc', [...objects, runtime, '-o', out, ...w.libs]);
-  return out;
+}
+
+/** One program per VARIANTS entry, in that order. */
+export function floorPrograms(w: Workload, units: string[], dir: string): string[] {
+  const objects = new Map<boolean, string[]>();
+  return VARIANTS.map((v) => {
+    if (!objects.has(v.inline)) objects.set(v.inline, compileUnits(units, v.inline, dir));
+    const out = path.join(dir, `floor-${v.name.replaceAll(/\W+/g, '-')}`);
+    const runtime = `${out}-runtime.o`;
+    sh('gcc', ['-O2', ...v.defines, `-I${runtimeInclude}`, '-c', path.join(floorDir, 'floor-runtime.c'), '-o', runtime]);
+    sh('gcc', [...objects.get(v.inline)!, runtime, '-o', out, ...w.libs]);
+    return out;
+  });
 }
 
 export function floorTable(list: Workload[], runs: number, work: string): void {
@@ -82,9 +96,8 @@ export function floorTable(list: Workload[], runs: number, work: string): void {
     const plain = path.join(dir, 'plain');
     const inst = path.join(dir, 'instrumented');
     w.build(['gcc'], plain);
-    w.build([wrapper, 'gcc'], inst);
-    const units = rewrittenUnits(w, dir);
-    const exes = [plain, ...VARIANTS.map((v) => buildVariant(w, units, v, dir)), inst];
+    const units = instrumentedBuild(w, dir, inst);
+    const exes = [plain, ...floorPrograms(w, units, dir), inst];
     const times: number[][] = exes.map(() => []);
     const traces = path.join(dir, 'traces');
     for (let r = 0; r < runs; r++) {

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildVariant, rewrittenUnits, VARIANTS } from '../../bench/floor.js';
+import { floorPrograms, instrumentedBuild, VARIANTS } from '../../bench/floor.js';
 import { sh } from '../../bench/measure.js';
 import type { Workload } from '../../bench/workloads.js';
 import { packageRoot } from '../../instrumenter/package-root.js';
@@ -26,10 +26,11 @@ describe('benchmark floor', () => {
     const plain = path.join(dir, 'plain');
     workload.build(['gcc'], plain);
     const expected = spawnSync(plain, [], { encoding: 'utf8' });
-    const units = rewrittenUnits(workload, dir);
+    const units = instrumentedBuild(workload, dir, path.join(dir, 'instrumented'));
     expect(units.map((u) => path.basename(u))).toEqual(['linked-list.mw.i']);
-    for (const variant of VARIANTS) {
-      const ran = spawnSync(buildVariant(workload, units, variant, dir), [], { encoding: 'utf8' });
+    const programs = floorPrograms(workload, units, dir);
+    for (const [i, variant] of VARIANTS.entries()) {
+      const ran = spawnSync(programs[i]!, [], { encoding: 'utf8' });
       expect({ variant: variant.name, stdout: ran.stdout, status: ran.status }).toEqual({ variant: variant.name, stdout: expected.stdout, status: expected.status });
     }
   });
