@@ -4,17 +4,12 @@ import { dumpTraceText } from '../../analysis/dump.js';
 import { leaksAtExit } from '../../analysis/leaks.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { LeakClass } from '../../analysis/trace/format.js';
-import { DEMO_SITES } from '../fixtures/scenarios.js';
+import { studentMain } from '../fixtures/scenarios.js';
 import { TraceBuilder } from '../fixtures/trace-builder.js';
 
 /** A (reachable), B and C (direct, indirect: C linked from a freed block D), E freed. */
 function leaksTrace(opts: { partial?: boolean; extra?: boolean } = {}): { b: TraceBuilder; ids: Record<string, number> } {
-  const b = new TraceBuilder({ minor: 1, complete: true });
-  const t = b.thread(0);
-  t.threadBegin(1);
-  t.program('/home/student/demo', '/home/student');
-  t.unit(1, DEMO_SITES.map((s) => ({ ...s, file: `/home/student/${s.file}` })));
-  t.enter(1, 128);
+  const { b, t } = studentMain({ minor: 1, complete: true });
   const a = t.alloc({ site: 4, size: 24, addr: 0x1000 });
   const bb = t.alloc({ site: 9, size: 100, addr: 0x1020 });
   const c = t.alloc({ site: 4, size: 24, addr: 0x10a0 });

@@ -8,7 +8,7 @@ import { NONE } from '../../analysis/model.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { runReport } from '../../cli/report.js';
 import { capture } from '../fixtures/cli-capture.js';
-import { DEMO_SITES } from '../fixtures/scenarios.js';
+import { studentMain } from '../fixtures/scenarios.js';
 import { TraceBuilder } from '../fixtures/trace-builder.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
 
@@ -17,12 +17,7 @@ import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../s
  * D, whose linked set is {C}. C is never freed: A's free orphaned it, D's free found it already leaked.
  */
 function linkedTrace(): TraceBuilder {
-  const b = new TraceBuilder({ complete: true });
-  const t = b.thread(0);
-  t.threadBegin(1);
-  t.program('/home/student/demo', '/home/student');
-  t.unit(1, DEMO_SITES.map((s) => ({ ...s, file: `/home/student/${s.file}` })));
-  t.enter(1, 128);
+  const { b, t } = studentMain();
   const a = t.alloc({ site: 4, size: 24, addr: 0x1000 });
   const bb = t.alloc({ site: 4, size: 24, addr: 0x1020 });
   const c = t.alloc({ site: 9, size: 100, addr: 0x1040 });

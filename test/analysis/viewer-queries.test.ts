@@ -8,17 +8,11 @@ import { chartSeries, eventAtTime, eventClassMasks, MaskPyramid, MinMaxPyramid, 
 import { Kind } from '../../analysis/trace/format.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { staticSeries } from '../../analysis/timeline.js';
-import { DEMO_SITES, basicTrace } from '../fixtures/scenarios.js';
-import { TraceBuilder } from '../fixtures/trace-builder.js';
+import { basicTrace, studentMain } from '../fixtures/scenarios.js';
 
 /** main (128 B) → make_node (192 B) allocates A, B; main frees A whose set is {B}; B is never freed. */
 function listTrace(): Uint8Array {
-  const b = new TraceBuilder({ complete: true });
-  const t = b.thread(0);
-  t.threadBegin(1);
-  t.program('/home/student/demo', '/home/student');
-  t.unit(1, DEMO_SITES.map((s) => ({ ...s, file: `/home/student/${s.file}` })));
-  t.enter(1, 128); // 1
+  const { b, t } = studentMain(); // 1
   t.enter(3, 192); // 2
   const a = t.alloc({ site: 4, size: 24, addr: 0x1000 }); // 3
   const bb = t.alloc({ site: 4, size: 40, addr: 0x1020 }); // 4
