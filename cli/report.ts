@@ -1,5 +1,5 @@
 // `cc-memwrap report <trace>`: decode a trace and print what the run allocated, freed, leaked and peaked at, as text or JSON.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readTraceFile } from '../analysis/trace/read-file.js';
@@ -15,7 +15,7 @@ import {
   renderReport,
   renderTemporaries,
 } from '../analysis/report-text.js';
-import { BudgetError, checkBudgets, parseBudgetConfig, type BudgetCheck, type Budgets } from '../analysis/budgets.js';
+import { checkBudgets, type BudgetCheck, type Budgets } from '../analysis/budgets.js';
 import { DEFAULT_TEMPORARY_WITHIN, temporaries, type Temporaries } from '../analysis/temporaries.js';
 import { perCall, type PerCall } from '../analysis/per-call.js';
 import { IntervalError, intervalSeries, type IntervalSeries, type IntervalSpec } from '../analysis/timeline.js';
@@ -25,6 +25,7 @@ import { limitSnapshot, peaks, sourceLineText } from '../analysis/peak.js';
 import { linkedFrees, orphanedLeaks } from '../analysis/linked.js';
 import { leaksAtExit, type LeaksAtExit } from '../analysis/leaks.js';
 import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
+import { loadBudgetConfig } from './budget-config.js';
 import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
 import { renderStack, stackReport, type StackReport } from '../analysis/stack-report.js';
 import { loadStackInfo } from './stack-info.js';
@@ -151,13 +152,6 @@ function normalizeArgs(args: string[]): string[] {
     } else out.push(a);
   }
   return out;
-}
-
-/** The memwrap.json beside the traced program (its directory, relative paths against its cwd), or null. */
-function configPath(model: Model): string | null {
-  if (model.program === null || model.program.path === '') return null;
-  const dir = path.dirname(path.resolve(model.program.cwd || '/', model.program.path));
-  return path.join(dir, 'memwrap.json');
 }
 
 export async function runReport(args: string[], io: CliIo = processIo()): Promise<number> {
@@ -287,18 +281,14 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     return 2;
   }
   if (budgets === null) {
-    const config = configPath(model);
-    if (config !== null && existsSync(config)) {
-      try {
-        budgets = parseBudgetConfig(readFileSync(config, 'utf8'), config);
-        budgetSource = config;
-      } catch (e) {
-        progress.done();
-        const message = e instanceof BudgetError ? e.message : `${config}: ${(e as Error).message}`;
-        io.err(`cc-memwrap report: ${message.replace(/\s*\n\s*/g, ' ')}\n`);
-        return 2;
-      }
+    const config = loadBudgetConfig(model.program?.path ?? null, model.program?.cwd ?? null);
+    if (config.problem !== null) {
+      progress.done();
+      io.err(`cc-memwrap report: ${config.problem.replace(/\s*\n\s*/g, ' ')}\n`);
+      return 2;
     }
+    budgets = config.budgets;
+    budgetSource = config.source;
   }
   try {
     summary = summarize(model, { top });

@@ -1,8 +1,8 @@
 // One open trace as a viewer host holds it: its bytes, the source files it names and the root they are served from, and the budgets of a memwrap.json beside the traced program. Shared by the Electron main process and the local server.
-import { existsSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { BudgetError, parseBudgetConfig, type Budgets } from '../../analysis/budgets.js';
+import type { Budgets } from '../../analysis/budgets.js';
+import { loadBudgetConfig } from '../../cli/budget-config.js';
 import { parseHeader } from '../../analysis/trace/header.js';
 import { namedSources } from '../../analysis/trace/source-files.js';
 import { describeReadError } from '../../cli/io.js';
@@ -22,22 +22,6 @@ export interface SessionOptions {
 /** A trace that cannot be opened: the message is one line naming the file. */
 export class TraceOpenError extends Error {
   override name = 'TraceOpenError';
-}
-
-/** The memwrap.json beside the traced program (`cc-memwrap report` reads the same file). */
-function budgetConfigBeside(program: string | null, cwd: string | null): string | null {
-  if (program === null || program === '') return null;
-  return path.join(path.dirname(path.resolve(cwd || '/', program)), 'memwrap.json');
-}
-
-function loadBudgets(program: string | null, cwd: string | null): { budgets: Budgets | null; source: string | null; problem: string | null } {
-  const config = budgetConfigBeside(program, cwd);
-  if (config === null || !existsSync(config)) return { budgets: null, source: null, problem: null };
-  try {
-    return { budgets: parseBudgetConfig(readFileSync(config, 'utf8'), config), source: config, problem: null };
-  } catch (e) {
-    return { budgets: null, source: null, problem: e instanceof BudgetError ? e.message : `${config}: ${(e as Error).message}` };
-  }
 }
 
 export class TraceSession {
@@ -61,7 +45,7 @@ export class TraceSession {
     }
     const named = namedSources(bytes);
     const root = path.resolve(options.sourceRoot ?? named.cwd ?? path.dirname(abs));
-    const fromConfig = options.budgets ? { budgets: options.budgets, source: '--budget', problem: null } : loadBudgets(named.program, named.cwd);
+    const fromConfig = options.budgets ? { budgets: options.budgets, source: '--budget', problem: null } : loadBudgetConfig(named.program, named.cwd);
     const info: SessionInfo = {
       trace: { name: path.basename(abs), path: abs, bytes: bytes.byteLength },
       sourceRoot: root,
