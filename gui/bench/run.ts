@@ -10,6 +10,7 @@ import { startServer } from '../host/server.js';
 import { TraceSession } from '../host/trace-session.js';
 import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../host/html-report.js';
 import { pathToFileURL } from 'node:url';
+import { median } from '../../bench/measure.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -42,10 +43,6 @@ function recordTrace(events: number): string {
   return path.join(dir, 'workload.mwtrace');
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 const quantile = (xs: number[], q: number): number => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;

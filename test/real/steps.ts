@@ -5,6 +5,7 @@ import path from 'node:path';
 import { packageRoot } from '../../instrumenter/package-root.js';
 import { run, type Ran } from '../support/programs.js';
 import type { Step } from './projects.js';
+import { median } from '../../bench/measure.js';
 
 /** The environment of a recorded run: every instrumented process writes its
  *  trace into `traceDir`. PATH stays as it is (tcc's tests print it). */
@@ -82,12 +83,6 @@ function timed(f: () => Ran): number {
   const result = f();
   if (result.status !== 0) throw new Error(`timed run exited ${result.status ?? result.signal}:\n${result.stderr}`);
   return Number(process.hrtime.bigint() - start) / 1e6;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 /** Lines of the project's .c and .h files (as `wc -l` counts them). */
