@@ -131,7 +131,7 @@ describe('report --budget, memwrap.json, --fail-on, --interval', () => {
     expect(text.out).toContain('Budgets (--budget)');
     expect(text.out).toMatch(/heap ≤ 1\.0 KiB: max 1\.3 KiB at event 13, EXCEEDED in 1 range/);
     expect(text.out).toMatch(/static ≤ 1\.0 KiB: max 404 B at event 2, ok/);
-    expect(text.out).toMatch(/1,274 B|1\.2 KiB\s+3\s+demo\.c:10 main/);
+    expect(text.out).toMatch(/^\s+1\.2 KiB\s+3\s+demo\.c:10 main$/m);
     for (const line of text.out.split('\n')) expect(line.length).toBeLessThanOrEqual(80);
 
     const failing = await capture(runReport, [file, '--budget', 'heap=1K', '--fail-on', 'budget', '--json']);

@@ -13,6 +13,7 @@ import { capture } from '../fixtures/cli-capture.js';
 import { DEMO_SITES, basicTrace, twoThreadsTrace } from '../fixtures/scenarios.js';
 import { S, TraceBuilder } from '../fixtures/trace-builder.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
+import { skipAllWhen, skipWhen } from '../support/machine.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'mw-export-'));
 const basicFile = path.join(dir, 'basic.mwtrace');
@@ -22,6 +23,7 @@ const basic = decodeTrace(basicTrace().build());
 // ms_print --version prints "ms_print-3.19.0" on stderr and exits 255.
 const version = spawnSync('ms_print', ['--version'], { encoding: 'utf8' });
 const haveMsPrint = /ms_print-/.test(`${version.stdout ?? ''}${version.stderr ?? ''}`);
+const noMsPrint = haveMsPrint ? null : "Valgrind's ms_print is missing (test/run-all.sh installs valgrind)";
 
 /** ms_print on a Massif file's text; its exit status and output. */
 function msPrint(text: string, name = 'massif.out'): { status: number | null; out: string } {
@@ -121,7 +123,8 @@ describe('Massif', () => {
     }
   });
 
-  test.skipIf(!haveMsPrint)('the real ms_print reads it and shows the peak', () => {
+  test('the real ms_print reads it and shows the peak', (ctx) => {
+    skipWhen(ctx, noMsPrint);
     const r = msPrint(exportMassif(basic));
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain('Command:            /home/student/demo');
@@ -132,7 +135,8 @@ describe('Massif', () => {
     expect(r.out).toContain('(250B) 0x0: realloc (demo.c:16) in main');
   });
 
-  test.skipIf(!haveMsPrint)('two threads, and a trace with no events, are valid too', () => {
+  test('two threads, and a trace with no events, are valid too', (ctx) => {
+    skipWhen(ctx, noMsPrint);
     expect(msPrint(exportMassif(decodeTrace(twoThreadsTrace().build()))).status).toBe(0);
     const empty = new TraceBuilder({ complete: false });
     empty.thread(0).unit(1, DEMO_SITES);
@@ -223,7 +227,8 @@ describe('cc-memwrap export', () => {
 
 const haveGcc = spawnSync('gcc', ['--version']).status === 0;
 
-describe.skipIf(!haveGcc || !haveMsPrint)('end to end: samples/linked-list.c', () => {
+describe('end to end: samples/linked-list.c', () => {
+  skipAllWhen(haveGcc ? noMsPrint : 'gcc is missing');
   test('build, run, export massif, ms_print it', async () => {
     const work = scratch('export-linked-list');
     const exe = path.join(work, 'prog');

@@ -8,6 +8,8 @@ import { DEMO_SITES, basicTrace, twoThreadsTrace } from '../fixtures/scenarios.j
 import { rng } from '../support/random.js';
 
 const kindsOf = (m: Model): number[] => Array.from(m.events.kind);
+/** The record kinds that are events (UNIT, LINKED, TIME, PROGRAM and EXT are not). */
+const EVENT_KINDS = new Set<number>([K.THREAD_BEGIN, K.STATIC, K.ENTER, K.EXIT, K.UNWIND, K.ALLOC, K.FREE, K.REALLOC, K.END, K.THREAD_END, K.LOST]);
 
 function refusal(bytes: Uint8Array): string {
   try {
@@ -234,7 +236,14 @@ describe('corrupt data', () => {
       }
       try {
         const m = decodeTrace(bytes);
-        expect(m.events.count).toBeGreaterThanOrEqual(0);
+        // Whatever survives is a consistent model: every record is at least a byte, every event a known event kind,
+        // every block reference a row of the block table.
+        expect(m.events.count).toBeLessThanOrEqual(bytes.length);
+        for (let i = 0; i < m.events.count; i++) {
+          expect(EVENT_KINDS.has(m.events.kind[i]!)).toBe(true);
+          expect(m.events.newBlock[i]!).toBeLessThan(m.blocks.count);
+          expect(m.events.oldBlock[i]!).toBeLessThan(m.blocks.count);
+        }
         dumpTraceText(bytes);
         decoded++;
       } catch (e) {

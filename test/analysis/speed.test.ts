@@ -42,7 +42,7 @@ export function bigTrace(records: number, threads = 4): TraceBuilder {
   return b;
 }
 
-test('2 million records decode in well under 3 s', () => {
+test('2 million records decode with no accidental quadratic (a loose 15 s bound, not a speed target)', () => {
   const t0 = performance.now();
   const bytes = bigTrace(2_000_000).build();
   const t1 = performance.now();

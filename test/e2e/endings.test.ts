@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { NONE } from '../../analysis/model.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { Kind } from '../../analysis/trace/format.js';
 import { buildInstrumented, buildPlain, programsDir, reportJson, run, runTraced, scratch, traceOf } from '../support/programs.js';
@@ -85,5 +86,9 @@ describe('exit(3) from six frames deep', () => {
     expect(report.end).toMatchObject({ how: 'exit', code: 3, complete: true });
     const model = decodeTrace(readFileSync(trace));
     expect(model.problems.filter((p) => p.severity === 'error')).toEqual([]);
+    // Every frame is closed; main and deep(5) … deep(0) by the UNWIND that exit() recorded.
+    const closers = Array.from(model.frames.exit);
+    expect(closers).not.toContain(NONE);
+    expect(closers.filter((e) => model.events.kind[e] === Kind.UNWIND)).toHaveLength(1 + 6);
   });
 });

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runDump } from '../../cli/dump.js';
 import { runExport } from '../../cli/export.js';
 import { runReport } from '../../cli/report.js';
+import type { Model } from '../../analysis/model.js';
 import { decodeTrace, TraceRefusedError } from '../../analysis/trace/decode.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { buildInstrumented, programsDir, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
@@ -37,6 +38,22 @@ beforeAll(() => {
     originals.push(new Uint8Array(readFileSync(traceOf(traces, ran.pid))));
   }
 });
+
+/** The offset of the first byte where `damaged` differs from `original` (its length if it is only shorter). */
+function firstDifference(original: Uint8Array, damaged: Uint8Array): number {
+  for (let i = 0; i < damaged.length; i++) if (damaged[i] !== original[i]) return i;
+  return damaged.length;
+}
+
+/** The first `n` events of a model as rows of the columns a report reads. */
+function eventsOf(m: Model, n: number): string[] {
+  const e = m.events;
+  const rows: string[] = [];
+  for (let i = 0; i < n; i++) {
+    rows.push([e.kind[i], e.thread[i], e.site[i], e.value[i], e.stack[i], e.heapRequested[i], e.heapUsable[i], e.newBlock[i], e.oldBlock[i]].join(' '));
+  }
+  return rows;
+}
 
 /** A damaged copy: cut short, bytes changed, or both. */
 function damage(original: Uint8Array, random: () => number): Uint8Array {
@@ -66,6 +83,7 @@ describe('damaged real traces', () => {
     const random = rng(7);
     let refused = 0;
     let withErrors = 0;
+    let comparedPrefixes = 0;
     for (let i = 0; i < 400 * scale; i++) {
       const original = originals[i % originals.length]!;
       const bytes = damage(original, random);
@@ -79,13 +97,28 @@ describe('damaged real traces', () => {
         continue;
       }
       for (const p of model.problems.filter((q) => q.severity === 'error')) {
-        expect(p.message).toMatch(/^at offset 0x[0-9a-f]+ \(\d+\)|chunk|trace/);
+        if (p.offset === null) {
+          expect(p.message).toMatch(/^\d+ more problems like the above \([a-z-]+\) not shown$/);
+        } else {
+          expect(p.message).toMatch(/^at offset 0x[0-9a-f]+ \(\d+\)( \(thread \d+\))?: \S/);
+          expect(p.message.startsWith(`at offset 0x${p.offset.toString(16)} (${p.offset})`)).toBe(true);
+        }
       }
       if (model.problems.some((q) => q.severity === 'error')) withErrors++;
+      // Everything recorded before the first damaged byte reads exactly as from the undamaged file cut there
+      // (these programs are single-threaded, so their events are the thread's records in file order).
+      const first = firstDifference(original, bytes);
+      if (first >= 64) {
+        const prefix = decodeTrace(original.slice(0, first));
+        expect(model.events.count).toBeGreaterThanOrEqual(prefix.events.count);
+        expect(eventsOf(model, prefix.events.count)).toEqual(eventsOf(prefix, prefix.events.count));
+        comparedPrefixes++;
+      }
     }
     // The damage must really reach both outcomes, or the test tests nothing.
     expect(refused).toBeGreaterThan(0);
     expect(withErrors).toBeGreaterThan(0);
+    expect(comparedPrefixes).toBeGreaterThan(100);
   });
 
   it('every command answers a damaged trace with output or a clear message, never an internal error', async () => {

@@ -100,6 +100,18 @@ describe('8 threads × 100,000 allocations and frees', () => {
     expect(freedByWorker).toBe(800_000 - 8_000);
     expect(freedByMain).toBe(8_000);
     expect(model.threads).toHaveLength(9);
+    // A FREE recorded twice would only be a decoder warning and a free of no live block: count them outright.
+    let freesAtTheirLines = 0;
+    let untrackedFrees = 0;
+    for (let i = 0; i < model.events.count; i++) {
+      if (model.events.kind[i] !== Kind.FREE) continue;
+      if (model.events.oldBlock[i] === NONE) untrackedFrees++;
+      const line = siteInfo(model, model.events.site[i]!)?.line;
+      if (line === 26 || line === 41) freesAtTheirLines++;
+    }
+    expect(freesAtTheirLines).toBe(800_000);
+    expect(untrackedFrees).toBe(0);
+    expect(model.problems).toEqual([]);
   });
 });
 
