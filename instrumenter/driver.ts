@@ -265,7 +265,8 @@ function moveFile(from: string, to: string): void {
   }
 }
 
-export const DRIVER_HELP = `Options of cc-memwrap itself (before the compiler name):
+export const DRIVER_HELP = `Options of cc-memwrap itself (before or after the compiler name, e.g. in make's
+CFLAGS; they are never passed to the compiler):
   --mw-strict     fail when the instrumented file does not compile while the
                   original does (default: warn and build the original)
   --mw-keep       keep the preprocessed and rewritten .i files, say where
@@ -278,7 +279,35 @@ Environment:
   MEMWRAP_CACHE_DIR=dir  where the built runtime is cached
                          (default: $XDG_CACHE_HOME/cc-memwrap or ~/.cache/cc-memwrap)`;
 
-/** Runs `cc-memwrap [--mw-…] <compiler> <args…>`; returns the exit status. */
+/** Sets the option a `--mw-…` flag names; false for a flag cc-memwrap does not know. */
+function applyOwnFlag(flag: string, options: DriverOptions): boolean {
+  if (flag === '--mw-strict') options.strict = true;
+  else if (flag === '--mw-verbose') options.verbose = true;
+  else if (flag === '--mw-keep') options.keepTemps = true;
+  else if (flag === '--mw-branches') options.branches = true;
+  else return false;
+  return true;
+}
+
+/**
+ * Takes cc-memwrap's own `--mw-…` flags out of a compiler command line, wherever they stand: make and CMake put
+ * them in CFLAGS, after the compiler's name. Returns the rest, or the first unknown `--mw-` flag.
+ */
+function takeOwnFlags(args: readonly string[], options: DriverOptions): { rest: string[] } | { unknown: string } {
+  const rest: string[] = [];
+  for (const arg of args) {
+    if (!arg.startsWith('--mw-')) rest.push(arg);
+    else if (!applyOwnFlag(arg, options)) return { unknown: arg };
+  }
+  return { rest };
+}
+
+function unknownFlag(flag: string, compiler: string): number {
+  say(`unknown option ${flag} (see cc-memwrap --help); it is not passed to ${compiler}`);
+  return 2;
+}
+
+/** Runs `cc-memwrap [--mw-…] <compiler> <args…>` (our flags may also stand among the args); returns the exit status. */
 export function runDriver(argv: readonly string[]): number {
   const options: DriverOptions = {
     strict: process.env.MEMWRAP_STRICT === '1',
@@ -288,13 +317,8 @@ export function runDriver(argv: readonly string[]): number {
   };
   let i = 0;
   for (; i < argv.length && argv[i]!.startsWith('--mw-'); i++) {
-    const flag = argv[i]!;
-    if (flag === '--mw-strict') options.strict = true;
-    else if (flag === '--mw-verbose') options.verbose = true;
-    else if (flag === '--mw-keep') options.keepTemps = true;
-    else if (flag === '--mw-branches') options.branches = true;
-    else {
-      say(`unknown option ${flag} (see cc-memwrap --help)`);
+    if (!applyOwnFlag(argv[i]!, options)) {
+      say(`unknown option ${argv[i]!} (see cc-memwrap --help)`);
       return 2;
     }
   }
@@ -304,13 +328,22 @@ export function runDriver(argv: readonly string[]): number {
     return 2;
   }
   let args: string[];
+  let given: string[];
   try {
-    args = expandResponseFiles(argv.slice(i + 1));
+    const inline = takeOwnFlags(argv.slice(i + 1), options);
+    if ('unknown' in inline) return unknownFlag(inline.unknown, compiler);
+    const expanded = expandResponseFiles(inline.rest);
+    const fromFiles = takeOwnFlags(expanded, options);
+    if ('unknown' in fromFiles) return unknownFlag(fromFiles.unknown, compiler);
+    args = fromFiles.rest;
+    // Pass-through hands the compiler the arguments as given, response files unexpanded, unless one of those
+    // files held our flags: then it gets the expanded arguments without them.
+    given = fromFiles.rest.length === expanded.length ? inline.rest : args;
   } catch (error) {
     say((error as Error).message);
     return 2;
   }
-  const driver = new Driver(parseCommand(compiler, args), options, argv.slice(i + 1));
+  const driver = new Driver(parseCommand(compiler, args), options, given);
   try {
     return driver.run();
   } finally {

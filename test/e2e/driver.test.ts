@@ -52,6 +52,40 @@ describe('build systems', () => {
     expect((reportJson(trace) as { allocations: number }).allocations).toBeGreaterThanOrEqual(3);
   });
 
+  it('--mw- flags work wherever they stand: in make\'s CFLAGS, in CMake\'s launcher list, in a response file', () => {
+    const branchesIn = (trace: string): number => (must(wrapper, ['dump', trace]).stdout.match(/EXT BRANCH/g) ?? []).length;
+    const dir = copyProject('flags-anywhere');
+    // Without the flag the trace holds no branch; with it in CFLAGS, after the compiler's name, it does.
+    must('make', [`CC=${wrapper} gcc`, 'CFLAGS=-O2'], { cwd: dir });
+    const plainRun = runTraced(path.join(dir, 'shapes'), [], path.join(dir, 'traces-plain'));
+    expect(branchesIn(traceOf(path.join(dir, 'traces-plain'), plainRun.pid))).toBe(0);
+    const made = must('make', ['-B', `CC=${wrapper} gcc`, 'CFLAGS=-O2 --mw-branches'], { cwd: dir });
+    expect(made.stderr).toBe('');
+    const ran = runTraced(path.join(dir, 'shapes'), [], path.join(dir, 'traces'));
+    expect(ran.stdout).toBe('triangle has 3 sides\n');
+    expect(branchesIn(traceOf(path.join(dir, 'traces'), ran.pid))).toBeGreaterThan(0);
+
+    const build = path.join(dir, 'build');
+    // CMake runs the launcher only for compiles (not for its compiler check or the link), so its flags go in the
+    // launcher list rather than CMAKE_C_FLAGS.
+    must('cmake', ['-S', dir, '-B', build, `-DCMAKE_C_COMPILER_LAUNCHER=${wrapper};--mw-branches;--mw-strict`, '-DCMAKE_C_COMPILER=gcc']);
+    must('cmake', ['--build', build]);
+    const cmakeRun = runTraced(path.join(build, 'shapes'), [], path.join(dir, 'traces-cmake'));
+    expect(branchesIn(traceOf(path.join(dir, 'traces-cmake'), cmakeRun.pid))).toBeGreaterThan(0);
+
+    writeFileSync(path.join(dir, 'flags.rsp'), '--mw-branches -O1\n');
+    must(wrapper, ['gcc', '@flags.rsp', 'main.c', 'shapes.c', '-o', 'rsp'], { cwd: dir });
+    const rspRun = runTraced(path.join(dir, 'rsp'), [], path.join(dir, 'traces-rsp'));
+    expect(branchesIn(traceOf(path.join(dir, 'traces-rsp'), rspRun.pid))).toBeGreaterThan(0);
+    // Passed through untouched (-E), the flag still never reaches the compiler.
+    expect(must(wrapper, ['gcc', '-E', '--mw-branches', 'main.c'], { cwd: dir }).stdout).toBe(must('gcc', ['-E', 'main.c'], { cwd: dir }).stdout);
+
+    const unknown = run(wrapper, ['gcc', '-O2', '--mw-bogus', 'main.c'], { cwd: dir });
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toBe('cc-memwrap: unknown option --mw-bogus (see cc-memwrap --help); it is not passed to gcc\n');
+    expect(must(wrapper, ['--help']).stdout).toMatch(/before or after the compiler name, e\.g\. in make's\s+CFLAGS; they are never passed to the compiler/);
+  });
+
   it('-c objects link later through cc-memwrap, through plain gcc, and from an archive', () => {
     const dir = copyProject('separate');
     must(wrapper, ['--mw-strict', 'gcc', '-c', 'main.c', 'shapes.c'], { cwd: dir });
