@@ -96,10 +96,12 @@ export function renderReport(s: Summary, file: string): string {
       formatBytes(r.liveRequestedBytes),
       r.label,
     ]);
-    const used = Math.max(...rows.map((r) => r[0]!.length), 9) + Math.max(...rows.map((r) => r[1]!.length), 6) + Math.max(...rows.map((r) => r[2]!.length), 7);
+    // The third column counts every block still live when the run ended: leaks and still-reachable blocks alike.
+    const liveHeader = s.end.how === 'exit' ? 'live at exit' : 'live at end';
+    const used = Math.max(...rows.map((r) => r[0]!.length), 9) + Math.max(...rows.map((r) => r[1]!.length), 6) + Math.max(...rows.map((r) => r[2]!.length), liveHeader.length);
     const labelWidth = REPORT_WIDTH - 2 - used - 6;
     for (const r of rows) r[3] = fit(r[3]!, labelWidth);
-    out.push(...table(['requested', 'allocs', 'leaked', 'site'], rows, 3));
+    out.push(...table(['requested', 'allocs', liveHeader, 'site'], rows, 3));
   }
   return out.join('\n') + '\n';
 }
@@ -251,7 +253,7 @@ export function renderLeaks(leaks: LeaksAtExit, top: number): string {
   }
   for (const c of leaks.classes) {
     out.push(`  ${leakClassLabel(c.class)}: ${plural(c.count, 'block')}, ${formatBytes(c.bytes)}`);
-    if (c.class === 'reachable') continue; // reachable blocks are counted, not itemised
+    // Still-reachable blocks are listed by site too, as Valgrind's --show-reachable=yes does.
     for (const g of c.sites.slice(0, Math.max(0, top))) {
       out.push(fit(`    ${formatBytes(g.bytes).padStart(9)}  ${String(g.count).padStart(5)}  ${g.allocation.label}`, REPORT_WIDTH));
       const orphaning = new Set(g.blocks.filter((b) => b.orphanedBy !== null).map((b) => b.orphanedBy!.at.label));

@@ -74,6 +74,19 @@ describe('report --leaks and --fail-on leaks', () => {
     expect(run(process.execPath, [wrapper, 'report', trace, '--budget', 'heap=8K', '--fail-on', 'budget']).status).toBe(0);
   });
 
+  it('lists still-reachable blocks by site, and heads the top-sites column with what it counts', () => {
+    const trace = traced(path.join(programsDir, 'leaks.c'));
+    const text = run(process.execPath, [wrapper, 'report', trace, '--leaks']).stdout;
+    const reachable = text.slice(text.indexOf('still reachable:'));
+    // stdout's 4 KiB buffer (allocated inside libc by printf) is the fourth.
+    expect(reachable).toMatch(/^still reachable: 4 blocks, 4.1 KiB\n +4.0 KiB +1  main \(via libc\/uninstrumented\)\n/);
+    // One line per site under its class: the static root (15), the node it links (16), main's stack (27).
+    const lines = [...reachable.matchAll(/leaks\.c:(\d+) /g)].map((m) => Number(m[1]));
+    expect(lines.sort((a, b) => a - b)).toEqual([15, 16, 27]);
+    expect(text).toMatch(/requested +allocs +live at exit +site/);
+    expect(text).not.toMatch(/ leaked +site/);
+  });
+
   it('passes a run whose only live memory is still reachable (stdout’s buffer)', () => {
     const trace = traced(path.join(samplesDir, 'recursion.c'));
     const ran = run(process.execPath, [wrapper, 'report', trace, '--leaks', '--fail-on', 'leaks']);
