@@ -42,6 +42,10 @@ export function renderReport(s: Summary, file: string): string {
   field('Trace', fit(file, REPORT_WIDTH - 13 - traceInfo.length) + traceInfo);
   if (s.process.program !== null) field('Program', fit(s.process.program, REPORT_WIDTH - 13));
   field('Run', s.end.description);
+  if (!s.format.interposed) {
+    field('Recorded', 'allocations by instrumented code only: malloc was not interposed');
+    field('', '(a sanitizer owned it, or a host outside cc-memwrap loaded the code)');
+  }
   field('Threads', formatCount(s.threads.length));
   field('Events', formatCount(s.events));
   field(

@@ -30,7 +30,8 @@ export interface SiteRow {
 }
 
 export interface Summary {
-  format: { version: string; littleEndian: boolean; pointerSize: number };
+  /** `interposed`: the runtime defined malloc & co., so allocations inside libc and uninstrumented code are here too. */
+  format: { version: string; littleEndian: boolean; pointerSize: number; interposed: boolean };
   process: { pid: number; ppid: number; startTimeNs: string; program: string | null; cwd: string | null };
   end: {
     how: EndHowName;
@@ -171,7 +172,7 @@ export function summarize(model: Model, options: SummaryOptions = {}): Summary {
   const h = model.header;
   const errors = model.problems.filter((p) => p.severity === 'error').length;
   return {
-    format: { version: `${h.major}.${h.minor}`, littleEndian: h.littleEndian, pointerSize: h.pointerSize },
+    format: { version: `${h.major}.${h.minor}`, littleEndian: h.littleEndian, pointerSize: h.pointerSize, interposed: h.interposed },
     process: {
       pid: h.pid,
       ppid: h.ppid,

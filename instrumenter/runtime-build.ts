@@ -29,6 +29,34 @@ export function abiFlags(args: readonly string[]): string[] {
   return out;
 }
 
+/** Sanitizers that bring their own malloc: an interposer in the program would take the heap away from them. */
+const ALLOCATOR_OWNING_SANITIZERS = new Set(['address', 'hwaddress', 'thread', 'memory', 'leak']);
+
+/** The -fsanitize= checks in force at the end of the command line (later -fno-sanitize= lists switch them off). */
+export function sanitizers(args: readonly string[]): Set<string> {
+  const on = new Set<string>();
+  for (const arg of args) {
+    const m = /^-f(no-)?sanitize=(.*)$/.exec(arg);
+    if (!m) continue;
+    for (const name of m[2]!.split(',')) {
+      if (m[1]) on.delete(name);
+      else on.add(name);
+    }
+  }
+  return on;
+}
+
+/** Whether a sanitizer of this command owns malloc; the runtime is then built without its interposer (MW_INTERPOSE=0). */
+export function sanitizerOwnsAllocator(args: readonly string[]): boolean {
+  return [...sanitizers(args)].some((name) => ALLOCATOR_OWNING_SANITIZERS.has(name));
+}
+
+/** Flags for building the runtime: the command's ABI, and no interposer where a sanitizer owns malloc. Frame
+ *  pointers then too: the sanitizer's fast unwinder walks them from its malloc, through ours, to the user's line. */
+function runtimeFlags(args: readonly string[]): string[] {
+  return [...abiFlags(args), ...(sanitizerOwnsAllocator(args) ? ['-DMW_INTERPOSE=0', '-fno-omit-frame-pointer'] : [])];
+}
+
 export interface RuntimeObjects {
   /** All runtime objects in one relocatable object, linked into programs. */
   strong: string;
@@ -97,7 +125,7 @@ export function objcopyFor(compiler: string): string {
  *  needed. Concurrent builds (make -j) each build privately and the first
  *  rename wins, so nobody ever sees a half-written runtime. */
 export function ensureRuntime(compiler: string, userArgs: readonly string[], log?: (line: string) => void): RuntimeObjects {
-  const flags = abiFlags(userArgs);
+  const flags = runtimeFlags(userArgs);
   const dir = path.join(cacheRoot(), cacheKey(compiler, flags));
   const objects = { strong: path.join(dir, 'memwrap.o'), weak: path.join(dir, 'memwrap-weak.o') };
   if (existsSync(objects.strong) && existsSync(objects.weak)) return objects;

@@ -101,7 +101,7 @@ int mw_thread_start(struct mw_thread *t)
   if (!t->stack_base) mw_stack_setup(t);
   t->index = __atomic_fetch_add(&mw_g.threads, 1, __ATOMIC_RELAXED);
   t->seq = 0;
-  t->last_addr = 0;
+  t->last_addr_inv = ~(uintptr_t)0;
   t->last_depth = 0;
   t->last_branch = 0;
   t->dtor_rounds = 0;

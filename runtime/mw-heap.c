@@ -4,7 +4,7 @@
  * pointers are recorded too, with the "interposed" flag and site 0).
  *
  * Both call glibc's real allocator (__libc_malloc & co.) directly, so nothing
- * is counted twice.  Order of work, per TRACE-FORMAT.md: a new block's
+ * is counted twice (unless built without the interposer, see MW_INTERPOSE).  Order of work, per TRACE-FORMAT.md: a new block's
  * sequence number is drawn after the allocator returned it; an ending block
  * leaves the index, is scanned for linked blocks and draws its number before
  * it goes back to the allocator.  While the thread is busy (recording, or the
@@ -51,8 +51,8 @@ static inline unsigned char *mw_put_addr(struct mw_thread *t, unsigned char *p, 
 {
   uintptr_t a = (uintptr_t)ptr;
   size_t usable = malloc_usable_size(ptr);
-  p = mw_put_s(p, (int64_t)((uint64_t)a - (uint64_t)t->last_addr));
-  t->last_addr = a;
+  p = mw_put_s(p, (int64_t)((uint64_t)a - (uint64_t)~t->last_addr_inv));
+  t->last_addr_inv = ~a;
   return mw_put_u(p, usable > req ? usable - req : 0);
 }
 
@@ -109,7 +109,7 @@ static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, uint
     flags |= MW_F_UNTRACKED;
     r = NULL;
   } else {
-    r = __libc_realloc(p, n);
+    r = MW_REAL(realloc)(p, n);
     if (!r) {
       if (known) mw_index_insert((uintptr_t)p, b.id, b.size); /* still live */
       if (!p) return NULL; /* a failed malloc: nothing recorded */
@@ -144,7 +144,7 @@ static int mw_real_posix_memalign(void **out, size_t al, size_t n)
 {
   if (al % sizeof(void *) != 0 || (al & (al - 1)) != 0 || al == 0) return EINVAL;
   int saved = errno;
-  void *p = __libc_memalign(al, n);
+  void *p = MW_REAL(memalign)(al, n);
   errno = saved;
   if (!p) return ENOMEM;
   *out = p;
@@ -164,7 +164,7 @@ static int mw_mul_overflows(size_t a, size_t b, size_t *out)
 static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t n)
 {
   struct mw_thread *t = mw_heap_begin();
-  void *p = __libc_malloc(n);
+  void *p = MW_REAL(malloc)(n);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
@@ -174,7 +174,7 @@ static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uint
 static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t nmemb, size_t size)
 {
   struct mw_thread *t = mw_heap_begin();
-  void *p = __libc_calloc(nmemb, size);
+  void *p = MW_REAL(calloc)(nmemb, size);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, nmemb * size);
   mw_heap_end(t);
@@ -184,7 +184,7 @@ static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uint
 static void *mw_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t al, size_t n)
 {
   struct mw_thread *t = mw_heap_begin();
-  void *p = __libc_memalign(al, n);
+  void *p = MW_REAL(memalign)(al, n);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
@@ -204,7 +204,7 @@ static int mw_posix_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn
 static void *mw_valloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t n, int page_rounded)
 {
   struct mw_thread *t = mw_heap_begin();
-  void *p = page_rounded ? __libc_pvalloc(n) : __libc_valloc(n);
+  void *p = page_rounded ? MW_REAL(pvalloc)(n) : MW_REAL(valloc)(n);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
@@ -227,7 +227,7 @@ static void mw_free_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr
   } else {
     mw_pass_through_end(p);
   }
-  __libc_free(p);
+  MW_REAL(free)(p);
 }
 
 static void *mw_realloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void *p, size_t n)
@@ -235,11 +235,11 @@ static void *mw_realloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uin
   struct mw_thread *t = mw_heap_begin();
   if (!t) {
     mw_pass_through_end(p);
-    return __libc_realloc(p, n);
+    return MW_REAL(realloc)(p, n);
   }
   void *r = mw_do_realloc(t, MW_SITE(t), fn, ra, p, n);
   mw_heap_end(t);
-  if (p && n == 0) return __libc_realloc(p, 0); /* recorded as freed above */
+  if (p && n == 0) return MW_REAL(realloc)(p, 0); /* recorded as freed above */
   return r;
 }
 
@@ -325,6 +325,7 @@ char *__mw_strndup(struct __mw_unit *u, unsigned site, const char *s, size_t n)
 }
 
 /* ---- the interposed allocator ---- */
+#if MW_INTERPOSE
 /* The caller's return address, taken in the interposed function itself. */
 #define MW_RA ((uintptr_t)__builtin_return_address(0))
 
@@ -352,3 +353,4 @@ int posix_memalign(void **memptr, size_t alignment, size_t size)
 void *memalign(size_t alignment, size_t size) { return mw_memalign_as(NULL, 0, MW_SITE_MEMALIGN, MW_RA, alignment, size); }
 void *valloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_VALLOC, MW_RA, size, 0); }
 void *pvalloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_PVALLOC, MW_RA, size, 1); }
+#endif /* MW_INTERPOSE */

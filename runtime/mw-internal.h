@@ -78,7 +78,8 @@ struct mw_thread {
   uintptr_t stack_base;
   uintptr_t depth_cap;          /* depths at or past this are another stack */
   uintptr_t last_depth;
-  uintptr_t last_addr;
+  uintptr_t last_addr_inv;       /* ~address of the last block written: a sanitizer's leak checker scanning
+                                 * thread-local memory must not take it for a pointer to that block */
   unsigned last_branch;         /* site of the thread's previous BRANCH */
   uint64_t seq;
   uint64_t last_time;           /* CLOCK_MONOTONIC ns of the last TIME */
@@ -359,7 +360,23 @@ void mw_write_caller(struct mw_thread *t, uintptr_t ra);
 int mw_init(void);
 int mw_gettid(void);
 
-/* ---- glibc's allocator underneath (exported by libc.so.6) ---- */
+/* ---- the allocator underneath ----
+ * MW_INTERPOSE (default 1): the runtime defines malloc & co. itself, so
+ * allocations inside libc and uninstrumented code are recorded too, and calls
+ * glibc's allocator (exported by libc.so.6) underneath.  Built with
+ * -DMW_INTERPOSE=0 when something else must own malloc: a sanitizer whose
+ * allocator has to see every block (an interposer in the program would hide
+ * the heap from it), or the shared runtime of an instrumented library loaded
+ * into a host that is not ours.  Then only the rewritten calls are recorded,
+ * through the public names, and the trace header says so (flag bit 1). */
+#ifndef MW_INTERPOSE
+#define MW_INTERPOSE 1
+#endif
+#if MW_INTERPOSE
+#define MW_REAL(f) __libc_##f
+#else
+#define MW_REAL(f) f
+#endif
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
 extern void *__libc_realloc(void *, size_t);

@@ -238,7 +238,7 @@ int mw_trace_open(void)
   memcpy(hd + 10, &minor, 2);
   memcpy(hd + 12, &bom, 4);
   hd[16] = (unsigned char)sizeof(void *);
-  hd[17] = 0;
+  hd[17] = MW_INTERPOSE ? 0 : 2; /* bit 1: the allocator was not interposed */
   memcpy(hd + 18, &hsize, 2);
   memcpy(hd + 20, &pid, 4);
   memcpy(hd + 24, &ppid, 4);

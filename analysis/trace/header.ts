@@ -9,6 +9,9 @@ export interface TraceHeader {
   pointerSize: number;
   /** Header flag bit 0: set last by a normal exit, after the END record. */
   complete: boolean;
+  /** Header flag bit 1 clear: the runtime interposed malloc & co., so allocations inside libc and uninstrumented
+   *  code are in the trace too. Set when a sanitizer owned the allocator or a shared runtime served a plain host. */
+  interposed: boolean;
   /** Where the first chunk starts. */
   headerSize: number;
   pid: number;
@@ -77,6 +80,7 @@ export function parseHeader(bytes: Uint8Array): TraceHeader {
     littleEndian,
     pointerSize: view.getUint8(16),
     complete: (view.getUint8(17) & 1) !== 0,
+    interposed: (view.getUint8(17) & 2) === 0,
     headerSize,
     pid: view.getUint32(20, littleEndian),
     ppid: view.getUint32(24, littleEndian),

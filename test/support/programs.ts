@@ -66,9 +66,9 @@ export function buildInstrumented(cc: string, flags: string[], sources: string[]
 }
 
 /** Runs an instrumented program with its traces going to `traceDir`. */
-export function runTraced(exe: string, args: string[], traceDir: string, options: { input?: string; cwd?: string } = {}): Ran {
+export function runTraced(exe: string, args: string[], traceDir: string, options: { input?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): Ran {
   mkdirSync(traceDir, { recursive: true });
-  return run(exe, args, { ...options, env: { ...process.env, MEMWRAP_TRACE: path.join(traceDir, '%p.mwtrace') } });
+  return run(exe, args, { ...options, env: { ...process.env, ...options.env, MEMWRAP_TRACE: path.join(traceDir, '%p.mwtrace') } });
 }
 
 /** The trace file a process wrote into `traceDir`. */
