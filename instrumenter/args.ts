@@ -52,8 +52,8 @@ export interface Command {
   mode: Mode;
   /** Argument of -o, with its index, or null. */
   output: { path: string; index: number } | null;
-  /** True when the link produces a shared library or a relocatable object. */
-  linksLibrary: boolean;
+  /** What a link makes: a program, a shared object (-shared) or a relocatable object (-r). */
+  links: 'program' | 'shared' | 'relocatable';
   dependencies: { md: boolean; mmd: boolean; mf: string | null; targets: string[] };
 }
 
@@ -119,8 +119,8 @@ export function parseCommand(compiler: string, args: readonly string[]): Command
   else if (flags.has('-S')) mode = 'assemble';
   else if (flags.has('-c')) mode = 'compile';
   else mode = 'link';
-  const linksLibrary = flags.has('-shared') || flags.has('-r');
-  return { compiler, args: [...args], inputs, mode, output, linksLibrary, dependencies: deps };
+  const links = flags.has('-r') ? 'relocatable' : flags.has('-shared') ? 'shared' : 'program';
+  return { compiler, args: [...args], inputs, mode, output, links, dependencies: deps };
 }
 
 /** Arguments that are neither inputs nor -o/-x (and their values). */

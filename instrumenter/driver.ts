@@ -18,7 +18,7 @@ import {
   type Input,
 } from './args.js';
 import { expandResponseFiles } from './response-files.js';
-import { abiFlags, ensureRuntime, headerPath, objcopyFor } from './runtime-build.js';
+import { abiFlags, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 
@@ -107,18 +107,35 @@ class Driver {
         objects.set(input.index, object);
       }
     }
-    const extra: string[] = [];
-    if (!this.command.linksLibrary) {
-      const runtime = this.runtime();
-      if (!runtime) return 1;
-      extra.push(runtime.strong, '-pthread');
-    }
+    const extra = this.runtimeLinkArguments();
+    if (extra === null) return 1;
     return statusOf(this.cc([...linkArguments(this.command, objects), ...extra]));
   }
 
+  /** What a link adds: a program gets the runtime and exports its symbols (so an instrumented shared object it
+   *  loads later uses this runtime); a shared object depends on libmemwrap.so instead, so that a host that is not
+   *  instrumented can load it; a relocatable (-r) link gets nothing. Null when the runtime cannot be built. */
+  private runtimeLinkArguments(): string[] | null {
+    const args = this.command.args;
+    if (this.command.links === 'relocatable') return [];
+    if (this.command.links === 'shared') {
+      const shared = this.built(() => ensureSharedRuntime(this.command.compiler, args, this.options.verbose ? say : undefined));
+      return shared && [shared.module, shared.library, `-Wl,-rpath,${shared.dir}`, '-pthread'];
+    }
+    const runtime = this.runtime();
+    if (!runtime) return null;
+    const exported = args.some((a) => a === '-static' || a === '-static-pie') ? [] : [`-Wl,--dynamic-list=${runtimeExportsList}`];
+    return [runtime.strong, '-pthread', ...exported];
+  }
+
   private runtime(): ReturnType<typeof ensureRuntime> | null {
+    return this.built(() => ensureRuntime(this.command.compiler, this.command.args, this.options.verbose ? say : undefined));
+  }
+
+  /** Runs a runtime build; its failure is said, and gives null. */
+  private built<T>(build: () => T): T | null {
     try {
-      return ensureRuntime(this.command.compiler, this.command.args, this.options.verbose ? say : undefined);
+      return build();
     } catch (error) {
       say((error as Error).message);
       return null;

@@ -80,6 +80,17 @@ function runtimeSources(): string[] {
     .map((name) => path.join(runtimeDir, name));
 }
 
+/** Every source and header under runtime/, so any change to one builds the runtime anew. */
+function runtimeFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((entry) => {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) return runtimeFiles(file);
+      return /\.[ch]$/.test(entry.name) ? [file] : [];
+    });
+}
+
 function resolveCompiler(compiler: string): string {
   if (compiler.includes('/')) return path.resolve(compiler);
   for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
@@ -100,7 +111,7 @@ function cacheKey(compiler: string, flags: string[]): string {
     // Not a file we can stat (a shell function, say): the name alone keys it.
   }
   hash.update(JSON.stringify(flags));
-  for (const file of [...runtimeSources(), headerPath]) {
+  for (const file of runtimeFiles(runtimeDir)) {
     hash.update(file);
     hash.update(readFileSync(file));
   }
@@ -121,27 +132,16 @@ export function objcopyFor(compiler: string): string {
   return name || 'objcopy';
 }
 
-/** Returns the cached runtime for this compiler and ABI, building it first if
- *  needed. Concurrent builds (make -j) each build privately and the first
- *  rename wins, so nobody ever sees a half-written runtime. */
-export function ensureRuntime(compiler: string, userArgs: readonly string[], log?: (line: string) => void): RuntimeObjects {
-  const flags = runtimeFlags(userArgs);
-  const dir = path.join(cacheRoot(), cacheKey(compiler, flags));
-  const objects = { strong: path.join(dir, 'memwrap.o'), weak: path.join(dir, 'memwrap-weak.o') };
-  if (existsSync(objects.strong) && existsSync(objects.weak)) return objects;
-
+/** Builds into a private folder and renames it to `dir`, unless `dir` already holds every file of `made`.
+ *  Concurrent builds (make -j) each build privately and the first rename wins, so nobody ever sees a
+ *  half-written runtime. */
+function cached<T extends Record<string, string>>(dir: string, made: T, build: (work: string) => void): T {
+  if (Object.values(made).every((file) => existsSync(file))) return made;
   mkdirSync(cacheRoot(), { recursive: true });
   const work = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
   mkdirSync(work, { recursive: true });
   try {
-    log?.(`building the runtime for ${compiler} ${flags.join(' ')} in ${dir}`);
-    const parts = runtimeSources().map((source) => {
-      const object = path.join(work, path.basename(source, '.c') + '.o');
-      run(compiler, [...flags, '-O2', '-g', '-c', `-I${runtimeDir}`, source, '-o', object], 'building the runtime');
-      return object;
-    });
-    run(compiler, [...flags, '-r', '-nostdlib', ...parts, '-o', path.join(work, 'memwrap.o')], 'combining the runtime');
-    run(objcopyFor(compiler), ['--weaken', path.join(work, 'memwrap.o'), path.join(work, 'memwrap-weak.o')], 'weakening the runtime');
+    build(work);
     try {
       renameSync(work, dir);
     } catch {
@@ -150,5 +150,57 @@ export function ensureRuntime(compiler: string, userArgs: readonly string[], log
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  return objects;
+  return made;
 }
+
+/** Compiles each runtime source into `work`; returns the objects. */
+function compileRuntime(compiler: string, flags: string[], work: string): string[] {
+  return runtimeSources().map((source) => {
+    const object = path.join(work, path.basename(source, '.c') + '.o');
+    run(compiler, [...flags, '-O2', '-g', '-c', `-I${runtimeDir}`, source, '-o', object], 'building the runtime');
+    return object;
+  });
+}
+
+/** Returns the cached runtime for this compiler and ABI, building it first if needed. */
+export function ensureRuntime(compiler: string, userArgs: readonly string[], log?: (line: string) => void): RuntimeObjects {
+  const flags = runtimeFlags(userArgs);
+  const dir = path.join(cacheRoot(), cacheKey(compiler, flags));
+  const objects = { strong: path.join(dir, 'memwrap.o'), weak: path.join(dir, 'memwrap-weak.o') };
+  return cached(dir, objects, (work) => {
+    log?.(`building the runtime for ${compiler} ${flags.join(' ')} in ${dir}`);
+    const parts = compileRuntime(compiler, flags, work);
+    run(compiler, [...flags, '-r', '-nostdlib', ...parts, '-o', path.join(work, 'memwrap.o')], 'combining the runtime');
+    run(objcopyFor(compiler), ['--weaken', path.join(work, 'memwrap.o'), path.join(work, 'memwrap-weak.o')], 'weakening the runtime');
+  });
+}
+
+export interface SharedRuntime {
+  /** The runtime as a shared library (soname libmemwrap.so), which instrumented shared objects depend on. */
+  library: string;
+  /** Its folder, for the objects' RUNPATH. */
+  dir: string;
+  /** Linked into each such object: hands the object's units and statics to the process's runtime. */
+  module: string;
+}
+
+/** The runtime for shared objects linked through cc-memwrap, built on first need (most builds never link one).
+ *  Position-independent, and without the interposer: a host that is not instrumented has loaded libc's malloc
+ *  before it, so an interposer there would never be called. */
+export function ensureSharedRuntime(compiler: string, userArgs: readonly string[], log?: (line: string) => void): SharedRuntime {
+  const flags = [...runtimeFlags(userArgs).filter((f) => !/^(-DMW_INTERPOSE=0|-f(no-)?(pic|PIC|pie|PIE))$/.test(f)), '-fPIC', '-DMW_INTERPOSE=0'];
+  const dir = path.join(cacheRoot(), `${cacheKey(compiler, flags)}-shared`);
+  const made = { library: path.join(dir, 'libmemwrap.so'), module: path.join(dir, 'memwrap-module.o') };
+  cached(dir, made, (work) => {
+    log?.(`building the shared runtime for ${compiler} ${flags.join(' ')} in ${dir}`);
+    const parts = compileRuntime(compiler, flags, work);
+    run(compiler, [...flags, '-shared', '-Wl,-soname,libmemwrap.so', ...parts, '-pthread', '-o', path.join(work, 'libmemwrap.so')], 'linking the shared runtime');
+    const module = path.join(runtimeDir, 'module', 'mw-module.c');
+    run(compiler, [...flags, '-O2', '-g', '-c', `-I${runtimeDir}`, module, '-o', path.join(work, 'memwrap-module.o')], 'building the runtime');
+  });
+  return { ...made, dir };
+}
+
+/** The dynamic-symbol list a program linked through cc-memwrap exports: the runtime's symbols, so an
+ *  instrumented shared object loaded later (dlopen) binds to the program's runtime rather than start its own. */
+export const runtimeExportsList = path.join(runtimeDir, 'exports.list');

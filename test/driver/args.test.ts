@@ -44,7 +44,7 @@ describe('parseCommand', () => {
     expect(parseCommand('gcc', ['-v']).mode).toBe('no-input');
     expect(parseCommand('gcc', ['--version']).mode).toBe('no-input');
     expect(parseCommand('gcc', ['-x', 'c', '-']).inputs[0]!.kind).toBe('stdin');
-    expect(parseCommand('gcc', ['-shared', 'a.o', '-o', 'l.so']).linksLibrary).toBe(true);
+    expect(parseCommand('gcc', ['-shared', 'a.o', '-o', 'l.so']).links).toBe('shared');
   });
 });
 
