@@ -2,17 +2,14 @@
 // separates leaking from freeing paths (with its source line), and the end of one path of each kind.
 import type { LeakCauses, PathStep, PlainLeakSite, SourcePlace, SuspectSite } from './leak-causes.js';
 import { siteLocation } from './sites.js';
+import type { SourceLines, TextView } from './report-text.js';
 
 /** Steps of each example path shown in the text (the JSON has them all). */
 const PATH_STEPS_SHOWN = 10;
 
 /** `source(file, line)` gives the trimmed source line, or null; `relativeTo` shortens file names (the run's cwd). */
-export function renderLeakCauses(
-  causes: LeakCauses,
-  top: number,
-  source: ((file: string, line: number) => string | null) | null,
-  relativeTo: string | null,
-): string {
+export function renderLeakCauses(causes: LeakCauses, view: TextView): string {
+  const { top, source, relativeTo } = view;
   const where = (p: SourcePlace): string => siteLocation({ kind: 0, file: p.file, line: p.line, func: null, name: null }, relativeTo);
   const lines: string[] = [''];
   const n = causes.suspects.length;
@@ -26,7 +23,7 @@ export function renderLeakCauses(
   return lines.join('\n') + '\n';
 }
 
-function renderSuspect(s: SuspectSite, where: (p: SourcePlace) => string, source: ((file: string, line: number) => string | null) | null): string[] {
+function renderSuspect(s: SuspectSite, where: (p: SourcePlace) => string, source: SourceLines | null): string[] {
   const out = [`  ${allocationLabel(s, where)}: freed ${s.freed}, leaked ${s.leaked}`];
   if (s.commonFunction !== null) out.push(`    lowest common function: ${s.commonFunction.function} (${where(s.commonFunction)})`);
   if (s.culprit !== null) {

@@ -8,9 +8,26 @@ import type { LinkedFree } from './linked.js';
 import { leakClassLabel, type LeaksAtExit } from './leaks.js';
 import type { PeakGroup, PeakSnapshot } from './peak.js';
 import type { Summary } from './summary.js';
+import type { ReportResult } from './report.js';
+import { renderStack } from './stack-report.js';
+import { renderLeakCauses } from './leak-causes-text.js';
 import { formatBytes, formatCount, plural } from './units.js';
 
 export const REPORT_WIDTH = 80;
+
+/** A source line for a file and line number (trimmed), or null when it cannot be read. */
+export type SourceLines = (file: string, line: number) => string | null;
+
+/**
+ * What every section renderer takes beside its section: how many rows to list, where to find the source lines it
+ * quotes (null: quote none), and the directory file names are shown relative to (the run's working directory).
+ * Each returns its text from a blank line and its heading to a final newline, so sections concatenate.
+ */
+export interface TextView {
+  top: number;
+  source: SourceLines | null;
+  relativeTo: string | null;
+}
 
 /** Cuts `s` to `width` columns, keeping its end (file:line and names matter more than leading directories). */
 function fit(s: string, width: number): string {
@@ -32,7 +49,29 @@ function at(event: number | null): string {
   return event === null ? '' : ` at event ${formatCount(event)}`;
 }
 
-/** The report text; `file` names the trace in the first line. */
+/**
+ * The whole report as text: the summary, then each section that was asked for. `source` gives the lines quoted under
+ * sites (--peak, --budget, --leak-causes).
+ */
+export function reportText(r: ReportResult, source: SourceLines | null): string {
+  const view: TextView = { top: r.top, source, relativeTo: r.cwd };
+  const section = <T>(value: T | null, render: (value: T, view: TextView) => string): string => (value === null ? '' : render(value, view));
+  return (
+    renderReport(r.summary, r.file) +
+    section(r.attribution, renderAttribution) +
+    section(r.peak, renderPeaks) +
+    section(r.linked?.frees ?? null, renderLinked) +
+    section(r.budgets, renderBudgets) +
+    section(r.temporaries, renderTemporaries) +
+    section(r.calls, renderCalls) +
+    section(r.intervals, renderIntervals) +
+    section(r.stack, renderStack) +
+    section(r.leaks, renderLeaks) +
+    section(r.leakCauses, renderLeakCauses)
+  );
+}
+
+/** The report's head: the run in numbers, threads, top sites; `file` names the trace in the first line. */
 export function renderReport(s: Summary, file: string): string {
   const out: string[] = [];
   const field = (name: string, value: string): void => {
@@ -117,8 +156,8 @@ const COUNT_COLUMNS = ['malloc', 'calloc', 'realloc', 'free', 'aligned', 'strdup
  * counts that are not all zero, and the group's label (cut to fit 80 columns, or, when the numbers leave too little
  * room for the labels, on a line of its own above each row's numbers).
  */
-export function renderAttribution(a: Attribution, top: number): string {
-  const shown = a.rows.slice(0, Math.max(0, top));
+export function renderAttribution(a: Attribution, view: TextView): string {
+  const shown = a.rows.slice(0, Math.max(0, view.top));
   const what = a.by === 'site' ? 'allocation site' : a.by;
   const how = a.by === 'function' || a.by === 'file' ? `, ${a.mode}` : '';
   const out = ['', `Heap by ${what}${how} (${shown.length} of ${a.rows.length}; net = allocated - freed)`];
@@ -157,7 +196,7 @@ function percent(share: number): string {
 }
 
 /** Rows of groups live at a peak: bytes, share, blocks, label; each followed by its source line when `source` is given. */
-function peakTable(groups: PeakGroup[], what: string, source: ((file: string, line: number) => string | null) | null): string[] {
+function peakTable(groups: PeakGroup[], what: string, source: SourceLines | null): string[] {
   if (groups.length === 0) return ['  (no live blocks)'];
   const rows = groups.map((g) => [formatBytes(g.bytes), percent(g.share), formatCount(g.blocks), g.label]);
   const head = ['bytes', 'share', 'blocks', what];
@@ -184,8 +223,9 @@ function peakTable(groups: PeakGroup[], what: string, source: ((file: string, li
  */
 export function renderPeaks(
   p: { heap: PeakSnapshot & { sites?: number; functions?: number }; total: PeakSnapshot & { sites?: number; functions?: number } },
-  source: ((file: string, line: number) => string | null) | null,
+  view: TextView,
 ): string {
+  const { source } = view;
   const out: string[] = [];
   const counts = (shown: number, all: number | undefined): string => `${shown} of ${all ?? shown}`;
   const section = (s: PeakSnapshot & { sites?: number; functions?: number }): void => {
@@ -224,8 +264,8 @@ function blockText(label: string, bytes: number): string {
  * the block is never freed afterwards and this is the first free whose set contains it, "leaked" when an earlier free
  * orphaned it, else "freed later".
  */
-export function renderLinked(frees: LinkedFree[], top: number): string {
-  const shown = frees.slice(0, Math.max(0, top));
+export function renderLinked(frees: LinkedFree[], view: TextView): string {
+  const shown = frees.slice(0, Math.max(0, view.top));
   const orphaned = frees.reduce((n, f) => n + f.orphaned, 0);
   const out = ['', `Frees with a linked set (${shown.length} of ${frees.length}; ${plural(orphaned, 'block')} orphaned in all)`];
   if (shown.length === 0) {
@@ -249,7 +289,7 @@ export function renderLinked(frees: LinkedFree[], top: number): string {
  * leaks, indirect leaks, still reachable; per allocation site, and for each
  * block the free that orphaned it when a linked set names one.
  */
-export function renderLeaks(leaks: LeaksAtExit, top: number): string {
+export function renderLeaks(leaks: LeaksAtExit, view: TextView): string {
   const out = ['', 'Leaks at exit'];
   if (!leaks.present) {
     out.push('  (not classified: the run did not end through exit, or the trace predates format 1.1)');
@@ -258,7 +298,7 @@ export function renderLeaks(leaks: LeaksAtExit, top: number): string {
   for (const c of leaks.classes) {
     out.push(`  ${leakClassLabel(c.class)}: ${plural(c.count, 'block')}, ${formatBytes(c.bytes)}`);
     // Still-reachable blocks are listed by site too, as Valgrind's --show-reachable=yes does.
-    for (const g of c.sites.slice(0, Math.max(0, top))) {
+    for (const g of c.sites.slice(0, Math.max(0, view.top))) {
       out.push(fit(`    ${formatBytes(g.bytes).padStart(9)}  ${String(g.count).padStart(5)}  ${g.allocation.label}`, REPORT_WIDTH));
       const orphaning = new Set(g.blocks.filter((b) => b.orphanedBy !== null).map((b) => b.orphanedBy!.at.label));
       const lead = '                   orphaned by the free at ';
@@ -291,12 +331,9 @@ function labelTable(head: string[], rows: string[][], indent: string): string[] 
  * Budget checks (`cc-memwrap report --budget`): per budget, the limit, the largest usage and each range above it (the
  * first `top`), with the heap blocks live when the range began by function and, under each, by allocation site.
  */
-export function renderBudgets(
-  checks: BudgetCheck[],
-  top: number,
-  source: string | null = null,
-  sourceText: ((file: string, line: number) => string | null) | null = null,
-): string {
+export function renderBudgets(budgets: { source: string | null; checks: BudgetCheck[] }, view: TextView): string {
+  const { source, checks } = budgets;
+  const { top, source: sourceText } = view;
   const out = ['', `Budgets${source === null ? '' : ` (${fit(source, REPORT_WIDTH - 12)})`}`];
   if (checks.length === 0) out.push('  (no budgets)');
   for (const c of checks) {
@@ -335,8 +372,8 @@ export function renderBudgets(
 }
 
 /** Temporaries (`cc-memwrap report --temporary`): the first `top` sites. */
-export function renderTemporaries(t: Temporaries, top: number): string {
-  const shown = t.sites.slice(0, Math.max(0, top));
+export function renderTemporaries(t: Temporaries, view: TextView): string {
+  const shown = t.sites.slice(0, Math.max(0, view.top));
   const out = [
     '',
     `Temporaries: blocks freed within ${plural(t.within, 'event')} of their allocation (${shown.length} of ${plural(t.sites.length, 'site')})`,
@@ -351,8 +388,8 @@ export function renderTemporaries(t: Temporaries, top: number): string {
 }
 
 /** Per-call heap (`cc-memwrap report --calls F`): totals, then the first `top` invocations in order of entry. */
-export function renderCalls(p: PerCall, top: number): string {
-  const shown = p.invocations.slice(0, Math.max(0, top));
+export function renderCalls(p: PerCall, view: TextView): string {
+  const shown = p.invocations.slice(0, Math.max(0, view.top));
   const t = p.totals;
   const out = [
     '',
@@ -380,7 +417,7 @@ export function renderCalls(p: PerCall, top: number): string {
 }
 
 /** The interval table (`cc-memwrap report --interval`): per interval its start, the values at its end, its max heap. */
-export function renderIntervals(s: IntervalSeries): string {
+export function renderIntervals(s: IntervalSeries, _view: TextView): string {
   const what = s.spec.unit === 'events' ? plural(s.spec.every, 'event') : formatNs(s.spec.every);
   const out = ['', `Memory per interval of ${what} (${plural(s.count, 'interval')}; values at the end of each)`];
   if (s.count === 0) {

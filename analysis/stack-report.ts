@@ -4,6 +4,7 @@ import type { Model } from './model.js';
 import { deepestStack, type DeepestStack } from './deepest-stack.js';
 import { worstCaseStack, type StackUnit, type WorstStack } from './worst-stack.js';
 import { formatCount } from './units.js';
+import type { TextView } from './report-text.js';
 
 /** Exact bytes: stack budgets are counted to the byte. */
 const bytes = (n: number) => `${formatCount(n)} B`;
@@ -84,7 +85,8 @@ function worstNotes(w: WorstStack, relativeTo: string | null): string[] {
   return out;
 }
 
-export function renderStack(r: StackReport, relativeTo: string | null): string {
+export function renderStack(r: StackReport, view: TextView): string {
+  const { relativeTo } = view;
   const left = ['worst case (compiler frame sizes)', ...worstColumn(r, relativeTo)];
   const right = ['observed (deepest frame of the run)', ...observedColumn(r.observed)];
   const width = Math.max(...left.map((l) => l.length)) + 3;

@@ -252,13 +252,13 @@ test('counts per allocator kind', () => {
 
 test('text table: 80 columns, --top rows, negative nets shown', () => {
   const a = attribution(model(cleanupTrace()), { by: 'function' });
-  const text = renderAttribution(a, 3);
+  const text = renderAttribution(a, { top: 3, source: null, relativeTo: null });
   for (const line of text.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   expect(text).toContain('Heap by function, innermost (3 of 4;');
   expect(text).toMatch(/180 B +0 B +180 B +3 +0 +lib\/util\.c:3 make\n/);
-  expect(renderAttribution(a, 10)).toMatch(/-180 B +-180 B +0 B +0 +3 +app\.c:30 cleanup\n/);
+  expect(renderAttribution(a, { top: 10, source: null, relativeTo: null })).toMatch(/-180 B +-180 B +0 B +0 +3 +app\.c:30 cleanup\n/);
   // many columns and long labels: labels on lines of their own
-  const wide = renderAttribution(attribution(model(allocatorsTrace()), { by: 'site' }), 20);
+  const wide = renderAttribution(attribution(model(allocatorsTrace()), { by: 'site' }), { top: 20, source: null, relativeTo: null });
   for (const line of wide.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
   expect(wide).toContain('\n  lib/util.c:26 helper → posix_memalign\n');
 });

@@ -1,0 +1,256 @@
+// The arguments of `cc-memwrap report`, checked: the trace, what the report should compute (a ReportRequest) and how
+// to show it; or the one message that says what is wrong with them.
+import { parseArgs } from 'node:util';
+import { ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
+import type { Budgets } from '../analysis/budgets.js';
+import { FAIL_ON, type FailOn, type ReportRequest } from '../analysis/report.js';
+import { DEFAULT_TEMPORARY_WITHIN } from '../analysis/temporaries.js';
+import type { IntervalSpec } from '../analysis/timeline.js';
+import { BUDGET_KIND_OPTIONS, budgetsFromFlags } from './budget-flags.js';
+import { parseInterval } from './export.js';
+
+export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
+                          [--by function|site|file|thread|library [--attribute MODE]]
+                          [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
+                          [--temporary [N]] [--calls FUNCTION]
+                          [--interval N|TIME] [--leak-causes] [--stack]
+                          [--fail-on budget|leaks] [--html FILE]
+
+Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
+ended, threads, events, allocations and frees, bytes allocated (requested and
+usable), peak heap and stack, static memory, blocks leaked at exit, the
+Valgrind-style totals, and the top allocation sites with file:line.
+
+Options:
+  --top N    list the N allocation sites with the most bytes (default 10);
+             also limits the --by, --peak and --linked tables
+  --json     print the same numbers as one JSON object (schema: analysis/README.md)
+  --by G     also print heap bytes and allocator calls grouped by G: function,
+             site (allocation or free site), file, thread or library (the
+             shared object that called malloc & co. through the interposed
+             allocator; calls at instrumented sites are one "(instrumented
+             code)" row). Each row: net
+             bytes (allocated - freed by its calls; negative when it frees
+             what others allocated), min and max of that over the run, and
+             the malloc, calloc, realloc, free, aligned and strdup calls
+  --attribute MODE
+             which function on the call path a heap call is charged to, for
+             --by function and --by file: innermost (default), outermost
+             (the one called from main), inclusive (every function on it)
+  --peak     also print the heap blocks live at the heap peak and at the
+             total peak (heap + stack + static), by allocation site (with
+             the source line of each site) and by function, with their share
+             of the peak
+  --linked   also print every free whose freed block still pointed to live
+             blocks: the free's site, the freed block's allocation site and
+             each linked block's, marked "orphaned" where that free left it
+             unreachable for good (never freed afterwards)
+  --budget SPEC
+             check memory budgets, e.g. heap=64K,stack=8K,static=1K,total=80K
+             (sizes in bytes or with B, K/KiB, M/MiB, G/GiB; heap: live bytes
+             requested, stack: all threads, total: heap + stack + static):
+             each range of events above a budget, with the heap blocks live
+             when it began by function and allocation site. Without
+             --budget, the budgets of a memwrap.json beside the program
+             ({ "budgets": { "heap": "64K", "stack": 8192 } }) if there is one
+  --budget-heap SIZE, --budget-stack SIZE, --budget-static SIZE,
+  --budget-total SIZE
+             one budget each, the same as --budget KIND=SIZE (they add up
+             with --budget; a kind given twice is an error)
+  --temporary [N]
+             blocks freed within N events of their allocation (default 16),
+             per allocation site: count, bytes, share of the site's blocks
+  --calls FUNCTION
+             each call of FUNCTION: heap allocated - freed by it and its
+             callees (net), the peak of that running net, and totals
+  --interval N|TIME
+             heap, stack and static at the end of each interval of N events
+             or of wall time (500ns, 20us, 10ms, 1.5s), and the max heap in it
+  --stack    the static worst-case stack from main (the frame sizes and
+             call graph the compiler gave when cc-memwrap built the
+             program) beside the deepest stack the run reached, each with
+             its call path; recursion (unbounded), calls through function
+             pointers and run-time-sized frames (unknown) are named
+  --leaks    blocks live at exit as the runtime classified them: direct
+             leaks, indirect leaks (reachable only from other leaks), still
+             reachable (from static memory or the stack); by allocation site,
+             with the free that orphaned them
+  --leak-causes
+             why sites leak: for each allocation site some of whose blocks
+             were freed and some not (suspect), freed N / leaked M, the
+             lowest function common to allocation and free, and the step
+             that separates the leaking paths (allocation -> that function's
+             exit) from the freeing ones: a branch with its file:line and
+             direction when the program was built with
+             cc-memwrap --mw-branches, else a function entry or exit; with
+             one freeing and one leaking path. Sites never freed are listed
+             apart (a plain leak or a cache), not as suspect. JSON shape in
+             analysis/README.md
+  --fail-on budget|leaks
+             exit 1 when a budget is exceeded (budget), or when the run
+             leaked (leaks: direct or indirect leaks; where the run was not
+             classified, any block live at the end); repeatable, or
+             comma-separated
+  --html FILE
+             also write the viewer as one self-contained HTML file: the
+             interactive chart (click a bar for its source), the tables,
+             budgets, leak causes and the worst-case stack, with the trace
+             and the source files it names (only those under the run's
+             working directory) inside it; it opens from disk in a browser
+             without network or server
+  -h, --help this text
+
+Problems found in the trace are printed on stderr as warnings; the report is
+still printed (exit 0, or 1 for a --fail-on condition). Bad arguments, a file
+that cannot be read or is not a trace, a bad memwrap.json: exit 2.`;
+
+/** `--temporary` takes an optional count: without a following number it means `--temporary=16`. */
+function normalizeArgs(args: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--') {
+      out.push(...args.slice(i));
+      break;
+    }
+    if (a === '--temporary') {
+      const next = args[i + 1];
+      if (next !== undefined && /^\d+$/.test(next)) {
+        out.push(`--temporary=${next}`);
+        i++;
+      } else out.push(`--temporary=${DEFAULT_TEMPORARY_WITHIN}`);
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** A report to make: the trace, the request, budgets given on the command line, and the output's form. */
+export interface ReportArgs {
+  file: string;
+  request: ReportRequest;
+  /** Budgets from --budget and --budget-KIND, or null (then a memwrap.json beside the program may give some). */
+  budgets: Budgets | null;
+  json: boolean;
+  /** --html's file, or null. */
+  html: string | null;
+  /** The text of --interval, to name it in an error found while computing. */
+  interval: string | null;
+}
+
+/** `help`: print REPORT_HELP; `error`: the message (without the command's name), with `usage` when --help would help. */
+export type ParsedReportArgs = { kind: 'help' } | { kind: 'error'; message: string; usage: boolean } | ({ kind: 'report' } & ReportArgs);
+
+class ArgError extends Error {}
+
+export function parseReportArgs(args: string[]): ParsedReportArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: normalizeArgs(args),
+      allowPositionals: true,
+      options: {
+        top: { type: 'string' },
+        json: { type: 'boolean' },
+        by: { type: 'string' },
+        attribute: { type: 'string' },
+        peak: { type: 'boolean' },
+        linked: { type: 'boolean' },
+        leaks: { type: 'boolean' },
+        budget: { type: 'string' },
+        ...BUDGET_KIND_OPTIONS,
+        temporary: { type: 'string' },
+        calls: { type: 'string' },
+        interval: { type: 'string' },
+        stack: { type: 'boolean' },
+        'leak-causes': { type: 'boolean' },
+        'fail-on': { type: 'string', multiple: true },
+        html: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    return { kind: 'error', message: (e as Error).message, usage: true };
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { kind: 'help' };
+  if (positionals.length !== 1) return { kind: 'error', message: `expected one trace file, got ${positionals.length}`, usage: true };
+  try {
+    // Checked in the order the options are documented, so the first mistake is the one named.
+    const top = wholeNumber(values.top, 10, '--top wants a whole number');
+    const by = attributionOf(values.by, values.attribute);
+    const budgets = budgetsFromFlags(values);
+    const temporaryWithin = values.temporary === undefined ? null : wholeNumber(values.temporary, 0, '--temporary wants a whole number of events');
+    const calls = callsOf(values.calls);
+    const interval = intervalOf(values.interval);
+    const failOn = failOnOf(values['fail-on'] ?? []);
+    const request: ReportRequest = {
+      top,
+      by,
+      peak: values.peak === true,
+      linked: values.linked === true,
+      leaks: values.leaks === true,
+      temporaryWithin,
+      calls,
+      interval,
+      stack: values.stack === true,
+      leakCauses: values['leak-causes'] === true,
+      failOn,
+    };
+    return {
+      kind: 'report',
+      file: positionals[0]!,
+      request,
+      budgets,
+      json: values.json === true,
+      html: values.html ?? null,
+      interval: values.interval ?? null,
+    };
+  } catch (e) {
+    return { kind: 'error', message: (e as Error).message, usage: false };
+  }
+}
+
+/** `text` as a whole number (`fallback` when absent); throws `complaint, got 'text'` otherwise. */
+function wholeNumber(text: string | undefined, fallback: number, complaint: string): number {
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(n)) throw new ArgError(`${complaint}, got '${text}'`);
+  return n;
+}
+
+function attributionOf(by: string | undefined, attribute: string | undefined): ReportRequest['by'] {
+  if (by !== undefined && !(ATTRIBUTION_BY as readonly string[]).includes(by)) {
+    throw new ArgError(`--by wants ${ATTRIBUTION_BY.join(', ')}, got '${by}'`);
+  }
+  let mode: AttributionMode = 'innermost';
+  if (attribute !== undefined) {
+    if (!(ATTRIBUTION_MODES as readonly string[]).includes(attribute)) {
+      throw new ArgError(`--attribute wants ${ATTRIBUTION_MODES.join(', ')}, got '${attribute}'`);
+    }
+    if (by === undefined) throw new ArgError(`--attribute needs --by function or --by file`);
+    mode = attribute as AttributionMode;
+  }
+  return by === undefined ? null : { by: by as AttributionBy, mode };
+}
+
+function callsOf(calls: string | undefined): string | null {
+  if (calls !== undefined && calls.trim() === '') throw new ArgError(`--calls wants a function name`);
+  return calls ?? null;
+}
+
+function intervalOf(text: string | undefined): IntervalSpec | null {
+  if (text === undefined) return null;
+  const spec = parseInterval(text);
+  if (spec === null) throw new ArgError(`--interval wants a number of events (1000) or a time (500ns, 20us, 10ms, 1.5s), got '${text}'`);
+  return spec;
+}
+
+/** --fail-on's values, repeatable and comma-separated. */
+function failOnOf(values: string[]): Set<FailOn> {
+  const failOn = new Set<FailOn>();
+  for (const v of values.flatMap((x) => x.split(','))) {
+    if (!(FAIL_ON as readonly string[]).includes(v)) throw new ArgError(`--fail-on wants ${FAIL_ON.join(' or ')}, got '${v}'`);
+    failOn.add(v as FailOn);
+  }
+  return failOn;
+}
