@@ -86,6 +86,17 @@ export async function shot(page: Page, name: string): Promise<string> {
 
 /** Clicks the bar of event `e` (in its upper half: every instrumented event has stack above the axis). */
 export async function clickEvent(page: Page, e: number, side: 'above' | 'heap' = 'above'): Promise<void> {
+  const at = await eventPoint(page, e, side);
+  await page.mouse.click(at.x, at.y);
+}
+
+/** Moves the pointer onto the bar of event `e`, as `clickEvent` would click it. */
+export async function hoverEvent(page: Page, e: number, side: 'above' | 'heap' = 'above'): Promise<void> {
+  const at = await eventPoint(page, e, side);
+  await page.mouse.move(at.x, at.y);
+}
+
+async function eventPoint(page: Page, e: number, side: 'above' | 'heap'): Promise<{ x: number; y: number }> {
   const at = await page.evaluate(
     ([ev, s]) => {
       const h = (window as unknown as { ccMemwrapView: { eventClientX(e: number): number | null; plotClientY(s: string): number } }).ccMemwrapView;
@@ -94,7 +105,7 @@ export async function clickEvent(page: Page, e: number, side: 'above' | 'heap' =
     [e, side] as const,
   );
   if (at.x === null) throw new Error(`event ${e} is not in view`);
-  await page.mouse.click(at.x, at.y);
+  return { x: at.x, y: at.y };
 }
 
 /** Pixels of the chart's canvas that are not transparent: a drawn chart has tens of thousands. */

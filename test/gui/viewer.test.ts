@@ -1,4 +1,4 @@
-// The viewer end to end in real Chromium on a real trace of samples/linked-list.c: the chart draws; clicking a malloc bar opens its exact line; clicking the middle free marks the allocation it released and lists the third node it orphaned; a leak row jumps to its allocation; rows, search, keys and export work.
+// The viewer end to end in real Chromium on a real trace of samples/linked-list.c: the chart draws; hovering a bar shows its tooltip; clicking a malloc bar opens its exact line; clicking the middle free marks the allocation it released and lists the third node it orphaned; a leak row jumps to its allocation; rows, search, keys and export work.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -7,8 +7,9 @@ import { Kind } from '../../analysis/trace/format.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
+import { formatBytes } from '../../analysis/units.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { buildRenderer, clickEvent, paintedPixels, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
+import { buildRenderer, clickEvent, hoverEvent, paintedPixels, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
 
 /** The first event of `kind` recorded at `line` of the sample. */
 function eventAt(model: Model, kind: number, line: number): number {
@@ -64,6 +65,33 @@ describe('viewer on samples/linked-list.c', () => {
     expect(await page.locator('[data-role=free-of-allocation]').textContent()).toMatch(/freed at event \d+/);
     expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(alloc);
     await shot(page, 'linked-list-malloc');
+  });
+
+  test('hovering a bar shows that event beside the pointer: kind, place, size, memory after it; leaving hides it', async () => {
+    const alloc = eventAt(model, Kind.ALLOC, 23); // make_node's malloc
+    const enter = eventAt(model, Kind.ENTER, 22); // make_node's entry
+    const tip = page.locator('#tooltip');
+    for (const [e, kind, place, size] of [
+      [alloc, 'ALLOC', 'linked-list.c:23 make_node → malloc', 'size 16 B'],
+      [enter, 'ENTER', 'linked-list.c:22 make_node', `stack at entry ${formatBytes(model.events.value[enter]!)}`],
+    ] as const) {
+      await hoverEvent(page, e);
+      await tip.waitFor({ state: 'visible' });
+      const lines = await tip.locator(':scope > *').allTextContents();
+      expect(lines[0]).toBe(`${kind} · event ${e}`);
+      expect(lines[1]).toBe(place);
+      expect(lines[2]).toBe(size);
+      const ev = model.events;
+      expect(lines[3]).toBe(`heap ${formatBytes(ev.heapRequested[e]!)} · stack ${formatBytes(ev.stack[e]!)} · static 0 B`);
+      expect(lines).toHaveLength(5);
+      // Beside the pointer: its top left corner just below and right of it.
+      const x = (await page.evaluate((n) => (window as unknown as { ccMemwrapView: { eventClientX(e: number): number } }).ccMemwrapView.eventClientX(n), e))!;
+      const box = (await tip.boundingBox())!;
+      expect(box.x - x).toBeGreaterThan(0);
+      expect(box.x - x).toBeLessThan(30);
+    }
+    await page.mouse.move(1, 1);
+    await tip.waitFor({ state: 'hidden' });
   });
 
   test('clicking the middle free marks its allocation and lists the orphaned third node with its line', async () => {

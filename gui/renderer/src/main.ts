@@ -3,9 +3,8 @@ import type { AttributionBy, AttributionRow } from '../../../analysis/attributio
 import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
 import { chartSeries, eventClassMasks } from '../../../analysis/lod.js';
-import { formatBytes } from '../../../analysis/units.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
-import { Chart, formatNs, type BudgetMark } from './chart/chart.js';
+import { Chart, type BudgetMark } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download } from './chart/export.js';
 import { CLASS_COLOURS, CLASS_LABELS, MARK_COLOURS, SERIES_COLOURS } from './chart/palette.js';
@@ -15,6 +14,7 @@ import { Panels } from './panels/panels.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
 import { startDecodeWorker } from './start-worker.js';
 import { Tables } from './tables.js';
+import { hideTooltip, showTooltip } from './tooltip.js';
 import type { ViewData, WorkerMessage } from './view-data.js';
 import './styles.css';
 
@@ -34,24 +34,35 @@ interface ViewHandle {
   visibleEvents(): [number, number];
 }
 
+/** What the page has loaded and what the user selected: everything that changes when a trace opens. */
+interface PageState {
+  /** The host's session when the trace came from the host (sources, budgets, stack data); null for a file handed to the page. */
+  hostSession: SessionInfo | null;
+  view: ViewData | null;
+  tables: Tables | null;
+  /** Chart columns of all threads, and those drawn (one thread's when the thread filter is set, else the same). */
+  allData: ChartData | null;
+  data: ChartData | null;
+  /** The selected event, or null. */
+  selected: number | null;
+  /** The trace's name: the title of exports. */
+  traceTitle: string;
+}
+
 const backend: Backend = pickBackend();
-let hostSession: SessionInfo | null = null;
-let view: ViewData | null = null;
-let tables: Tables | null = null;
-let allData: ChartData | null = null;
-let data: ChartData | null = null;
-let selected: number | null = null;
-let traceTitle = 'trace';
+const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace' };
 
 const chart = new Chart(byId('chart'), byId('overview'));
-const source = new SourcePane(() => (hostSession ? backend : null), byId('source-head'), byId('source-body'));
+const source = new SourcePane(() => (state.hostSession ? backend : null), byId('source-head'), byId('source-body'));
 const handle: ViewHandle = {
   ready: false,
   error: null,
   timings: { start: performance.now(), bytes: 0, decoded: 0, firstChart: 0 },
   drawTimes: chart.drawTimes,
   events: 0,
-  selected: null,
+  get selected() {
+    return state.selected;
+  },
   eventClientX: (e) => chart.clientXOf(e),
   plotClientY: (side) => chart.clientYOfPlot(side),
   zoomToEvents: (a, b) => chart.zoomToEvents(a, b),
@@ -66,8 +77,8 @@ const panels = new Panels(byId('panel-tabs'), byId('panel-body'), {
   goto: (e) => select(e),
   source: (file, line, marks) => void source.show(file, marks ?? (line === null ? [] : [{ line, kind: 'selected' }])),
   blocks: (blocks, file, line) => {
-    if (!view) return;
-    setHighlight(allocationsOf(view.model, blocks));
+    if (!state.view) return;
+    setHighlight(allocationsOf(state.view.model, blocks));
     void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]);
   },
 });
@@ -143,34 +154,34 @@ function threadOptions(v: ViewData): void {
 }
 
 function applyThread(): void {
+  const view = state.view;
   if (!view) return;
   const value = byId<HTMLSelectElement>('thread').value;
   const row = value === 'all' ? null : Number(value);
-  if (row === null && allData) data = allData;
-  else data = chartData(chartSeries(view.model, row, view.statics), eventClassMasks(view.model, row), view.times);
-  chart.setData(data, view.model.events.kind);
+  if (row === null && state.allData) state.data = state.allData;
+  else state.data = chartData(chartSeries(view.model, row, view.statics), eventClassMasks(view.model, row), view.times);
+  chart.setData(state.data, view.model.events.kind);
 }
 
 async function show(v: ViewData, name: string): Promise<void> {
-  view = v;
-  traceTitle = name;
-  selected = null;
-  handle.selected = null;
+  state.view = v;
+  state.traceTitle = name;
+  state.selected = null;
   handle.events = v.model.events.count;
   fill(byId('trace-name'), `${name} — ${v.model.events.count.toLocaleString('en-US')} events`);
   threadOptions(v);
-  allData = chartData(chartSeries(v.model, null, v.statics), eventClassMasks(v.model), v.times);
-  data = allData;
+  state.allData = chartData(chartSeries(v.model, null, v.statics), eventClassMasks(v.model), v.times);
+  state.data = state.allData;
   chart.budgets = budgetMarks(v);
   chart.marks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
   fill(byId('status-line'));
-  chart.setData(data, v.model.events.kind);
+  chart.setData(state.data, v.model.events.kind);
   handle.timings.firstChart = performance.now();
-  tables = new Tables(v.model, hostSession?.stack ?? null);
-  panels.set(v, tables);
+  state.tables = new Tables(v.model, state.hostSession?.stack ?? null);
+  panels.set(v, state.tables);
   source.reset();
   fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block.'));
-  if (hostSession?.budgetProblem) showError(`Budgets not drawn: ${hostSession.budgetProblem}`);
+  if (state.hostSession?.budgetProblem) showError(`Budgets not drawn: ${state.hostSession.budgetProblem}`);
   handle.ready = true;
 }
 
@@ -192,7 +203,7 @@ async function loadBytes(bytes: ArrayBuffer, name: string, budgets: SessionInfo[
 
 async function loadFromHost(info: SessionInfo): Promise<void> {
   handle.ready = false;
-  hostSession = info;
+  state.hostSession = info;
   recentList(info);
   progress(`Reading ${info.trace.name}`, 0);
   try {
@@ -207,7 +218,7 @@ async function loadFromHost(info: SessionInfo): Promise<void> {
 /** A trace the user handed the page directly (file input, drop): sources come only from a chosen folder. */
 async function loadFile(file: File): Promise<void> {
   handle.ready = false;
-  hostSession = null;
+  state.hostSession = null;
   progress(`Reading ${file.name}`, 0);
   await loadBytes(await file.arrayBuffer(), file.name, null);
 }
@@ -225,8 +236,8 @@ function setHighlight(events: Int32Array): void {
 }
 
 function highlightRow(by: AttributionBy, row: AttributionRow): void {
-  if (!view) return;
-  const events = eventsOfGroup(view.model, { by }, row.key);
+  if (!state.view) return;
+  const events = eventsOfGroup(state.view.model, { by }, row.key);
   setHighlight(events);
   fill(byId('status-line'), `${row.label}: ${events.length.toLocaleString('en-US')} ${events.length === 1 ? 'event' : 'events'} highlighted`);
   if (row.file !== null) void source.show(row.file, row.line === null ? [] : [{ line: row.line, kind: 'selected' }]);
@@ -234,11 +245,11 @@ function highlightRow(by: AttributionBy, row: AttributionRow): void {
 
 /** Selects an event: chart marks, detail, call stack, source with its related lines. */
 function select(e: number): void {
+  const view = state.view;
   if (!view) return;
   const m = view.model;
   if (e < 0 || e >= m.events.count) return;
-  selected = e;
-  handle.selected = e;
+  state.selected = e;
   const d = eventDetail(m, e, view.statics, view.orphanedBy);
   const related: number[] = [];
   const marks: SourceMark[] = [];
@@ -263,43 +274,29 @@ function select(e: number): void {
   void source.show(d.place?.file ?? null, marks);
 }
 
-// ---- tooltip ----
+// ---- chart pointer ----
 
 chart.onPick = (e) => select(e);
-chart.onHover = (e, cx, cy, columnEvents) => {
-  const tip = byId('tooltip');
-  if (e === null || !view) {
-    tip.hidden = true;
-    return;
-  }
-  const d = eventDetail(view.model, e, view.statics, view.orphanedBy);
-  fill(
-    tip,
-    el('strong', {}, `${d.kind} · event ${e}`),
-    el('div', {}, d.place?.label ?? 'no source location'),
-    d.bytes !== null ? el('div', {}, `${d.class === 'call' ? 'stack at entry' : 'size'} ${formatBytes(d.bytes)}`) : null,
-    el('div', {}, `heap ${formatBytes(d.heapRequested)} · stack ${formatBytes(d.stack)} · static ${formatBytes(d.static)}`),
-    el('div', { class: 'muted' }, `${formatNs(d.timeNs)}${columnEvents > 1 ? ` · fullest of ${columnEvents.toLocaleString('en-US')} events in this column` : ''}`),
-  );
-  tip.hidden = false;
-  const box = byId('chart-area').getBoundingClientRect();
-  tip.style.left = `${Math.min(cx - box.left + 14, box.width - 300)}px`;
-  tip.style.top = `${cy - box.top + 14}px`;
+chart.onHover = (e, clientX, clientY, columnEvents) => {
+  const view = state.view;
+  if (e === null || !view) hideTooltip(byId('tooltip'));
+  else showTooltip(byId('tooltip'), byId('chart-area'), eventDetail(view.model, e, view.statics, view.orphanedBy), { clientX, clientY, columnEvents });
 };
 
 // ---- toolbar, search, keyboard ----
 
 function walk(direction: 1 | -1): void {
+  const view = state.view;
   if (!view) return;
   const cls = byId<HTMLSelectElement>('walk-kind').value as EventClass;
   const threadValue = byId<HTMLSelectElement>('thread').value;
-  const next = nextEventOfClass(view.model, selected ?? (direction === 1 ? -1 : view.model.events.count), direction, cls, threadValue === 'all' ? null : Number(threadValue));
+  const next = nextEventOfClass(view.model, state.selected ?? (direction === 1 ? -1 : view.model.events.count), direction, cls, threadValue === 'all' ? null : Number(threadValue));
   if (next !== null) select(next);
 }
 
 function jumpToPeak(): void {
-  if (!tables) return;
-  const p = tables.peaks();
+  if (!state.tables) return;
+  const p = state.tables.peaks();
   const e = p.total.event ?? p.heap.event;
   if (e !== null) select(e);
 }
@@ -307,6 +304,7 @@ function jumpToPeak(): void {
 function runSearch(): void {
   const list = byId('search-results');
   const q = byId<HTMLInputElement>('search').value;
+  const view = state.view;
   if (!view || q.trim() === '') {
     list.hidden = true;
     return;
@@ -370,10 +368,10 @@ document.addEventListener('keydown', (e) => {
 byId('peak').addEventListener('click', jumpToPeak);
 byId('x-mode').addEventListener('change', () => chart.setMode(byId<HTMLSelectElement>('x-mode').value === 'time' ? 'time' : 'events'));
 byId('thread').addEventListener('change', applyThread);
-byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, traceTitle)], { type: 'image/svg+xml' }), `${traceTitle}.svg`));
+byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, state.traceTitle)], { type: 'image/svg+xml' }), `${state.traceTitle}.svg`));
 byId('export-png').addEventListener('click', () => {
-  chartPng(chart, traceTitle).then(
-    (blob) => download(blob, `${traceTitle}.png`),
+  chartPng(chart, state.traceTitle).then(
+    (blob) => download(blob, `${state.traceTitle}.png`),
     (e: unknown) => showError(`PNG export failed: ${(e as Error).message}`),
   );
 });
