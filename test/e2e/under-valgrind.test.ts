@@ -1,13 +1,15 @@
 // Instrumented programs under Valgrind. Memcheck must report the program's own errors and none of the runtime's
 // (its linked and leak scans read heap words the program never wrote, on purpose); the runtime says once on stderr
-// that Valgrind's allocator hides the heap from it, and the trace header says malloc was not interposed. A tool that
-// leaves malloc alone (none) changes nothing.
+// that Valgrind's allocator hides the heap from it, and the trace header says malloc was not interposed. Helgrind,
+// which takes the runtime's spin locks for races, is quiet with the suppressions cc-memwrap ships. A tool that leaves
+// malloc alone (none) changes nothing.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
+import { packageRoot } from '../../instrumenter/package-root.js';
 import { haveCommand, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, buildPlain, must, programsDir, run, scratch, traceOf, wrapper } from '../support/programs.js';
 
@@ -34,18 +36,18 @@ interface Checked {
   trace: string;
 }
 
-/** Builds `source` plain and instrumented; runs the instrumented one under `valgrind --tool=<tool>`. */
-function underValgrind(name: string, source: string, tool: string, args: string[] = []): Checked & { plainStdout: string } {
+/** Builds `source` plain and instrumented; runs the instrumented one under `valgrind --tool=<tool> options…`. */
+function underValgrind(name: string, source: string, tool: string, options: string[] = []): Checked & { plainStdout: string } {
   const dir = scratch(`valgrind-${name}-${tool}`);
   const plain = path.join(dir, 'plain');
   const exe = path.join(dir, 'prog');
   buildPlain('gcc', ['-O0', '-g', '-pthread'], [source], plain);
   buildInstrumented('gcc', ['-O0', '-g', '-pthread'], [source], exe);
-  const plainStdout = must(plain, args).stdout;
+  const plainStdout = must(plain, []).stdout;
   const log = path.join(dir, 'valgrind.log');
   const traces = path.join(dir, 'traces');
   must('mkdir', ['-p', traces]);
-  const ran = run('valgrind', [`--tool=${tool}`, `--error-exitcode=${ERRORS}`, `--log-file=${log}`, exe, ...args], {
+  const ran = run('valgrind', [`--tool=${tool}`, `--error-exitcode=${ERRORS}`, `--log-file=${log}`, ...options, exe], {
     env: { ...process.env, MEMWRAP_TRACE: path.join(traces, '%p.mwtrace') },
   });
   if (!existsSync(log)) throw new Error(`valgrind wrote no log (status ${ran.status}):\n${ran.stderr}`);
@@ -128,6 +130,22 @@ describe('instrumented programs under memcheck', () => {
     expect(r.model.header.interposed).toBe(false);
     expect(r.model.threads).toHaveLength(9);
     expect(r.model.lostRecords).toBe(0);
+    expect(blocksAt(r.model, 'threads.c', 23)).toBe(800_000);
+  });
+});
+
+describe('a program with threads under helgrind', () => {
+  skipAllWhen(cannotValgrind());
+
+  it('with runtime/valgrind/cc-memwrap.supp: no race reported, the notice once, the output unchanged', () => {
+    const suppressions = path.join(packageRoot, 'runtime', 'valgrind', 'cc-memwrap.supp');
+    const r = underValgrind('threads', path.join(programsDir, 'threads.c'), 'helgrind', [`--suppressions=${suppressions}`]);
+    expect(r.errors).toEqual([]);
+    expect(r.summary).toBe(0);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(r.plainStdout);
+    expect(r.stderr.match(NOTICE)).toHaveLength(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(blocksAt(r.model, 'threads.c', 23)).toBe(800_000);
   });
 });
