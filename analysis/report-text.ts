@@ -83,7 +83,7 @@ export function renderReport(s: Summary, file: string): string {
   field('Run', s.end.description);
   if (!s.format.interposed) {
     field('Recorded', 'allocations by instrumented code only: malloc was not interposed');
-    field('', '(a sanitizer owned it, or a host outside cc-memwrap loaded the code)');
+    field('', '(a sanitizer or Valgrind owned it, or a plain host loaded the code)');
   }
   field('Threads', formatCount(s.threads.length));
   field('Events', formatCount(s.events));

@@ -206,7 +206,11 @@ static int mw_setup(struct mw_thread *t)
   clock_gettime(CLOCK_REALTIME, &ts);
   mw_g.start_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   mw_g.start_mono = mw_now_mono();
+  mw_valgrind_detect();
   if (!mw_trace_open()) return 0;
+  if (mw_g.valgrind_heap && !mw_g.forked)
+    mw_say("running under Valgrind, whose allocator replaces malloc: the trace holds the allocations made by ",
+           "instrumented code, not those made inside libc or uninstrumented code\n", NULL, NULL, NULL);
   if (!mw_g.hooks_done) mw_hooks();
   if (!mw_thread_start(t)) return 0;
   mw_write_program(t);

@@ -129,6 +129,8 @@ struct mw_global {
   int key_ok;
   uint64_t start_mono;          /* CLOCK_MONOTONIC at start */
   uint64_t start_real;          /* CLOCK_REALTIME at start */
+  int valgrind;                 /* running under Valgrind (mw-valgrind.c) */
+  int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */
@@ -355,6 +357,24 @@ extern struct mw_libs mw_libs;
 /* Writes EXT/CALLER (and EXT/LIBRARY on an object's first use) for the
  * interposed heap record just written; ra = the allocator's return address. */
 void mw_write_caller(struct mw_thread *t, uintptr_t ra);
+
+/* ---- under Valgrind (mw-valgrind.c) ---- */
+void mw_valgrind_detect(void);
+void mw_valgrind_quiet(int on);
+/* Around reads of heap words the program may never have written (the linked
+ * and leak scans): Valgrind's error reporting off for this thread, so it
+ * reports nothing of ours.  Outside Valgrind a predictable branch. */
+static inline void mw_quiet_begin(void)
+{
+  if (MW_UNLIKELY(mw_g.valgrind)) mw_valgrind_quiet(1);
+}
+static inline void mw_quiet_end(void)
+{
+  if (MW_UNLIKELY(mw_g.valgrind)) mw_valgrind_quiet(0);
+}
+
+/* One line on stderr: "cc-memwrap: " and up to five parts (NULL = none). */
+void mw_say(const char *a, const char *b, const char *c, const char *d, const char *e);
 
 /* ---- start-up (mw-init.c) ---- */
 int mw_init(void);

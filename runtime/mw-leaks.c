@@ -181,6 +181,7 @@ __attribute__((noinline)) void mw_write_leaks(struct mw_thread *t)
   }
 
   if (n && L.hi > L.lo) {
+    mw_quiet_begin(); /* stack, data and blocks are read whether or not the program wrote them */
     /* roots: the stack above this function's frame, then static data */
     if (t->stack_base > sp && t->stack_base - sp < t->depth_cap) {
       mw_leak_region(&L, sp, t->stack_base);
@@ -191,6 +192,7 @@ __attribute__((noinline)) void mw_write_leaks(struct mw_thread *t)
     /* every unreachable block marks the unreachable blocks it points to */
     for (size_t b = 0; b < n && L.budget; b++)
       if (L.cls[b] != MW_LEAK_REACHABLE) mw_leak_block(&L, b, MW_LEAK_INDIRECT);
+    mw_quiet_end();
   }
 
   unsigned char *pay = base + o_pay, *p = pay;

@@ -154,9 +154,12 @@ unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *
     s.partial = 1;
   }
   s.budget -= first;
+  /* the words are read whether or not the program wrote them */
+  mw_quiet_begin();
   int go = mw_scan_words(&s, block, first / MW_W);
   for (unsigned i = 0; go && i < s.n; i++)
     go = mw_scan_words(&s, (const uintptr_t *)(void *)(s.arena + s.off[i]), s.len[i] / MW_W);
+  mw_quiet_end();
   *partial = s.partial;
   return s.n;
 }

@@ -61,7 +61,7 @@ void mw_lock_slow(int *l)
 /* ---- stderr without stdio ---- */
 
 /* One line on stderr: "cc-memwrap: " and up to five parts (NULL = none). */
-static void mw_say(const char *a, const char *b, const char *c, const char *d, const char *e)
+void mw_say(const char *a, const char *b, const char *c, const char *d, const char *e)
 {
   const char *parts[6] = {"cc-memwrap: ", a, b, c, d, e};
   int saved = errno;
@@ -238,7 +238,8 @@ int mw_trace_open(void)
   memcpy(hd + 10, &minor, 2);
   memcpy(hd + 12, &bom, 4);
   hd[16] = (unsigned char)sizeof(void *);
-  hd[17] = MW_INTERPOSE ? 0 : 2; /* bit 1: the allocator was not interposed */
+  /* bit 1: the allocator was not interposed (or Valgrind's replaced it) */
+  hd[17] = MW_INTERPOSE && !mw_g.valgrind_heap ? 0 : 2;
   memcpy(hd + 18, &hsize, 2);
   memcpy(hd + 20, &pid, 4);
   memcpy(hd + 24, &ppid, 4);

@@ -10,7 +10,8 @@ export interface TraceHeader {
   /** Header flag bit 0: set last by a normal exit, after the END record. */
   complete: boolean;
   /** Header flag bit 1 clear: the runtime interposed malloc & co., so allocations inside libc and uninstrumented
-   *  code are in the trace too. Set when a sanitizer owned the allocator or a shared runtime served a plain host. */
+   *  code are in the trace too. Set when a sanitizer or a Valgrind tool owned the allocator, or a shared runtime served
+   *  a plain host. */
   interposed: boolean;
   /** Where the first chunk starts. */
   headerSize: number;
