@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BudgetError, parseBudgets, type Budgets } from '../analysis/budgets.js';
-import { packageRoot } from '../instrumenter/package-root.js';
+import { packageRoot } from '../package-root.js';
 import { defaultRecentFile, RecentList } from '../gui/host/recent.js';
 import { startServer, type RunningServer } from '../gui/host/server.js';
 import { TraceOpenError, TraceSession } from '../gui/host/trace-session.js';

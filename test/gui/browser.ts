@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { RecentList } from '../../gui/host/recent.js';
 import { startServer, type RunningServer } from '../../gui/host/server.js';
 import { TraceSession, type SessionOptions } from '../../gui/host/trace-session.js';

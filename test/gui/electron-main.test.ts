@@ -4,7 +4,7 @@ import path from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { RecentList } from '../../gui/host/recent.js';
 import { APP_INDEX, APP_ORIGIN, appResponse } from '../../gui/main/app-protocol.js';
 import type { WebContentsLike } from '../../gui/main/electron-api.js';
