@@ -2,7 +2,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { readTraceFile } from '../analysis/trace/read-file.js';
 import { summarize, SUMMARY_SCHEMA } from '../analysis/summary.js';
 import {
   renderAttribution,
@@ -25,16 +24,16 @@ import { limitSnapshot, peaks, sourceLineText } from '../analysis/peak.js';
 import { linkedFrees, orphanedLeaks } from '../analysis/linked.js';
 import { leaksAtExit, type LeaksAtExit } from '../analysis/leaks.js';
 import { attribution, ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
-import { loadBudgetConfig } from './budget-config.js';
-import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
+import { describeReadError } from '../host/read-errors.js';
+import { processIo, progressLine, type CliIo } from './io.js';
 import { renderStack, stackReport, type StackReport } from '../analysis/stack-report.js';
-import { loadStackInfo } from './stack-info.js';
 import { BUDGET_KIND_OPTIONS, budgetsFromFlags } from './budget-flags.js';
 import { leakCauses, LEAK_CAUSES_SCHEMA, type LeakCauses } from '../analysis/leak-causes.js';
 import { renderLeakCauses } from '../analysis/leak-causes-text.js';
 import { formatBytes } from '../analysis/units.js';
-import { HtmlReportError, writeHtmlReport } from '../gui/host/html-report.js';
-import { TraceOpenError, TraceSession } from '../gui/host/trace-session.js';
+import { HtmlReportError, writeHtmlReport } from '../host/html-report.js';
+import { TraceFile } from '../host/trace-file.js';
+import { TraceSession } from '../host/trace-session.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
                           [--by function|site|file|thread|library [--attribute MODE]]
@@ -273,15 +272,17 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   let stack: StackReport | null = null;
   let causes: LeakCauses | null = null;
   let model: Model;
+  let trace: TraceFile;
   try {
-    model = await readTraceFile(file, { onProgress: progress.update });
+    trace = await TraceFile.read(file);
+    model = trace.decode({ onProgress: progress.update });
   } catch (e) {
     progress.done();
     io.err(`cc-memwrap report: ${describeReadError(file, e)}\n`);
     return 2;
   }
   if (budgets === null) {
-    const config = loadBudgetConfig(model.program?.path ?? null, model.program?.cwd ?? null);
+    const config = trace.budgetConfig();
     if (config.problem !== null) {
       progress.done();
       io.err(`cc-memwrap report: ${config.problem.replace(/\s*\n\s*/g, ' ')}\n`);
@@ -307,7 +308,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     if (values.calls !== undefined) calls = perCall(model, values.calls);
     if (spec !== null) intervals = intervalSeries(model, spec);
     if (values.stack) {
-      const info = loadStackInfo(model);
+      const info = trace.stackInfo();
       stack = stackReport(model, info.program, info.units, info.missing);
     }
     if (values['leak-causes']) causes = leakCauses(model);
@@ -323,7 +324,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   }
   progress.done();
   if (values.html !== undefined) {
-    const problem = await writeHtml(file, values.html, budgetSource === '--budget' ? budgets : null, io);
+    const problem = writeHtml(trace, values.html, budgetSource === '--budget' ? budgets : null, io);
     if (problem !== null) {
       io.err(`cc-memwrap report: --html ${values.html}: ${problem}\n`);
       return 2;
@@ -387,16 +388,16 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   return failed.budget || failed.leaks ? 1 : 0;
 }
 
-/** Writes the HTML report of `trace` to `out` and says where on stderr; returns why it could not, or null. */
-async function writeHtml(trace: string, out: string, budgets: Budgets | null, io: CliIo): Promise<string | null> {
+/** Writes the HTML report of `trace` (as read for the report) to `out` and says where on stderr; returns why it could not, or null. */
+function writeHtml(trace: TraceFile, out: string, budgets: Budgets | null, io: CliIo): string | null {
   if (out === '') return 'wants a file name';
   try {
-    const session = await TraceSession.open(trace, budgets === null ? {} : { budgets });
+    const session = TraceSession.of(trace, budgets === null ? {} : { budgets });
     const size = writeHtmlReport(session, out);
     io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
     return null;
   } catch (e) {
-    if (e instanceof HtmlReportError || e instanceof TraceOpenError) return e.message;
+    if (e instanceof HtmlReportError) return e.message;
     throw e;
   }
 }

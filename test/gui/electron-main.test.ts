@@ -5,7 +5,7 @@ import vm from 'node:vm';
 import ts from 'typescript';
 import { describe, expect, test } from 'vitest';
 import { packageRoot } from '../../package-root.js';
-import { RecentList } from '../../gui/host/recent.js';
+import { RecentList } from '../../host/recent.js';
 import { APP_INDEX, APP_ORIGIN, appResponse } from '../../gui/main/app-protocol.js';
 import type { WebContentsLike } from '../../gui/main/electron-api.js';
 import { CHANNELS, createHandlers, type HostState } from '../../gui/main/ipc.js';

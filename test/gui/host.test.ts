@@ -2,10 +2,10 @@
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { RecentList, RECENT_MAX } from '../../gui/host/recent.js';
-import { isInside, MAX_SOURCE_BYTES, SourceAccess } from '../../gui/host/source-access.js';
-import { startServer, type RunningServer } from '../../gui/host/server.js';
-import { TraceOpenError, TraceSession } from '../../gui/host/trace-session.js';
+import { RecentList, RECENT_MAX } from '../../host/recent.js';
+import { isInside, MAX_SOURCE_BYTES, SourceAccess } from '../../host/source-access.js';
+import { startServer, type RunningServer } from '../../host/server.js';
+import { TraceOpenError, TraceSession } from '../../host/trace-session.js';
 import { runView, type ViewHooks } from '../../cli/view.js';
 import { basicTrace } from '../fixtures/scenarios.js';
 import { capture } from '../fixtures/cli-capture.js';
