@@ -7,7 +7,7 @@
 // free would pay, and how much is ours.
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../instrumenter/package-root.js';
+import { packageRoot } from '../package-root.js';
 import { median, sh, timeRun } from './measure.js';
 import type { Workload } from './workloads.js';
 

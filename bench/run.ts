@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync }
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { countEvents } from '../analysis/trace/count.js';
-import { packageRoot } from '../instrumenter/package-root.js';
+import { packageRoot } from '../package-root.js';
 import { branchesTable } from './branches.js';
 import { floorTable } from './floor.js';
 import { median, sh, timeRun } from './measure.js';

@@ -3,7 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../instrumenter/package-root.js';
+import { packageRoot } from '../package-root.js';
 
 const cacheDir = path.join(packageRoot, '.cache', 'sources');
 

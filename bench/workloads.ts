@@ -1,7 +1,7 @@
 // The benchmark's workloads: how to build each (plainly or through a wrapper)
 // and how to run it.
 import path from 'node:path';
-import { packageRoot } from '../instrumenter/package-root.js';
+import { packageRoot } from '../package-root.js';
 import { sh, type RunOptions } from './measure.js';
 import { sqliteAmalgamation, sqliteWorkload } from './sources.js';
 

@@ -2,7 +2,8 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { dumpTrace } from '../analysis/dump.js';
-import { describeReadError, processIo, type CliIo } from './io.js';
+import { describeReadError } from '../host/read-errors.js';
+import { processIo, type CliIo } from './io.js';
 
 export const DUMP_HELP = `Usage: cc-memwrap dump <trace>
 

@@ -5,7 +5,8 @@ import { readTraceFile } from '../analysis/trace/read-file.js';
 import { exportMassif } from '../analysis/export-massif.js';
 import { exportCsv } from '../analysis/export-csv.js';
 import { IntervalError, intervalSeries, type IntervalSpec } from '../analysis/timeline.js';
-import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
+import { describeReadError } from '../host/read-errors.js';
+import { processIo, progressLine, type CliIo } from './io.js';
 
 export const EXPORT_FORMATS = ['massif', 'csv'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

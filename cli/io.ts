@@ -1,5 +1,4 @@
-// What the trace subcommands need from the terminal: buffered stdout, stderr, a progress line on TTYs, and one clear line for file errors.
-import { TraceRefusedError } from '../analysis/trace/header.js';
+// What the trace subcommands need from the terminal: buffered stdout, stderr and a progress line on TTYs (file errors are worded by host/read-errors.ts).
 
 export interface CliIo {
   out(text: string): void;
@@ -73,15 +72,4 @@ export function progressLine(io: CliIo, label: string): { update: (fraction: num
       if (drawn) io.err('\r\x1b[K');
     },
   };
-}
-
-/** One line for a file that cannot be read or is not a trace; everything else is rethrown. */
-export function describeReadError(file: string, e: unknown): string {
-  if (e instanceof TraceRefusedError) return `${file}: ${e.message}`;
-  const code = (e as NodeJS.ErrnoException | null)?.code;
-  if (code === 'ENOENT') return `${file}: no such file`;
-  if (code === 'EISDIR') return `${file}: is a directory, not a trace file`;
-  if (code === 'EACCES' || code === 'EPERM') return `${file}: permission denied`;
-  if (code !== undefined) return `${file}: cannot read (${code}: ${(e as Error).message})`;
-  throw e;
 }

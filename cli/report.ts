@@ -2,7 +2,6 @@
 // JSON. Arguments become a request (report-args.ts), the analyses one result (analysis/report.ts), and that result
 // text or JSON (analysis/report-text.ts, analysis/report-json.ts); this file reads what they need from disk.
 import { readFileSync } from 'node:fs';
-import { readTraceFile } from '../analysis/trace/read-file.js';
 import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
 import { computeReport, type ReportInputs, type ReportResult } from '../analysis/report.js';
@@ -10,12 +9,12 @@ import type { Budgets } from '../analysis/budgets.js';
 import { IntervalError } from '../analysis/timeline.js';
 import type { Model } from '../analysis/model.js';
 import { sourceLineText } from '../analysis/peak.js';
-import { loadBudgetConfig } from './budget-config.js';
-import { describeReadError, processIo, progressLine, type CliIo } from './io.js';
-import { loadStackInfo } from './stack-info.js';
+import { describeReadError } from '../host/read-errors.js';
+import { processIo, progressLine, type CliIo } from './io.js';
 import { formatBytes } from '../analysis/units.js';
-import { HtmlReportError, writeHtmlReport } from '../gui/host/html-report.js';
-import { TraceOpenError, TraceSession } from '../gui/host/trace-session.js';
+import { HtmlReportError, writeHtmlReport } from '../host/html-report.js';
+import { TraceFile } from '../host/trace-file.js';
+import { TraceSession } from '../host/trace-session.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
 
 export { REPORT_HELP };
@@ -36,8 +35,9 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   }
   let result: ReportResult;
   try {
-    result = await compute(parsed, io);
-    if (parsed.html !== null) await writeHtml(parsed, result, io);
+    const trace = await read(parsed.file, io);
+    result = compute(trace, parsed);
+    if (parsed.html !== null) writeHtml(trace, parsed, result, io);
   } catch (e) {
     if (!(e instanceof ReportFailure)) throw e;
     io.err(`cc-memwrap report: ${e.message}\n`);
@@ -52,54 +52,53 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   return result.failOn !== null && result.failOn.failed.length > 0 ? 1 : 0;
 }
 
-/** Reads the trace (with progress on stderr) and what the request needs beside it, and computes the report. */
-async function compute(a: ReportArgs, io: CliIo): Promise<ReportResult> {
-  const progress = progressLine(io, a.file);
+/** Reads and decodes the trace, with progress on stderr. */
+async function read(file: string, io: CliIo): Promise<{ file: TraceFile; model: Model }> {
+  const progress = progressLine(io, file);
   try {
-    let model: Model;
-    try {
-      model = await readTraceFile(a.file, { onProgress: progress.update });
-    } catch (e) {
-      throw new ReportFailure(describeReadError(a.file, e));
-    }
-    const budgets = budgetsFor(a.budgets, model);
-    try {
-      const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? loadStackInfo(model) : null };
-      return computeReport(model, a.file, a.request, inputs);
-    } catch (e) {
-      if (e instanceof IntervalError) throw new ReportFailure(`--interval ${a.interval}: ${e.message}`);
-      throw new ReportFailure(describeReadError(a.file, e));
-    }
+    const trace = await TraceFile.read(file);
+    return { file: trace, model: trace.decode({ onProgress: progress.update }) };
+  } catch (e) {
+    throw new ReportFailure(describeReadError(file, e));
   } finally {
     progress.done();
   }
 }
 
+/** The report of a read trace, with what the request needs beside it (budgets, frame sizes) read once. */
+function compute(trace: { file: TraceFile; model: Model }, a: ReportArgs): ReportResult {
+  const budgets = budgetsFor(a.budgets, trace.file);
+  try {
+    const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.file.stackInfo() : null };
+    return computeReport(trace.model, a.file, a.request, inputs);
+  } catch (e) {
+    if (e instanceof IntervalError) throw new ReportFailure(`--interval ${a.interval}: ${e.message}`);
+    throw new ReportFailure(describeReadError(a.file, e));
+  }
+}
+
 /** The command line's budgets, else those of a memwrap.json beside the traced program, else none. */
-function budgetsFor(flags: Budgets | null, model: Model): ReportInputs['budgets'] {
+function budgetsFor(flags: Budgets | null, trace: TraceFile): ReportInputs['budgets'] {
   if (flags !== null) return { limits: flags, source: '--budget' };
-  const config = loadBudgetConfig(model.program?.path ?? null, model.program?.cwd ?? null);
+  const config = trace.budgetConfig();
   if (config.problem !== null) throw new ReportFailure(config.problem.replace(/\s*\n\s*/g, ' '));
   return config.budgets === null ? null : { limits: config.budgets, source: config.source };
 }
 
-/** Writes the HTML report beside the text one; --budget's budgets go into it, a memwrap.json's it finds itself. */
-async function writeHtml(a: ReportArgs, result: ReportResult, io: CliIo): Promise<void> {
+/**
+ * Writes the HTML report of the trace as read for the report, and says where on stderr. --budget's budgets go into
+ * it; a memwrap.json's the session finds itself.
+ */
+function writeHtml(trace: { file: TraceFile }, a: ReportArgs, result: ReportResult, io: CliIo): void {
+  const out = a.html!;
+  if (out === '') throw new ReportFailure(`--html ${out}: wants a file name`);
   const budgets = result.budgets?.source === '--budget' ? a.budgets : null;
-  const problem = await writeHtmlReportFile(a.file, a.html!, budgets, io);
-  if (problem !== null) throw new ReportFailure(`--html ${a.html}: ${problem}`);
-}
-
-/** Writes the HTML report of `trace` to `out` and says where on stderr; returns why it could not, or null. */
-async function writeHtmlReportFile(trace: string, out: string, budgets: Budgets | null, io: CliIo): Promise<string | null> {
-  if (out === '') return 'wants a file name';
   try {
-    const session = await TraceSession.open(trace, budgets === null ? {} : { budgets });
+    const session = TraceSession.of(trace.file, budgets === null ? {} : { budgets });
     const size = writeHtmlReport(session, out);
     io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
-    return null;
   } catch (e) {
-    if (e instanceof HtmlReportError || e instanceof TraceOpenError) return e.message;
+    if (e instanceof HtmlReportError) throw new ReportFailure(`--html ${out}: ${e.message}`);
     throw e;
   }
 }

@@ -5,10 +5,10 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BudgetError, parseBudgets, type Budgets } from '../analysis/budgets.js';
-import { packageRoot } from '../instrumenter/package-root.js';
-import { defaultRecentFile, RecentList } from '../gui/host/recent.js';
-import { startServer, type RunningServer } from '../gui/host/server.js';
-import { TraceOpenError, TraceSession } from '../gui/host/trace-session.js';
+import { packageRoot } from '../package-root.js';
+import { defaultRecentFile, RecentList } from '../host/recent.js';
+import { startServer, type RunningServer } from '../host/server.js';
+import { TraceOpenError, TraceSession } from '../host/trace-session.js';
 import { processIo, type CliIo } from './io.js';
 
 export const VIEW_HELP = `Usage: cc-memwrap view <trace> [options]

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packageRoot } from './package-root.js';
+import { packageRoot } from '../package-root.js';
 
 export const runtimeDir = path.join(packageRoot, 'runtime');
 export const headerPath = path.join(runtimeDir, 'memwrap.h');

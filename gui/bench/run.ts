@@ -4,11 +4,11 @@ import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
-import { packageRoot } from '../../instrumenter/package-root.js';
-import { RecentList } from '../host/recent.js';
-import { startServer } from '../host/server.js';
-import { TraceSession } from '../host/trace-session.js';
-import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../host/html-report.js';
+import { packageRoot } from '../../package-root.js';
+import { RecentList } from '../../host/recent.js';
+import { startServer } from '../../host/server.js';
+import { TraceSession } from '../../host/trace-session.js';
+import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../../host/html-report.js';
 import { pathToFileURL } from 'node:url';
 import { median } from '../../bench/measure.js';
 

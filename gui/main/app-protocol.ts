@@ -1,9 +1,9 @@
 // The app's own URL scheme: serves the built renderer's files (and nothing outside its folder) with the viewer's Content-Security-Policy, so the Electron window loads no file:// page and no remote content.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { contentType } from '../host/content-types.js';
-import { SECURITY_HEADERS } from '../host/csp.js';
-import { isInside } from '../host/source-access.js';
+import { contentType } from '../../host/content-types.js';
+import { SECURITY_HEADERS } from '../../host/csp.js';
+import { isInside } from '../../host/source-access.js';
 
 export const APP_SCHEME = 'cc-memwrap';
 export const APP_ORIGIN = `${APP_SCHEME}://app`;

@@ -1,8 +1,8 @@
 // What the main process answers the preload's calls with: the open trace's facts and bytes, the source files it names (through the same checks as the local server), the recent list and a file dialog. Arguments from the renderer are untrusted: anything but a string is refused.
-import type { RecentList } from '../host/recent.js';
-import type { SourceResult } from '../host/source-access.js';
-import type { SessionReply } from '../host/session-types.js';
-import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
+import type { RecentList } from '../../host/recent.js';
+import type { SourceResult } from '../../host/source-access.js';
+import type { SessionReply } from '../../host/session-types.js';
+import { TraceOpenError, TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import type { OpenDialogResult } from './electron-api.js';
 
 /** Channel names; the preload script (gui/preload/preload.cts) uses the same strings. */

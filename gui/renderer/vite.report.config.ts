@@ -1,4 +1,4 @@
-// Builds the renderer for `cc-memwrap report --html` into dist/gui/report: one script (the decoding worker inlined in it, started from a Blob URL) and one stylesheet, which gui/host/html-report.ts inlines into the report with the trace and its sources.
+// Builds the renderer for `cc-memwrap report --html` into dist/gui/report: one script (the decoding worker inlined in it, started from a Blob URL) and one stylesheet, which host/html-report.ts inlines into the report with the trace and its sources.
 import { fileURLToPath } from 'node:url';
 import { defineConfig, mergeConfig } from 'vite';
 import base from './vite.config.js';

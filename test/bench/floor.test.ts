@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { floorPrograms, instrumentedBuild, VARIANTS } from '../../bench/floor.js';
 import { sh } from '../../bench/measure.js';
 import type { Workload } from '../../bench/workloads.js';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { scratch } from '../support/programs.js';
 
 const sample = path.join(packageRoot, 'samples', 'linked-list.c');

@@ -5,7 +5,7 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { skipWhen } from '../support/machine.js';
 import { must, reportJson, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
 

@@ -7,7 +7,7 @@
 // 4096-byte stdout buffer), so the suite runs there only.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { buildInstrumented, must, runTraced, samplesDir, scratch, traceOf, wrapper } from '../support/programs.js';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
-import { packageRoot } from '../../instrumenter/package-root.js';
-import { RecentList } from '../../gui/host/recent.js';
-import { startServer, type RunningServer } from '../../gui/host/server.js';
-import { TraceSession, type SessionOptions } from '../../gui/host/trace-session.js';
+import { packageRoot } from '../../package-root.js';
+import { RecentList } from '../../host/recent.js';
+import { startServer, type RunningServer } from '../../host/server.js';
+import { TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import { scratch } from '../support/programs.js';
 
 export const CHROMIUM = '/usr/bin/chromium';

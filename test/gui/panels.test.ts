@@ -6,9 +6,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { leakCauses, type LeakCauses } from '../../analysis/leak-causes.js';
 import { observedHeadline, stackReport, worstHeadline, type StackReport } from '../../analysis/stack-report.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { loadStackInfo } from '../../cli/stack-info.js';
-import { writeHtmlReport } from '../../gui/host/html-report.js';
-import { TraceSession } from '../../gui/host/trace-session.js';
+import { readStackInfo } from '../../host/stack-info.js';
+import { tracedProgram } from '../../host/traced-program.js';
+import { writeHtmlReport } from '../../host/html-report.js';
+import { TraceSession } from '../../host/trace-session.js';
 import { must, runTraced, samplesDir, scratch, traceOf, wrapper } from '../support/programs.js';
 import { buildReportTemplate, launch, openReportFile, shot, viewerOn, type Viewer } from './browser.js';
 
@@ -90,7 +91,7 @@ describe('worst-case stack panel', () => {
   /** The report `report --stack` computes for the trace. */
   function expected(trace: string): StackReport {
     const model = decodeTrace(new Uint8Array(readFileSync(trace)));
-    const info = loadStackInfo(model);
+    const info = readStackInfo(tracedProgram(model.program?.path, model.program?.cwd));
     return stackReport(model, info.program, info.units, info.missing);
   }
 

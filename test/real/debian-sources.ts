@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 
 const aptDir = path.join(packageRoot, '.cache', 'apt');
 const sourcesDir = path.join(packageRoot, '.cache', 'sources', 'debian');

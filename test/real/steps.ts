@@ -2,7 +2,7 @@
 // cc-memwrap), timing a workload side by side, and counting its lines of C.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { run, type Ran } from '../support/programs.js';
 import type { Step } from './projects.js';
 import { median } from '../../bench/measure.js';

@@ -3,7 +3,7 @@
 // of the run (by the global setup's teardown, which sees every test file).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 
 // One folder per run (named by the global setup, inherited by the test
 // workers), so two runs at once keep their rows apart.

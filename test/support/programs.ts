@@ -5,7 +5,7 @@ import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 
 export const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
 export const samplesDir = path.join(packageRoot, 'samples');

@@ -1,6 +1,6 @@
 // How the renderer reaches files: the Electron preload API (window.ccMemwrap), the local server's API, or the data a self-contained HTML report carries in the page itself, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
-import type { RecentEntry, SessionReply, SourceResult } from '../../host/session-types.js';
-import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../host/embedded-types.js';
+import type { RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
+import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../../host/embedded-types.js';
 
 export type { RecentEntry, SourceResult };
 export type SessionInfo = SessionReply;

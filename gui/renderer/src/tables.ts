@@ -6,7 +6,7 @@ import type { Model } from '../../../analysis/model.js';
 import { peaks, type Peaks } from '../../../analysis/peak.js';
 import { leakCauses, type LeakCauses } from '../../../analysis/leak-causes.js';
 import { stackReport, type StackReport } from '../../../analysis/stack-report.js';
-import type { StackInfo } from '../../host/session-types.js';
+import type { StackInfo } from '../../../host/session-types.js';
 
 /** Rows shown per table; beyond, the panel says how many there are. */
 export const TABLE_ROWS = 500;

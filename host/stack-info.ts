@@ -1,24 +1,12 @@
-// Finds the frame sizes for `report --stack`: the traced program (its path in the trace, resolved against the run's
-// working directory) carries them in its `.mw_stack` section, put there by the driver at build time.
+// Finds the frame sizes for `report --stack` and the viewer's stack panel: the traced program (tracedProgram())
+// carries them in its `.mw_stack` section, put there by the driver at build time.
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import type { Model } from '../analysis/model.js';
 import { elfSection } from '../analysis/elf-section.js';
 import { parseStackUnits } from '../analysis/worst-stack.js';
 import { STACK_SECTION } from '../instrumenter/stack-usage.js';
-import type { StackInfo } from '../gui/host/session-types.js';
+import type { StackInfo } from './session-types.js';
 
 export type { StackInfo };
-
-/** The traced program's path, or null when the trace names none. */
-export function tracedProgram(model: Model): string | null {
-  if (model.program === null || model.program.path === '') return null;
-  return path.resolve(model.program.cwd || '/', model.program.path);
-}
-
-export function loadStackInfo(model: Model): StackInfo {
-  return readStackInfo(tracedProgram(model));
-}
 
 /** The frame sizes in `program`'s .mw_stack section (an absolute path, or null when the trace names none). */
 export function readStackInfo(program: string | null): StackInfo {

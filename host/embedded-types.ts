@@ -1,4 +1,4 @@
-// What a self-contained HTML report carries for the renderer, as plain JSON types shared by the writer (gui/host/html-report.ts) and the page (gui/renderer/src/backend.ts).
+// What a self-contained HTML report carries for the renderer, as plain JSON types shared by the writer (host/html-report.ts) and the page (gui/renderer/src/backend.ts).
 import type { SessionInfo, SourceResult } from './session-types.js';
 
 /** The id of the JSON block holding an EmbeddedSession. */

@@ -1,14 +1,10 @@
-// One open trace as a viewer host holds it: its bytes, the source files it names and the root they are served from, and the budgets of a memwrap.json beside the traced program. Shared by the Electron main process and the local server.
-import { readFile } from 'node:fs/promises';
+// One open trace as a viewer host holds it: its bytes, the source files it names and the root they are served from, the budgets of a memwrap.json beside the traced program and the program's frame sizes (all read by trace-file.ts). Shared by the Electron main process, the local server and `report --html`.
 import path from 'node:path';
-import type { Budgets } from '../../analysis/budgets.js';
-import { loadBudgetConfig } from '../../cli/budget-config.js';
-import { parseHeader } from '../../analysis/trace/header.js';
-import { namedSources } from '../../analysis/trace/source-files.js';
-import { describeReadError } from '../../cli/io.js';
-import { readStackInfo } from '../../cli/stack-info.js';
+import type { Budgets } from '../analysis/budgets.js';
+import { describeReadError } from './read-errors.js';
 import type { SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
+import { TraceFile } from './trace-file.js';
 
 export type { SessionInfo };
 
@@ -34,27 +30,29 @@ export class TraceSession {
 
   /** Reads and checks a trace (header only; damage later in the file is the decoder's to report). */
   static async open(tracePath: string, options: SessionOptions = {}): Promise<TraceSession> {
-    const abs = path.resolve(tracePath);
-    let bytes: Uint8Array;
+    let trace: TraceFile;
     try {
-      const buf = await readFile(abs);
-      bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-      parseHeader(bytes);
+      trace = await TraceFile.read(tracePath);
     } catch (e) {
       throw new TraceOpenError(describeReadError(tracePath, e));
     }
-    const named = namedSources(bytes);
-    const root = path.resolve(options.sourceRoot ?? named.cwd ?? path.dirname(abs));
-    const fromConfig = options.budgets ? { budgets: options.budgets, source: '--budget', problem: null } : loadBudgetConfig(named.program, named.cwd);
+    return TraceSession.of(trace, options);
+  }
+
+  /** The session of a trace already read: what `trace` has read beside it (budgets, frame sizes) is not read again. */
+  static of(trace: TraceFile, options: SessionOptions = {}): TraceSession {
+    const named = trace.sources();
+    const root = path.resolve(options.sourceRoot ?? named.cwd ?? path.dirname(trace.path));
+    const fromConfig = options.budgets ? { budgets: options.budgets, source: '--budget', problem: null } : trace.budgetConfig();
     const info: SessionInfo = {
-      trace: { name: path.basename(abs), path: abs, bytes: bytes.byteLength },
+      trace: { name: path.basename(trace.path), path: trace.path, bytes: trace.bytes.byteLength },
       sourceRoot: root,
       budgets: fromConfig.budgets,
       budgetSource: fromConfig.source,
       budgetProblem: fromConfig.problem,
-      stack: readStackInfo(named.program === null || named.program === '' ? null : path.resolve(named.cwd || '/', named.program)),
+      stack: trace.stackInfo(),
     };
-    return new TraceSession(abs, bytes, new SourceAccess(named.files, root), info);
+    return new TraceSession(trace.path, trace.bytes, new SourceAccess(named.files, root), info);
   }
 
   source(file: string): SourceResult {

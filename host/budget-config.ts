@@ -1,5 +1,5 @@
 // The memwrap.json beside a traced program: where it is and what it says.
-// `cc-memwrap report` and the viewer's host both read budgets from it.
+// `cc-memwrap report` and the viewer's hosts both read budgets from it (through host/trace-file.ts, once per trace).
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BudgetError, parseBudgetConfig, type Budgets } from '../analysis/budgets.js';
@@ -13,15 +13,11 @@ export interface BudgetConfig {
   problem: string | null;
 }
 
-/** The memwrap.json in the directory of the traced program (as it was run from `cwd`). */
-function budgetConfigBeside(program: string | null, cwd: string | null): string | null {
-  if (program === null || program === '') return null;
-  return path.join(path.dirname(path.resolve(cwd || '/', program)), 'memwrap.json');
-}
-
-export function loadBudgetConfig(program: string | null, cwd: string | null): BudgetConfig {
-  const config = budgetConfigBeside(program, cwd);
-  if (config === null || !existsSync(config)) return { budgets: null, source: null, problem: null };
+/** The budgets of the memwrap.json in the directory of `program` (absolute, from tracedProgram(); null: none named). */
+export function loadBudgetConfig(program: string | null): BudgetConfig {
+  if (program === null) return { budgets: null, source: null, problem: null };
+  const config = path.join(path.dirname(program), 'memwrap.json');
+  if (!existsSync(config)) return { budgets: null, source: null, problem: null };
   try {
     return { budgets: parseBudgetConfig(readFileSync(config, 'utf8'), config), source: config, problem: null };
   } catch (e) {

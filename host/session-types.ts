@@ -1,6 +1,6 @@
 // What a viewer host tells the renderer, as plain JSON types: no Node imports, so the renderer (a browser bundle) shares them.
-import type { Budgets } from '../../analysis/budgets.js';
-import type { StackUnit } from '../../analysis/worst-stack.js';
+import type { Budgets } from '../analysis/budgets.js';
+import type { StackUnit } from '../analysis/worst-stack.js';
 
 export interface RecentEntry {
   path: string;
@@ -24,7 +24,7 @@ export interface SessionInfo {
   stack: StackInfo;
 }
 
-/** What `cli/stack-info.ts` found in the traced program. */
+/** What `host/stack-info.ts` found in the traced program. */
 export interface StackInfo {
   program: string | null;
   units: StackUnit[] | null;

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../package-root.js';
 import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from './embedded-types.js';
 import type { TraceSession } from './trace-session.js';
 

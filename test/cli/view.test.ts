@@ -1,0 +1,63 @@
+// `cc-memwrap view`'s arguments and errors, and its local server when Electron is absent.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { runView, type ViewHooks } from '../../cli/view.js';
+import type { RunningServer } from '../../host/server.js';
+import { basicTrace } from '../fixtures/scenarios.js';
+import { capture } from '../fixtures/cli-capture.js';
+import { scratch } from '../support/programs.js';
+
+describe('cc-memwrap view', () => {
+  const dir = scratch('view-cli');
+  const trace = path.join(dir, 'demo.mwtrace');
+  writeFileSync(trace, basicTrace().build());
+  writeFileSync(path.join(dir, 'notes.txt'), 'hello');
+  const view = (args: string[], hooks: ViewHooks = {}) => capture((a, io) => runView(a, io, { electron: null, recentFile: path.join(dir, 'recent.json'), ...hooks }), args);
+
+  test('--help', async () => {
+    const r = await view(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('Usage: cc-memwrap view <trace>');
+  });
+
+  test.each([
+    [[], /expected one trace file, got 0/],
+    [['a', 'b'], /expected one trace file, got 2/],
+    [['--port', 'http', 'x'], /--port must be a number/],
+    [['--bogus', 'x'], /Unknown option '--bogus'/],
+    [['--budget', 'heap=lots', 'x'], /'lots' is not a size/],
+    [['--source-root', '/no/such/dir', 'x'], /--source-root \/no\/such\/dir: no such directory/],
+    [['/no/such/missing.mwtrace'], /missing\.mwtrace: no such file/],
+  ])('%j fails with exit 2', async (args, message) => {
+    const r = await view(args as string[]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(message);
+  });
+
+  test('a file that is not a trace is refused by name', async () => {
+    const r = await view([path.join(dir, 'notes.txt')]);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/notes\.txt: /);
+  });
+
+  test('without Electron it serves on 127.0.0.1 and prints the address', async () => {
+    const renderer = path.join(dir, 'renderer');
+    mkdirSync(renderer, { recursive: true });
+    writeFileSync(path.join(renderer, 'index.html'), '<!doctype html>');
+    let running: RunningServer | null = null;
+    const r = await view([trace, '--browser'], { rendererDir: renderer, onServer: (s) => (running = s) });
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/demo\.mwtrace at http:\/\/127\.0\.0\.1:\d+\//);
+    const server = running as RunningServer | null;
+    expect(server).not.toBeNull();
+    expect((await fetch(server!.url)).status).toBe(200);
+    await server!.close();
+  });
+
+  test('an unbuilt viewer is said plainly', async () => {
+    const r = await view([trace], { rendererDir: path.join(dir, 'nothing') });
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(/the viewer is not built .*npm run build/);
+  });
+});
