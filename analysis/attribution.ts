@@ -1,58 +1,15 @@
 // Attribution tables of `cc-memwrap report --by …`: heap bytes and allocator calls charged to functions, allocation sites, files or threads.
-import { Charges, GroupTable, GROUPERS } from './attribution-groups.js';
+import { Charges, GroupTable, GROUPERS, type AttributionBy, type AttributionMode, type AttributionRow } from './attribution-groups.js';
 import { NONE, type Model } from './model.js';
 import { Kind, SiteKind } from './trace/format.js';
 
-export type AttributionBy = 'function' | 'site' | 'file' | 'thread' | 'library';
-/** Which function on an event's call path gets it: the innermost open frame, the outermost one below `main`, or every distinct one. */
-export type AttributionMode = 'innermost' | 'outermost' | 'inclusive';
-
-export const ATTRIBUTION_BY: readonly AttributionBy[] = ['function', 'site', 'file', 'thread', 'library'];
-export const ATTRIBUTION_MODES: readonly AttributionMode[] = ['innermost', 'outermost', 'inclusive'];
+export type { AttributionBy, AttributionCounts, AttributionMode, AttributionRow } from './attribution-groups.js';
+export { ATTRIBUTION_BY, ATTRIBUTION_MODES } from './attribution-groups.js';
 
 export interface AttributionOptions {
   by: AttributionBy;
   /** Default 'innermost'. Changes only 'function' and 'file' tables. */
   mode?: AttributionMode;
-}
-
-/** Allocator calls charged to a group. */
-export interface AttributionCounts {
-  /** ALLOC events by allocator: malloc; calloc; aligned_alloc, posix_memalign, memalign, valloc, pvalloc; strdup, strndup. */
-  malloc: number;
-  calloc: number;
-  aligned: number;
-  strdup: number;
-  /** REALLOC events (realloc, reallocarray), failed ones and realloc(NULL, …) included. */
-  realloc: number;
-  /** FREE events that ended a block (frees of pointers that were not live blocks are not counted). */
-  free: number;
-}
-
-export interface AttributionRow {
-  /**
-   * Stable identity of the group: "function:<entry site>", "site:<site>", "interposed:<entry site>", "file:<path>",
-   * "thread:<index>", "library:<index>", "library:instrumented", "library:unknown", "none".
-   */
-  key: string;
-  /** What a report shows: "demo.c:3 make_node", "demo.c:4 make_node → malloc", "main (via libc/uninstrumented)", "demo.c", "thread 0 (tid 1234)". */
-  label: string;
-  /** 'library': the loaded object's path (as its LIBRARY record has it); otherwise the source file (as the site table has it, absolute) and line of the function's entry or the allocation site; null where none applies. */
-  file: string | null;
-  line: number | null;
-  /** The function ('function', 'site': the function containing the call or the attributed function), else null. */
-  function: string | null;
-  /** Trace thread index ('thread'), else null. */
-  thread: number | null;
-  /** Bytes allocated minus bytes freed by this group's events (requested sizes); negative when it frees what others allocated. */
-  netBytes: number;
-  /** Lowest and highest value of the running net over the run (starting at 0 before the first event). */
-  minBytes: number;
-  maxBytes: number;
-  /** Requested bytes of blocks its events created, and of blocks its events ended. */
-  bytesAllocated: number;
-  bytesFreed: number;
-  counts: AttributionCounts;
 }
 
 export interface Attribution {

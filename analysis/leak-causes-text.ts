@@ -2,7 +2,7 @@
 // separates leaking from freeing paths (with its source line), and the end of one path of each kind.
 import type { LeakCauses, PathStep, PlainLeakSite, SourcePlace, SuspectSite } from './leak-causes.js';
 import { siteLocation } from './sites.js';
-import type { SourceLines, TextView } from './report-text.js';
+import type { SourceLines, TextView } from './text-view.js';
 
 /** Steps of each example path shown in the text (the JSON has them all). */
 const PATH_STEPS_SHOWN = 10;

@@ -11,23 +11,12 @@ import type { Summary } from './summary.js';
 import type { ReportResult } from './report.js';
 import { renderStack } from './stack-report.js';
 import { renderLeakCauses } from './leak-causes-text.js';
+import type { SourceLines, TextView } from './text-view.js';
+
+export type { SourceLines, TextView };
 import { formatBytes, formatCount, plural } from './units.js';
 
 export const REPORT_WIDTH = 80;
-
-/** A source line for a file and line number (trimmed), or null when it cannot be read. */
-export type SourceLines = (file: string, line: number) => string | null;
-
-/**
- * What every section renderer takes beside its section: how many rows to list, where to find the source lines it
- * quotes (null: quote none), and the directory file names are shown relative to (the run's working directory).
- * Each returns its text from a blank line and its heading to a final newline, so sections concatenate.
- */
-export interface TextView {
-  top: number;
-  source: SourceLines | null;
-  relativeTo: string | null;
-}
 
 /** Cuts `s` to `width` columns, keeping its end (file:line and names matter more than leading directories). */
 function fit(s: string, width: number): string {

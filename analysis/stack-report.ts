@@ -4,7 +4,7 @@ import type { Model } from './model.js';
 import { deepestStack, type DeepestStack } from './deepest-stack.js';
 import { worstCaseStack, type StackUnit, type WorstStack } from './worst-stack.js';
 import { formatCount } from './units.js';
-import type { TextView } from './report-text.js';
+import type { TextView } from './text-view.js';
 
 /** Exact bytes: stack budgets are counted to the byte. */
 const bytes = (n: number) => `${formatCount(n)} B`;
