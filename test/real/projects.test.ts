@@ -5,9 +5,10 @@
 // the table printed at the end (test/real/print-table.ts).
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { skipWhen } from '../support/machine.js';
 import { reportJson, scratch, traceOf, valgrindTotals } from '../support/programs.js';
-import { copyTree, projects, type Built } from './projects.js';
+import { copyTree, projects, type Built, type Project } from './projects.js';
 import { uninstrumentedUnits, type Fallback } from '../../instrumenter/fallback-messages.js';
 import { functionEntries, ownFunctionsEntered } from './entries.js';
 import { buildEnv, linesOfC, normalised, programOf, runBuild, runStep, timeSideBySide, tracedEnv } from './steps.js';
@@ -31,8 +32,21 @@ describe.each(projects)('$name', (project) => {
   let built = false;
   let fallbacks: Fallback[] = [];
 
+  // A project whose source the registries do not serve here is skipped,
+  // each test with the reason; any later failure is the project's or ours.
+  let unfetched: string | null = null;
+  beforeEach((ctx) => skipWhen(ctx, unfetched));
+
   beforeAll(() => {
-    const source = project.fetch((line) => process.stderr.write(`${project.name}: ${line}\n`));
+    let source: ReturnType<Project['fetch']>;
+    try {
+      source = project.fetch((line) => process.stderr.write(`${project.name}: ${line}\n`));
+    } catch (error) {
+      unfetched = `the source of ${project.name} could not be fetched (${project.origin}): ${(error as Error).message}`;
+      process.stderr.write(`${unfetched}\n`);
+      row.build = 'not fetched';
+      return;
+    }
     row.origin = `${project.origin}, ${source.how}`;
     row.linesOfC = linesOfC(source.dir);
     copyTree(source.dir, plain.dir);
