@@ -17,6 +17,7 @@ import {
   type Command,
   type Input,
 } from './args.js';
+import { doesNotCompileMessage, notInstrumentedMessage } from './fallback-messages.js';
 import { expandResponseFiles } from './response-files.js';
 import { abiFlags, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
@@ -177,7 +178,7 @@ class Driver {
       writeFileSync(rewritten, result.output);
     } catch (error) {
       rewriteOk = false;
-      say(`could not instrument ${input.path}: ${(error as Error).message}`);
+      process.stderr.write(`${notInstrumentedMessage(input.path, (error as Error).message)}\n`);
       if (this.options.strict) return 1;
     }
 
@@ -223,7 +224,7 @@ class Driver {
       // user the original's diagnostics, which are the ones their build has.
       const lenient = compileRewritten(['-Wno-error']);
       if (statusOf(lenient) === 0) return finish(original.stderr);
-      say(`warning: the instrumented ${input.path} does not compile, although the original does; built it uninstrumented (--mw-keep keeps the rewritten text; --mw-strict makes this an error)`);
+      process.stderr.write(`${doesNotCompileMessage(input.path)}\n`);
       process.stderr.write(original.stderr);
       return embed ? this.embedRuntime(fallbackTarget, output) : 0;
     }

@@ -5,6 +5,7 @@
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { uninstrumentedUnits } from '../../instrumenter/fallback-messages.js';
 import { packageRoot } from '../../package-root.js';
 import { skipWhen } from '../support/machine.js';
 import { must, reportJson, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
@@ -348,6 +349,7 @@ describe('diagnostics and failures', () => {
     const lenient = run(wrapper, ['gcc', 'clash.c', '-o', 'clash'], { cwd: dir });
     expect(lenient.status).toBe(0);
     expect(lenient.stderr).toMatch(/instrumented clash\.c does not compile, although the original does; built it uninstrumented/);
+    expect(uninstrumentedUnits(lenient.stderr)).toEqual([{ unit: 'clash.c', reason: 'does-not-compile' }]);
     expect(run(path.join(dir, 'clash'), [], { env: { ...process.env, MEMWRAP_TRACE: path.join(dir, '%p.mwtrace') } }).status).toBe(0);
     const strict = run(wrapper, ['--mw-strict', 'gcc', 'clash.c', '-o', 'clash2'], { cwd: dir });
     expect(strict.status).not.toBe(0);

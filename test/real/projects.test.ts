@@ -5,10 +5,13 @@
 // the table printed at the end (test/real/print-table.ts).
 import { statSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { skipWhen } from '../support/machine.js';
 import { reportJson, scratch, traceOf, valgrindTotals } from '../support/programs.js';
-import { copyTree, projects, type Built } from './projects.js';
-import { buildEnv, linesOfC, normalised, programOf, runBuild, runStep, timeSideBySide, tracedEnv, uninstrumentedUnits } from './steps.js';
+import { copyTree, projects, type Built, type Project } from './projects.js';
+import { uninstrumentedUnits, type Fallback } from '../../instrumenter/fallback-messages.js';
+import { functionEntries, ownFunctionsEntered } from './entries.js';
+import { buildEnv, linesOfC, normalised, programOf, runBuild, runStep, timeSideBySide, tracedEnv } from './steps.js';
 import { emptyRow, writeRow } from './table.js';
 
 interface HeapReport {
@@ -27,9 +30,23 @@ describe.each(projects)('$name', (project) => {
   const instEnv = (traces: string) => tracedEnv(path.join(dir, traces));
   const row = emptyRow(project.name, project.origin);
   let built = false;
+  let fallbacks: Fallback[] = [];
+
+  // A project whose source the registries do not serve here is skipped,
+  // each test with the reason; any later failure is the project's or ours.
+  let unfetched: string | null = null;
+  beforeEach((ctx) => skipWhen(ctx, unfetched));
 
   beforeAll(() => {
-    const source = project.fetch((line) => process.stderr.write(`${project.name}: ${line}\n`));
+    let source: ReturnType<Project['fetch']>;
+    try {
+      source = project.fetch((line) => process.stderr.write(`${project.name}: ${line}\n`));
+    } catch (error) {
+      unfetched = `the source of ${project.name} could not be fetched (${project.origin}): ${(error as Error).message}`;
+      process.stderr.write(`${unfetched}\n`);
+      row.build = 'not fetched';
+      return;
+    }
     row.origin = `${project.origin}, ${source.how}`;
     row.linesOfC = linesOfC(source.dir);
     copyTree(source.dir, plain.dir);
@@ -37,12 +54,39 @@ describe.each(projects)('$name', (project) => {
     const a = runBuild(project.build(plain), plain.dir, plainEnv);
     if (!a.ok) throw new Error(`the plain build of ${project.name} failed:\n${a.output.slice(-4000)}`);
     const b = runBuild(project.build(inst), inst.dir, buildEnv(path.join(dir, 'build-traces')));
-    row.build = b.ok ? buildVerdict(uninstrumentedUnits(b.output)) : 'failed';
+    fallbacks = uninstrumentedUnits(b.output).map((f) => ({ ...f, unit: normalised(f.unit, inst.dir) }));
+    row.build = b.ok ? buildVerdict(fallbacks) : 'failed';
     if (!b.ok) throw new Error(`the build of ${project.name} through cc-memwrap failed (the plain one built):\n${b.output.slice(-4000)}`);
     built = true;
   }, 1_800_000);
 
   afterAll(() => writeRow(row));
+
+  // A unit that fell back still links the runtime, so the comparisons below
+  // would hold with nothing instrumented: the build must say it fell back
+  // for no unit but those projects.ts names, with their reasons.
+  it('every unit is built instrumented, but for the fallbacks projects.ts expects', () => {
+    expect(built).toBe(true);
+    const expected = project.expectedFallbacks ?? [];
+    const named = (f: Fallback) => expected.some((e) => sameUnit(f.unit, e.unit));
+    const unexpected = fallbacks.filter((f) => !named(f)).map((f) => `${f.unit} (${f.reason})`);
+    const stale = expected.filter((e) => !fallbacks.some((f) => sameUnit(f.unit, e.unit))).map((e) => e.unit);
+    expect(unexpected.length, `units built uninstrumented: ${unexpected.join(', ')}`).toBe(0);
+    expect(stale.length, `expected fallbacks that no longer happen: ${stale.join(', ')}`).toBe(0);
+  });
+
+  it("the workload's trace enters functions of the project's own sources", () => {
+    expect(built).toBe(true);
+    const traces = path.join(dir, 'entry-traces');
+    const ours = runStep(project.workload(inst), inst.dir, tracedEnv(traces));
+    expect(ours.status).toBe(0);
+    const entries = functionEntries(traceOf(traces, ours.pid));
+    const own = ownFunctionsEntered(entries, inst.dir);
+    row.units = entries.units;
+    row.functionsEntered = own.length;
+    process.stderr.write(`${project.name}: ${entries.units} instrumented units in the workload's program; ${own.length} functions of its own sources entered\n`);
+    expect(own.length, `functions entered: ${own.join(', ')}`).toBeGreaterThanOrEqual(MIN_OWN_FUNCTIONS);
+  });
 
   it('its own tests print the same and exit the same, plain and through cc-memwrap', () => {
     expect(built).toBe(true);
@@ -96,6 +140,16 @@ describe.each(projects)('$name', (project) => {
   });
 });
 
-function buildVerdict(fallbacks: string[]): string {
-  return fallbacks.length === 0 ? 'ok' : `ok; ${fallbacks.length} unit${fallbacks.length > 1 ? 's' : ''} uninstrumented (${fallbacks.join(', ')})`;
+/** Fewer than this many functions of a project's own files entered means
+ *  its code was, in effect, not instrumented. */
+const MIN_OWN_FUNCTIONS = 5;
+
+/** A unit as the build named it, against an expected one (a path or its tail). */
+function sameUnit(printed: string, expected: string): boolean {
+  return printed === expected || printed.endsWith(`/${expected}`);
+}
+
+function buildVerdict(fallbacks: Fallback[]): string {
+  const units = fallbacks.map((f) => f.unit);
+  return units.length === 0 ? 'ok' : `ok; ${units.length} unit${units.length > 1 ? 's' : ''} uninstrumented (${units.join(', ')})`;
 }

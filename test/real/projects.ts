@@ -35,6 +35,18 @@ export interface Project {
   tests(built: Built): Step[];
   /** The workload timed and compared with Valgrind's totals. */
   workload(built: Built): Step;
+  /**
+   * Sources known to be built uninstrumented (the driver's fallback), each
+   * with why; the build must name exactly these. `unit` is the path as the
+   * build's compiler command names it, or a tail of it (`src/lparser.c`).
+   * None of the projects has one today.
+   */
+  expectedFallbacks?: ExpectedFallback[];
+}
+
+export interface ExpectedFallback {
+  unit: string;
+  reason: string;
 }
 
 const sh = (script: string): Step => ({ command: 'sh', args: ['-c', script] });

@@ -48,13 +48,6 @@ export function runBuild(steps: Step[], tree: string, env: NodeJS.ProcessEnv): {
   return { ok: true, output };
 }
 
-/** The sources cc-memwrap built uninstrumented, from its warnings. */
-export function uninstrumentedUnits(buildOutput: string): string[] {
-  const units = new Set<string>();
-  for (const m of buildOutput.matchAll(/cc-memwrap: warning: the instrumented (\S+) does not compile/g)) units.add(path.basename(m[1]!));
-  return [...units].sort();
-}
-
 /** Medians of alternating runs, plain then instrumented, in milliseconds,
  *  and how many instrumented runs wrote a trace (into `traceDir`). */
 export function timeSideBySide(

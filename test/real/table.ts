@@ -17,6 +17,10 @@ export interface Row {
   linesOfC: number;
   /** "ok", "ok, 2 units uninstrumented (…)", or "failed: …". */
   build: string;
+  /** UNIT records in the workload's trace: its program's instrumented units. */
+  units: number | null;
+  /** Distinct functions of the project's own files the workload entered. */
+  functionsEntered: number | null;
   /** "21/21", or "failed: …" (not run when the build failed). */
   tests: string;
   /** Instrumented / plain median time of the workload, measured side by side. */
@@ -28,7 +32,7 @@ export interface Row {
 }
 
 export function emptyRow(project: string, origin: string): Row {
-  return { project, origin, linesOfC: 0, build: 'not run', tests: 'not run', ratio: null, plainMs: null, traceBytes: null, heap: 'not run' };
+  return { project, origin, linesOfC: 0, build: 'not run', units: null, functionsEntered: null, tests: 'not run', ratio: null, plainMs: null, traceBytes: null, heap: 'not run' };
 }
 
 /** Starts a run with no rows; returns the folder to remove at its end. */
@@ -56,8 +60,8 @@ const kib = (bytes: number) => (bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixe
 export function formatTable(rows: Row[], order: string[]): string {
   const sorted = [...rows].sort((a, b) => order.indexOf(a.project) - order.indexOf(b.project));
   const lines = [
-    '| project | source | lines of C | build through cc-memwrap | own tests, same output | heap totals | run-time ratio | plain run | trace size |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| project | source | lines of C | build through cc-memwrap | workload: instrumented units, own functions entered | own tests, same output | heap totals | run-time ratio | plain run | trace size |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
   ];
   for (const r of sorted) {
     const cells = [
@@ -65,6 +69,7 @@ export function formatTable(rows: Row[], order: string[]): string {
       r.origin,
       r.linesOfC.toLocaleString('en-US'),
       r.build,
+      r.units === null ? '–' : `${r.units} unit${r.units === 1 ? '' : 's'}, ${r.functionsEntered ?? '–'} function${r.functionsEntered === 1 ? '' : 's'}`,
       r.tests,
       r.heap,
       r.ratio === null ? '–' : `${r.ratio.toFixed(2)}×`,
