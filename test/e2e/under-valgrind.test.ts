@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { packageRoot } from '../../instrumenter/package-root.js';
+import { packageRoot } from '../../package-root.js';
 import { haveCommand, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, buildPlain, must, programsDir, run, scratch, traceOf, wrapper } from '../support/programs.js';
 
