@@ -18,7 +18,8 @@ import {
   type Input,
 } from './args.js';
 import { expandResponseFiles } from './response-files.js';
-import { abiFlags, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
+import { isBitcode, ltoOf, toolFor, type Lto } from './lto.js';
+import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 
@@ -75,6 +76,14 @@ class Driver {
     if (this.options.verbose) say(`running: ${this.command.compiler} ${args.join(' ')}`);
     const result = spawnSync(this.command.compiler, args, { stdio: ['inherit', 'inherit', capture ? 'pipe' : 'inherit'] });
     if (result.error) say(`cannot run ${this.command.compiler}: ${result.error.message}`);
+    return result;
+  }
+
+  /** Runs another tool of the toolchain (llvm-link); its diagnostics go straight to the user. */
+  private tool(command: string, args: string[]): SpawnSyncReturns<Buffer> {
+    if (this.options.verbose) say(`running: ${command} ${args.join(' ')}`);
+    const result = spawnSync(command, args, { stdio: ['inherit', 'inherit', 'inherit'] });
+    if (result.error) say(`cannot run ${command}: ${result.error.message}`);
     return result;
   }
 
@@ -190,7 +199,7 @@ class Driver {
       // Only an object compiled among our temporaries gets frame sizes: the
       // compiler writes its side file beside the object.
       // (Not with -flto: gcc then has no frame sizes to give and says so.)
-      const stack = mode === 'compile' && !this.command.args.some((a) => a.startsWith('-flto')) ? this.frameSizeFlags() : null;
+      const stack = mode === 'compile' && ltoOf(this.command.args) === null ? this.frameSizeFlags() : null;
       const compileRewritten = (extra: string[]) => this.cc([...flags, ...extra, ...(stack?.flags ?? []), stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
       const finish = (diagnostics: Buffer | string): number => {
         process.stderr.write(diagnostics);
@@ -257,13 +266,42 @@ class Driver {
    *  launcher, libtool) still finds the runtime; copies are weak, so many
    *  objects, or the strong runtime added at a cc-memwrap link, agree on one. */
   private embedRuntime(object: string, output: string): number {
-    const runtime = this.runtime();
-    if (!runtime) return 1;
     const combined = this.temp(`${path.basename(object)}.combined.o`);
-    const result = this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]);
-    if (statusOf(result) !== 0) return statusOf(result);
+    const lto = ltoOf(this.command.args);
+    const status = lto ? this.joinLto(object, lto, combined) : this.joinNative(object, combined);
+    if (status !== 0) return status;
     moveFile(combined, output);
     return 0;
+  }
+
+  private joinNative(object: string, combined: string): number {
+    const runtime = this.runtime();
+    if (!runtime) return 1;
+    return statusOf(this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]));
+  }
+
+  /** Under -flto the object is IR, and so is the weak runtime joined to it, so that the object stays IR and
+   *  the final link optimises the whole program (see lto.ts). */
+  private joinLto(object: string, lto: Lto, combined: string): number {
+    const bitcode = isBitcode(object);
+    const weak = this.built(() => ensureLtoWeakRuntime(this.command.compiler, this.command.args, lto, bitcode, this.options.verbose ? say : undefined));
+    if (!weak) return 1;
+    const abi = abiFlags(this.command.args);
+    if (!bitcode) {
+      // -flinker-output=rel: the output is IR again (merged), not machine code; the user's -flto=… and
+      // -ffat-lto-objects carry over, so a fat object stays fat.
+      const ltoFlags = this.command.args.filter((a) => /^-f(no-)?(fat-)?lto/.test(a));
+      return statusOf(this.cc([...abi, ...ltoFlags, '-r', '-nostdlib', '-flinker-output=rel', object, weak, '-o', combined]));
+    }
+    const linked = lto.thin ? this.temp(`${path.basename(object)}.linked.bc`) : combined;
+    const link = this.tool(toolFor(this.command.compiler, 'llvm-link'), [object, weak, '-o', linked]);
+    if (statusOf(link) !== 0) {
+      say(`error: joining the runtime to the LTO object of ${object} needs llvm-link of the same LLVM as ${this.command.compiler}`);
+      return statusOf(link) || 1;
+    }
+    if (!lto.thin) return 0;
+    // llvm-link writes no ThinLTO summary; clang adds it back (at -O0 on IR: no pass changes the code).
+    return statusOf(this.cc([...abi, '-flto=thin', '-O0', '-c', '-x', 'ir', linked, '-o', combined]));
   }
 }
 
