@@ -32,6 +32,8 @@ export interface DriverOptions {
   keepTemps: boolean;
   /** Record branch outcomes (for leak causes). */
   branches: boolean;
+  /** Also compile each untouched source and show its diagnostics and status instead of the instrumented unit's. */
+  originalDiagnostics: boolean;
 }
 
 const PREFIX = 'cc-memwrap';
@@ -207,7 +209,18 @@ class Driver {
         return embed ? this.embedRuntime(target, output) : 0;
       };
       const compiled = compileRewritten([]);
-      if (statusOf(compiled) === 0) return finish(compiled.stderr);
+      if (statusOf(compiled) === 0) {
+        if (!this.options.originalDiagnostics) return finish(compiled.stderr);
+        // The optimiser sees the rewritten code, so its flow-dependent warnings (-Wclobbered, frame sizes) and
+        // the columns on edited lines can differ: the user asked for the original's word, and its status
+        // (with -Werror, a warning only the original has fails the build, as without cc-memwrap).
+        const original = this.compileOriginal(input, stageFlag, this.temp(`${stem}.diagnostics${mode === 'compile' ? '.o' : '.s'}`));
+        if (statusOf(original) !== 0) {
+          process.stderr.write(original.stderr);
+          return statusOf(original);
+        }
+        return finish(original.stderr);
+      }
       // Is it the user's code or ours? Compile the original to find out.
       // An uninstrumented object gets the weak runtime too: otherwise its
       // calls to malloc, linked before an archive of instrumented objects,
@@ -329,6 +342,11 @@ CFLAGS; they are never passed to the compiler):
   --mw-branches   also record the outcome of every if, switch case, ?:, &&
                   and || (for report --leak-causes); costs run time, see the
                   README's benchmark
+  --mw-original-diagnostics
+                  also compile each untouched source and show its warnings
+                  and exit status instead of the instrumented file's (which
+                  can differ in flow-dependent warnings such as -Wclobbered,
+                  frame-size warnings, and columns); compiles each file twice
 Environment:
   MEMWRAP_STRICT=1       same as --mw-strict
   MEMWRAP_CACHE_DIR=dir  where the built runtime is cached
@@ -340,6 +358,7 @@ function applyOwnFlag(flag: string, options: DriverOptions): boolean {
   else if (flag === '--mw-verbose') options.verbose = true;
   else if (flag === '--mw-keep') options.keepTemps = true;
   else if (flag === '--mw-branches') options.branches = true;
+  else if (flag === '--mw-original-diagnostics') options.originalDiagnostics = true;
   else return false;
   return true;
 }
@@ -369,6 +388,7 @@ export function runDriver(argv: readonly string[]): number {
     verbose: false,
     keepTemps: false,
     branches: false,
+    originalDiagnostics: false,
   };
   let i = 0;
   for (; i < argv.length && argv[i]!.startsWith('--mw-'); i++) {
