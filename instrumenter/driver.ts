@@ -281,7 +281,7 @@ class Driver {
   private embedRuntime(object: string, output: string): number {
     const combined = this.temp(`${path.basename(object)}.combined.o`);
     const lto = ltoOf(this.command.args);
-    const status = lto ? this.joinLto(object, lto, combined) : this.joinNative(object, combined);
+    const status = lto ? this.joinLto(object, lto, combined, output) : this.joinNative(object, combined);
     if (status !== 0) return status;
     moveFile(combined, output);
     return 0;
@@ -295,7 +295,7 @@ class Driver {
 
   /** Under -flto the object is IR, and so is the weak runtime joined to it, so that the object stays IR and
    *  the final link optimises the whole program (see lto.ts). */
-  private joinLto(object: string, lto: Lto, combined: string): number {
+  private joinLto(object: string, lto: Lto, combined: string, output: string): number {
     const bitcode = isBitcode(object);
     const weak = this.built(() => ensureLtoWeakRuntime(this.command.compiler, this.command.args, lto, bitcode, this.options.verbose ? say : undefined));
     if (!weak) return 1;
@@ -309,7 +309,7 @@ class Driver {
     const linked = lto.thin ? this.temp(`${path.basename(object)}.linked.bc`) : combined;
     const link = this.tool(toolFor(this.command.compiler, 'llvm-link'), [object, weak, '-o', linked]);
     if (statusOf(link) !== 0) {
-      say(`error: joining the runtime to the LTO object of ${object} needs llvm-link of the same LLVM as ${this.command.compiler}`);
+      say(`error: could not join the runtime to ${output} with llvm-link, which must come from the same LLVM as ${this.command.compiler}`);
       return statusOf(link) || 1;
     }
     if (!lto.thin) return 0;
