@@ -46,9 +46,11 @@ function compileObjects(cc: string, flags: string[], dir: string): { objects: st
 
 /** Runs the program with its trace in `dir`/traces; returns the allocations recorded at the test's sources,
  *  as `file:line` → blocks. */
-function runAndCount(exe: string, dir: string): Record<string, number> {
+function runAndCount(exe: string, dir: string, under?: { command: string; env: NodeJS.ProcessEnv }): Record<string, number> {
   const traces = path.join(dir, 'traces');
-  const ran = runTraced(exe, [], traces, { env: { ASAN_OPTIONS: 'detect_leaks=0' } });
+  const env = { ASAN_OPTIONS: 'detect_leaks=0', ...under?.env };
+  // Under qemu the program runs in qemu's own process, so the trace carries that pid.
+  const ran = under ? runTraced(under.command, [exe], traces, { env }) : runTraced(exe, [], traces, { env });
   expect(ran.stderr).toBe('');
   expect(ran).toMatchObject({ stdout: 'third=3\n', status: 0 });
   const model = decodeTrace(readFileSync(traceOf(traces, ran.pid)));
@@ -146,6 +148,23 @@ describe('gcc -flto through cc-memwrap', () => {
     expect(hasMake(exe)).toBe(false);
     skipWhen(ctx, run(hello, []).status === 7 ? null : 'this machine cannot run 32-bit x86 programs; the build is checked above');
     expect(runAndCount(exe, dir)).toEqual(expectedAllocations);
+  });
+});
+
+const CROSS = 'arm-linux-gnueabihf-gcc';
+
+describe('a cross gcc -flto through cc-memwrap (32-bit ARM, run under qemu-arm)', () => {
+  skipAllWhen(haveCommand(CROSS) && haveCommand('qemu-arm') ? null : `${CROSS} or qemu-arm is missing (test/run-all.sh installs gcc-arm-linux-gnueabihf and qemu-user)`);
+
+  it('-c objects keep their .gnu.lto_ sections (the ARM runtime in IR, its symbols listed by the cross nm); the program runs and records both allocations', () => {
+    const dir = scratch('lto-arm');
+    const { objects, stderr } = compileObjects(CROSS, ['-flto'], dir);
+    expect(stderr).not.toMatch(bypassWarning);
+    for (const object of objects) expect(sectionNames(object).some((s) => s.startsWith('.gnu.lto_'))).toBe(true);
+    const exe = path.join(dir, 'prog');
+    must(CROSS, ['-O2', '-flto', ...objects, '-o', exe]);
+    expect(hasMake(exe)).toBe(false);
+    expect(runAndCount(exe, dir, { command: 'qemu-arm', env: { QEMU_LD_PREFIX: '/usr/arm-linux-gnueabihf' } })).toEqual(expectedAllocations);
   });
 });
 
