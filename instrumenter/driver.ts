@@ -19,7 +19,8 @@ import {
 } from './args.js';
 import { doesNotCompileMessage, notInstrumentedMessage } from './fallback-messages.js';
 import { expandResponseFiles } from './response-files.js';
-import { abiFlags, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
+import { isBitcode, ltoOf, toolFor, type Lto } from './lto.js';
+import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 
@@ -32,6 +33,8 @@ export interface DriverOptions {
   keepTemps: boolean;
   /** Record branch outcomes (for leak causes). */
   branches: boolean;
+  /** Also compile each untouched source and show its diagnostics and status instead of the instrumented unit's. */
+  originalDiagnostics: boolean;
 }
 
 const PREFIX = 'cc-memwrap';
@@ -76,6 +79,14 @@ class Driver {
     if (this.options.verbose) say(`running: ${this.command.compiler} ${args.join(' ')}`);
     const result = spawnSync(this.command.compiler, args, { stdio: ['inherit', 'inherit', capture ? 'pipe' : 'inherit'] });
     if (result.error) say(`cannot run ${this.command.compiler}: ${result.error.message}`);
+    return result;
+  }
+
+  /** Runs another tool of the toolchain (llvm-link); its diagnostics go straight to the user. */
+  private tool(command: string, args: string[]): SpawnSyncReturns<Buffer> {
+    if (this.options.verbose) say(`running: ${command} ${args.join(' ')}`);
+    const result = spawnSync(command, args, { stdio: ['inherit', 'inherit', 'inherit'] });
+    if (result.error) say(`cannot run ${command}: ${result.error.message}`);
     return result;
   }
 
@@ -191,7 +202,7 @@ class Driver {
       // Only an object compiled among our temporaries gets frame sizes: the
       // compiler writes its side file beside the object.
       // (Not with -flto: gcc then has no frame sizes to give and says so.)
-      const stack = mode === 'compile' && !this.command.args.some((a) => a.startsWith('-flto')) ? this.frameSizeFlags() : null;
+      const stack = mode === 'compile' && ltoOf(this.command.args) === null ? this.frameSizeFlags() : null;
       const compileRewritten = (extra: string[]) => this.cc([...flags, ...extra, ...(stack?.flags ?? []), stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
       const finish = (diagnostics: Buffer | string): number => {
         process.stderr.write(diagnostics);
@@ -199,7 +210,18 @@ class Driver {
         return embed ? this.embedRuntime(target, output) : 0;
       };
       const compiled = compileRewritten([]);
-      if (statusOf(compiled) === 0) return finish(compiled.stderr);
+      if (statusOf(compiled) === 0) {
+        if (!this.options.originalDiagnostics) return finish(compiled.stderr);
+        // The optimiser sees the rewritten code, so its flow-dependent warnings (-Wclobbered, frame sizes) and
+        // the columns on edited lines can differ: the user asked for the original's word, and its status
+        // (with -Werror, a warning only the original has fails the build, as without cc-memwrap).
+        const original = this.compileOriginal(input, stageFlag, this.temp(`${stem}.diagnostics${mode === 'compile' ? '.o' : '.s'}`));
+        if (statusOf(original) !== 0) {
+          process.stderr.write(original.stderr);
+          return statusOf(original);
+        }
+        return finish(original.stderr);
+      }
       // Is it the user's code or ours? Compile the original to find out.
       // An uninstrumented object gets the weak runtime too: otherwise its
       // calls to malloc, linked before an archive of instrumented objects,
@@ -258,13 +280,42 @@ class Driver {
    *  launcher, libtool) still finds the runtime; copies are weak, so many
    *  objects, or the strong runtime added at a cc-memwrap link, agree on one. */
   private embedRuntime(object: string, output: string): number {
-    const runtime = this.runtime();
-    if (!runtime) return 1;
     const combined = this.temp(`${path.basename(object)}.combined.o`);
-    const result = this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]);
-    if (statusOf(result) !== 0) return statusOf(result);
+    const lto = ltoOf(this.command.args);
+    const status = lto ? this.joinLto(object, lto, combined, output) : this.joinNative(object, combined);
+    if (status !== 0) return status;
     moveFile(combined, output);
     return 0;
+  }
+
+  private joinNative(object: string, combined: string): number {
+    const runtime = this.runtime();
+    if (!runtime) return 1;
+    return statusOf(this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]));
+  }
+
+  /** Under -flto the object is IR, and so is the weak runtime joined to it, so that the object stays IR and
+   *  the final link optimises the whole program (see lto.ts). */
+  private joinLto(object: string, lto: Lto, combined: string, output: string): number {
+    const bitcode = isBitcode(object);
+    const weak = this.built(() => ensureLtoWeakRuntime(this.command.compiler, this.command.args, lto, bitcode, this.options.verbose ? say : undefined));
+    if (!weak) return 1;
+    const abi = abiFlags(this.command.args);
+    if (!bitcode) {
+      // -flinker-output=rel: the output is IR again (merged), not machine code; the user's -flto=… and
+      // -ffat-lto-objects carry over, so a fat object stays fat.
+      const ltoFlags = this.command.args.filter((a) => /^-f(no-)?(fat-)?lto/.test(a));
+      return statusOf(this.cc([...abi, ...ltoFlags, '-r', '-nostdlib', '-flinker-output=rel', object, weak, '-o', combined]));
+    }
+    const linked = lto.thin ? this.temp(`${path.basename(object)}.linked.bc`) : combined;
+    const link = this.tool(toolFor(this.command.compiler, 'llvm-link'), [object, weak, '-o', linked]);
+    if (statusOf(link) !== 0) {
+      say(`error: could not join the runtime to ${output} with llvm-link, which must come from the same LLVM as ${this.command.compiler}`);
+      return statusOf(link) || 1;
+    }
+    if (!lto.thin) return 0;
+    // llvm-link writes no ThinLTO summary; clang adds it back (at -O0 on IR: no pass changes the code).
+    return statusOf(this.cc([...abi, '-flto=thin', '-O0', '-c', '-x', 'ir', linked, '-o', combined]));
   }
 }
 
@@ -292,6 +343,11 @@ CFLAGS; they are never passed to the compiler):
   --mw-branches   also record the outcome of every if, switch case, ?:, &&
                   and || (for report --leak-causes); costs run time, see the
                   README's benchmark
+  --mw-original-diagnostics
+                  also compile each untouched source and show its warnings
+                  and exit status instead of the instrumented file's (which
+                  can differ in flow-dependent warnings such as -Wclobbered,
+                  frame-size warnings, and columns); compiles each file twice
 Environment:
   MEMWRAP_STRICT=1       same as --mw-strict
   MEMWRAP_CACHE_DIR=dir  where the built runtime is cached
@@ -303,6 +359,7 @@ function applyOwnFlag(flag: string, options: DriverOptions): boolean {
   else if (flag === '--mw-verbose') options.verbose = true;
   else if (flag === '--mw-keep') options.keepTemps = true;
   else if (flag === '--mw-branches') options.branches = true;
+  else if (flag === '--mw-original-diagnostics') options.originalDiagnostics = true;
   else return false;
   return true;
 }
@@ -332,6 +389,7 @@ export function runDriver(argv: readonly string[]): number {
     verbose: false,
     keepTemps: false,
     branches: false,
+    originalDiagnostics: false,
   };
   let i = 0;
   for (; i < argv.length && argv[i]!.startsWith('--mw-'); i++) {

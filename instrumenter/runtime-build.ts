@@ -3,9 +3,10 @@
 // binary, and a 32-bit or PIC build gets a runtime of the same kind.
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { toolFor, weakPragmas, type Lto } from './lto.js';
 import { packageRoot } from '../package-root.js';
 
 export const runtimeDir = path.join(packageRoot, 'runtime');
@@ -118,18 +119,17 @@ function cacheKey(compiler: string, flags: string[]): string {
   return hash.digest('hex').slice(0, 20);
 }
 
-function run(command: string, args: string[], what: string): void {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
+function run(command: string, args: string[], what: string): string {
+  const result = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 1 << 26 });
   if (result.error) throw new Error(`${what}: cannot run ${command}: ${result.error.message}`);
   if (result.status !== 0) {
     throw new Error(`${what} failed (${command} ${args.join(' ')}):\n${result.stderr}`);
   }
+  return result.stdout;
 }
 
 export function objcopyFor(compiler: string): string {
-  const result = spawnSync(compiler, ['-print-prog-name=objcopy'], { encoding: 'utf8' });
-  const name = result.status === 0 ? result.stdout.trim() : '';
-  return name || 'objcopy';
+  return toolFor(compiler, 'objcopy');
 }
 
 /** Builds into a private folder and renames it to `dir`, unless `dir` already holds every file of `made`.
@@ -154,10 +154,10 @@ function cached<T extends Record<string, string>>(dir: string, made: T, build: (
 }
 
 /** Compiles each runtime source into `work`; returns the objects. */
-function compileRuntime(compiler: string, flags: string[], work: string): string[] {
+function compileRuntime(compiler: string, flags: string[], work: string, extra: string[] = []): string[] {
   return runtimeSources().map((source) => {
     const object = path.join(work, path.basename(source, '.c') + '.o');
-    run(compiler, [...flags, '-O2', '-g', '-c', `-I${runtimeDir}`, source, '-o', object], 'building the runtime');
+    run(compiler, [...flags, '-O2', '-g', ...extra, '-c', `-I${runtimeDir}`, source, '-o', object], 'building the runtime');
     return object;
   });
 }
@@ -173,6 +173,30 @@ export function ensureRuntime(compiler: string, userArgs: readonly string[], log
     run(compiler, [...flags, '-r', '-nostdlib', ...parts, '-o', path.join(work, 'memwrap.o')], 'combining the runtime');
     run(objcopyFor(compiler), ['--weaken', path.join(work, 'memwrap.o'), path.join(work, 'memwrap-weak.o')], 'weakening the runtime');
   });
+}
+
+/** The weak runtime as LTO IR, for `-c` objects compiled with -flto (see lto.ts): gcc's IR in one LTO object,
+ *  or, when the compiler writes LLVM bitcode, one bitcode module (ThinLTO or full, as the user's objects).
+ *  Built on first need from the same sources and flags as the native runtime, whose symbol list names what
+ *  to make weak. */
+export function ensureLtoWeakRuntime(compiler: string, userArgs: readonly string[], lto: Lto, bitcode: boolean, log?: (line: string) => void): string {
+  const native = ensureRuntime(compiler, userArgs, log);
+  const flags = runtimeFlags(userArgs);
+  const ltoFlag = bitcode && lto.thin ? '-flto=thin' : '-flto';
+  const kind = bitcode ? (lto.thin ? 'thin' : 'full') : 'gcc';
+  const dir = path.join(cacheRoot(), `${cacheKey(compiler, [...flags, ltoFlag, kind])}-lto`);
+  const made = { weak: path.join(dir, `memwrap-weak-lto-${kind}.o`) };
+  cached(dir, made, (work) => {
+    log?.(`building the ${kind} LTO runtime for ${compiler} ${flags.join(' ')} in ${dir}`);
+    const listed = run(toolFor(compiler, 'nm'), ['-g', '--defined-only', '-P', native.strong], 'listing the runtime\'s symbols');
+    const names = [...new Set(listed.split('\n').map((line) => line.split(' ')[0]!).filter((name) => name !== ''))];
+    const pragmas = path.join(work, 'memwrap-weak.h');
+    writeFileSync(pragmas, weakPragmas(names));
+    const parts = compileRuntime(compiler, flags, work, [ltoFlag, '-include', pragmas]);
+    if (bitcode) run(toolFor(compiler, 'llvm-link'), [...parts, '-o', path.join(work, path.basename(made.weak))], 'combining the LTO runtime');
+    else run(compiler, [...flags, '-flto', '-r', '-nostdlib', '-flinker-output=rel', ...parts, '-o', path.join(work, path.basename(made.weak))], 'combining the LTO runtime');
+  });
+  return made.weak;
 }
 
 export interface SharedRuntime {
