@@ -2,7 +2,7 @@
 import { ExtKind, Flag, Kind, LeakClass, SiteKind, kindName } from './format.js';
 import { parseHeader, type TraceHeader } from './header.js';
 import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
-import { NONE, type BranchTable, type EventTable, type Model, type RunEnd, type SiteTable, type ThreadInfo } from '../model.js';
+import { NONE, type BlockTable, type BranchTable, type EventTable, type FrameTable, type Model, type RunEnd, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 
 export { TraceRefusedError } from './header.js';
@@ -523,6 +523,9 @@ const ALLOCATOR_KINDS = new Set<number>([
   SiteKind.PVALLOC,
 ]);
 
+/** A block id as the problems name it. */
+const hex = (v: number): string => `0x${v.toString(16)}`;
+
 /** Maps live block ids to block rows: a dense array when ids are small enough, else a Map. */
 class LiveBlocks {
   private readonly dense: Int32Array | null;
@@ -614,41 +617,9 @@ function resolve(
     maxStackEvent: NONE,
   }));
   const T = threads.length;
-  const nb = counter.blocksCreated;
-  const B = {
-    count: 0,
-    id: new Float64Array(nb),
-    allocEvent: new Int32Array(nb),
-    freeEvent: new Int32Array(nb),
-    requested: new Float64Array(nb),
-    usable: new Float64Array(nb),
-    address: new Float64Array(nb),
-    site: new Uint32Array(nb),
-    fn: new Uint8Array(nb),
-    thread: new Uint32Array(nb),
-    interposed: new Uint8Array(nb),
-    library: new Int32Array(nb).fill(NONE),
-    leakClass: new Uint8Array(nb).fill(LeakClass.NONE),
-  };
-  const nf = counter.enters;
-  const F = {
-    count: 0,
-    thread: new Uint32Array(nf),
-    enter: new Int32Array(nf),
-    exit: new Int32Array(nf),
-    entrySite: new Uint32Array(nf),
-    exitSite: new Uint32Array(nf),
-    depth: new Float64Array(nf),
-    parent: new Int32Array(nf),
-  };
-  const statics = {
-    count: c.statics.length,
-    site: new Uint32Array(c.statics.length),
-    address: new Float64Array(c.statics.length),
-    size: new Float64Array(c.statics.length),
-    event: new Int32Array(c.statics.length),
-    totalBytes: 0,
-  };
+  const B = blockTable(counter.blocksCreated);
+  const F = frameTable(counter.enters);
+  const statics = staticTable(c.statics.length);
   const staticAddress = new Map<number, number>();
   for (const s of c.statics) staticAddress.set(s.event, s.address);
   const untracked = { event: [] as number[], address: [] as number[] };
@@ -665,7 +636,6 @@ function resolve(
   let heapUse = 0;
   let lost = 0;
   let staticCount = 0;
-  const hex = (v: number): string => `0x${v.toString(16)}`;
   const where = (i: number): [number, number] => [c.offset[i]!, threads[E.thread[i]!]!.index];
   const rawSite = (i: number): number => (E.site[i] === SITE_BIG ? (c.bigSites.get(i) ?? SITE_BIG) : E.site[i]!);
   const checkSite = (id: number, f: number): number => {
@@ -844,63 +814,10 @@ function resolve(
     }
   }
 
-  // LEAKS: classes of the blocks live at the end (written right before END, after every heap record of its thread).
-  const leakScan = { present: c.leaks.length > 0, partial: false };
-  if (c.leaks.length > 1) {
-    const l = c.leaks[1]!;
-    problems.add('leaks-twice', 'warning', l.offset, l.thread, 'second EXT/LEAKS record; the first one counts');
-  }
-  const leaks = c.leaks[0];
-  if (leaks !== undefined) {
-    leakScan.partial = leaks.partial;
-    let unknown = 0;
-    let firstUnknown = 0;
-    for (let i = 0; i < leaks.ids.length; i++) {
-      const id = leaks.ids[i]!;
-      const b = live.get(id);
-      if (b === NONE) {
-        if (unknown++ === 0) firstUnknown = id;
-        continue;
-      }
-      const cls = leaks.classes[i]!;
-      if (cls > LeakClass.REACHABLE) {
-        problems.add('leaks-class', 'warning', leaks.offset, leaks.thread, `LEAKS gives block ${hex(id)} the unknown class ${cls}; left unclassified`);
-        continue;
-      }
-      B.leakClass[b] = cls;
-    }
-    if (unknown > 0) {
-      problems.add('leaks-unknown-block', 'warning', leaks.offset, leaks.thread, `LEAKS names ${unknown} block(s) that are not live at the end of the trace (first: ${hex(firstUnknown)})`);
-    }
-  }
+  const leakScan = applyLeakClasses(c, live, B, problems);
 
-  let end: RunEnd = { how: 'unknown', code: null, complete: header.complete, event: NONE };
-  if (c.end !== null) {
-    const e = c.end;
-    const event = e.event;
-    if (e.how === 0 || e.how === 1) {
-      end = { how: e.how === 0 ? 'exit' : 'signal', code: e.status, complete: header.complete, event };
-    } else {
-      const [off, th] = where(e.event);
-      problems.add('end-how', 'warning', off, th, `END record has an unknown "how" value ${e.how}`);
-      end = { how: 'unknown', code: null, complete: header.complete, event };
-    }
-  } else {
-    problems.add('no-end', 'warning', null, null, header.complete
-      ? 'the header is marked complete but there is no END record'
-      : 'no END record: the program was killed (e.g. SIGKILL) or crashed before the runtime could record its end');
-  }
-  // Libraries: dense by index; an index used by CALLER but never defined gets a placeholder name.
-  const libraries: string[] = [];
-  for (let k = 0; k <= c.maxLibrary; k++) {
-    const path = c.libraries.get(k);
-    if (path === undefined) {
-      libraries.push(`(library ${k})`);
-      if (c.called.has(k)) problems.add('library-undefined', 'warning', null, null, `library ${k} is named by a CALLER record but no LIBRARY record defines it`);
-    } else {
-      libraries.push(path);
-    }
-  }
+  const end = runEnd(c, header, where, problems);
+  const libraries = libraryNames(c, problems);
   const branches = sortBranches(c.branches, n);
   checkBranchSites(branches, sites, problems);
   progress?.(1, 'done');
@@ -932,6 +849,123 @@ function resolve(
     leakScan,
     problems: problems.list(),
   };
+}
+
+/** The block table, sized for `nb` blocks and filled by resolve(). */
+function blockTable(nb: number): BlockTable {
+  return {
+    count: 0,
+    id: new Float64Array(nb),
+    allocEvent: new Int32Array(nb),
+    freeEvent: new Int32Array(nb),
+    requested: new Float64Array(nb),
+    usable: new Float64Array(nb),
+    address: new Float64Array(nb),
+    site: new Uint32Array(nb),
+    fn: new Uint8Array(nb),
+    thread: new Uint32Array(nb),
+    interposed: new Uint8Array(nb),
+    library: new Int32Array(nb).fill(NONE),
+    leakClass: new Uint8Array(nb).fill(LeakClass.NONE),
+  };
+}
+
+/** The frame table, one row per ENTER. */
+function frameTable(nf: number): FrameTable {
+  return {
+    count: 0,
+    thread: new Uint32Array(nf),
+    enter: new Int32Array(nf),
+    exit: new Int32Array(nf),
+    entrySite: new Uint32Array(nf),
+    exitSite: new Uint32Array(nf),
+    depth: new Float64Array(nf),
+    parent: new Int32Array(nf),
+  };
+}
+
+/** The static-object table, one row per STATIC. */
+function staticTable(n: number): StaticTable {
+  return {
+    count: n,
+    site: new Uint32Array(n),
+    address: new Float64Array(n),
+    size: new Float64Array(n),
+    event: new Int32Array(n),
+    totalBytes: 0,
+  };
+}
+
+/**
+ * LEAKS: the classes of the blocks live at the end, written right before END (after every heap record of its thread),
+ * onto the block table; what the scan was (present, cut short).
+ */
+function applyLeakClasses(c: Collector, live: LiveBlocks, B: BlockTable, problems: ProblemLog): { present: boolean; partial: boolean } {
+  const leakScan = { present: c.leaks.length > 0, partial: false };
+  if (c.leaks.length > 1) {
+    const l = c.leaks[1]!;
+    problems.add('leaks-twice', 'warning', l.offset, l.thread, 'second EXT/LEAKS record; the first one counts');
+  }
+  const leaks = c.leaks[0];
+  if (leaks !== undefined) {
+    leakScan.partial = leaks.partial;
+    let unknown = 0;
+    let firstUnknown = 0;
+    for (let i = 0; i < leaks.ids.length; i++) {
+      const id = leaks.ids[i]!;
+      const b = live.get(id);
+      if (b === NONE) {
+        if (unknown++ === 0) firstUnknown = id;
+        continue;
+      }
+      const cls = leaks.classes[i]!;
+      if (cls > LeakClass.REACHABLE) {
+        problems.add('leaks-class', 'warning', leaks.offset, leaks.thread, `LEAKS gives block ${hex(id)} the unknown class ${cls}; left unclassified`);
+        continue;
+      }
+      B.leakClass[b] = cls;
+    }
+    if (unknown > 0) {
+      problems.add('leaks-unknown-block', 'warning', leaks.offset, leaks.thread, `LEAKS names ${unknown} block(s) that are not live at the end of the trace (first: ${hex(firstUnknown)})`);
+    }
+  }
+  return leakScan;
+}
+
+/** How the run ended, from its END record (or the lack of one). */
+function runEnd(c: Collector, header: TraceHeader, where: (i: number) => [number, number], problems: ProblemLog): RunEnd {
+  let end: RunEnd = { how: 'unknown', code: null, complete: header.complete, event: NONE };
+  if (c.end !== null) {
+    const e = c.end;
+    const event = e.event;
+    if (e.how === 0 || e.how === 1) {
+      end = { how: e.how === 0 ? 'exit' : 'signal', code: e.status, complete: header.complete, event };
+    } else {
+      const [off, th] = where(e.event);
+      problems.add('end-how', 'warning', off, th, `END record has an unknown "how" value ${e.how}`);
+      end = { how: 'unknown', code: null, complete: header.complete, event };
+    }
+  } else {
+    problems.add('no-end', 'warning', null, null, header.complete
+      ? 'the header is marked complete but there is no END record'
+      : 'no END record: the program was killed (e.g. SIGKILL) or crashed before the runtime could record its end');
+  }
+  return end;
+}
+
+/** Library paths dense by index; an index used by CALLER but never defined gets a placeholder name. */
+function libraryNames(c: Collector, problems: ProblemLog): string[] {
+  const libraries: string[] = [];
+  for (let k = 0; k <= c.maxLibrary; k++) {
+    const path = c.libraries.get(k);
+    if (path === undefined) {
+      libraries.push(`(library ${k})`);
+      if (c.called.has(k)) problems.add('library-undefined', 'warning', null, null, `library ${k} is named by a CALLER record but no LIBRARY record defines it`);
+    } else {
+      libraries.push(path);
+    }
+  }
+  return libraries;
 }
 
 /**
