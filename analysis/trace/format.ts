@@ -1,4 +1,5 @@
 // The numbers of the .mwtrace format 1.2 (runtime/TRACE-FORMAT.md): magics, sizes, record kinds, flag bits, site kinds.
+// The runtime's C headers hold the same numbers; test/analysis/format-agrees.test.ts keeps the two in step.
 
 /** The trace format version this reader implements. */
 export const READER_MAJOR = 1;
