@@ -121,12 +121,7 @@ describe('instrumented programs under memcheck', () => {
   it('eight threads allocating and freeing: no error at all, the notice once, the output unchanged', () => {
     const r = underValgrind('threads', path.join(programsDir, 'threads.c'), 'memcheck');
     expect(runtimeFrames(r.errors)).toEqual([]);
-    expect(r.errors).toEqual([]);
-    expect(r.summary).toBe(0);
-    expect(r.status).toBe(0);
-    expect(r.stdout).toBe(r.plainStdout);
-    expect(r.stderr.match(NOTICE)).toHaveLength(1);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expectCleanRun(r);
     expect(r.model.header.interposed).toBe(false);
     expect(r.model.threads).toHaveLength(9);
     expect(r.model.lostRecords).toBe(0);
@@ -134,18 +129,23 @@ describe('instrumented programs under memcheck', () => {
   });
 });
 
+/** No error at all, a zero summary and exit status, the plain build's output, and only the notice on stderr, once. */
+function expectCleanRun(r: ReturnType<typeof underValgrind>): void {
+  expect(r.errors).toEqual([]);
+  expect(r.summary).toBe(0);
+  expect(r.status).toBe(0);
+  expect(r.stdout).toBe(r.plainStdout);
+  expect(r.stderr.match(NOTICE)).toHaveLength(1);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+}
+
 describe('a program with threads under helgrind', () => {
   skipAllWhen(cannotValgrind());
 
   it('with runtime/valgrind/cc-memwrap.supp: no race reported, the notice once, the output unchanged', () => {
     const suppressions = path.join(packageRoot, 'runtime', 'valgrind', 'cc-memwrap.supp');
     const r = underValgrind('threads', path.join(programsDir, 'threads.c'), 'helgrind', [`--suppressions=${suppressions}`]);
-    expect(r.errors).toEqual([]);
-    expect(r.summary).toBe(0);
-    expect(r.status).toBe(0);
-    expect(r.stdout).toBe(r.plainStdout);
-    expect(r.stderr.match(NOTICE)).toHaveLength(1);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expectCleanRun(r);
     expect(blocksAt(r.model, 'threads.c', 23)).toBe(800_000);
   });
 });
