@@ -1,7 +1,7 @@
 // One event as the viewer explains it: its kind and place, the totals after it, the call stack at that moment, and the block it created or ended with that block's other end (its free, or "never freed" with the leak class; its allocation) and the linked set of a free.
 import { Flag, Kind, kindName } from './trace/format.js';
 import { NONE, type Model } from './model.js';
-import { blockRef, eventSite, linkedFreeAt, type LinkedBlockRef, type LinkedFree, type SiteRef } from './linked.js';
+import { blockRef, eventSite, linkedFreeAt, orphaningEvents, type LinkedBlockRef, type LinkedFree, type LinkedMember, type SiteRef } from './linked.js';
 import { leakClassOf, type LeakClassName } from './leaks.js';
 import { siteInfo, siteLocation } from './sites.js';
 
@@ -98,18 +98,21 @@ export interface EventDetail {
   heapUsable: number;
   stack: number;
   static: number;
-  /** The block an ALLOC or REALLOC created, and its end: the freeing event, or null with the leak class at exit. */
-  created: (LinkedBlockRef & { leakClass: LeakClassName | null }) | null;
+  /**
+   * The block an ALLOC or REALLOC created, and its end: the freeing event, or null with the leak class at exit; and
+   * the free that orphaned it (the first free whose linked set held it, when it was never freed), or null.
+   */
+  created: (LinkedBlockRef & { leakClass: LeakClassName | null; orphanedBy: { event: number; at: SiteRef } | null }) | null;
   /** The block a FREE or REALLOC ended, with its allocation event. */
   ended: (LinkedBlockRef & { allocEvent: number }) | null;
-  /** The free's linked set (blocks reachable from the freed one, and those it orphaned), or null. */
-  linked: LinkedFree | null;
+  /** The free's linked set (blocks reachable from the freed one, and those it orphaned, each with its allocation event), or null. */
+  linked: (Omit<LinkedFree, 'blocks'> & { blocks: Array<LinkedMember & { allocEvent: number }> }) | null;
   /** The event came through the interposed allocator (inside libc or uninstrumented code). */
   interposed: boolean;
 }
 
 /** Everything the viewer shows for one event. `staticBytes` is `staticSeries(model)`; `orphanedBy` is `orphaningEvents(model)`. */
-export function eventDetail(model: Model, event: number, staticBytes: Float64Array, orphanedBy?: Int32Array): EventDetail {
+export function eventDetail(model: Model, event: number, staticBytes: Float64Array, orphanedBy: Int32Array = orphaningEvents(model)): EventDetail {
   const ev = model.events;
   const kind = ev.kind[event]!;
   const nb = ev.newBlock[event]!;
@@ -128,9 +131,20 @@ export function eventDetail(model: Model, event: number, staticBytes: Float64Arr
     heapUsable: ev.heapUsable[event]!,
     stack: ev.stackTotal[event]!,
     static: staticBytes[event] ?? 0,
-    created: nb === NONE ? null : { ...blockRef(model, nb), leakClass: leakClassOf(model, nb) },
+    created: nb === NONE ? null : { ...blockRef(model, nb), leakClass: leakClassOf(model, nb), orphanedBy: orphaningFree(model, orphanedBy[nb]!) },
     ended: ob === NONE ? null : { ...blockRef(model, ob), allocEvent: model.blocks.allocEvent[ob]! },
-    linked: kind === Kind.FREE || kind === Kind.REALLOC ? linkedFreeAt(model, event, orphanedBy) : null,
+    linked: kind === Kind.FREE || kind === Kind.REALLOC ? withAllocEvents(model, linkedFreeAt(model, event, orphanedBy)) : null,
     interposed: (ev.flags[event]! & Flag.INTERPOSED) !== 0,
   };
+}
+
+/** The orphaning free `event` (NONE: none) with its place. */
+function orphaningFree(model: Model, event: number): { event: number; at: SiteRef } | null {
+  return event === NONE ? null : { event, at: eventSite(model, event) };
+}
+
+/** A free's linked set with each block's allocation event, so the viewer can jump to it. */
+function withAllocEvents(model: Model, free: LinkedFree | null): EventDetail['linked'] {
+  if (free === null) return null;
+  return { ...free, blocks: free.blocks.map((b) => ({ ...b, allocEvent: model.blocks.allocEvent[b.block]! })) };
 }

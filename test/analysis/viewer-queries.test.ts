@@ -50,6 +50,16 @@ describe('event detail', () => {
     expect(f.ended).toMatchObject({ block: 0, allocEvent: allocA });
     expect(f.linked?.blocks.map((m) => [m.block, m.requestedBytes, m.orphaned])).toEqual([[1, 40, true]]);
     expect(f.heapRequested).toBe(40);
+    expect(d.created?.orphanedBy).toBeNull();
+  });
+
+  test('a block the free orphaned names that free, and the free\'s set names its allocation event', () => {
+    const f = eventDetail(model, free, statics);
+    const orphan = f.linked!.blocks[0]!;
+    expect(orphan.allocEvent).toBe(model.blocks.allocEvent[orphan.block]);
+    const o = eventDetail(model, orphan.allocEvent, statics);
+    expect(o.created?.orphanedBy).toEqual({ event: free, at: f.place });
+    expect(o.created?.orphanedBy?.at.label).toMatch(/^demo\.c:\d+ \S+ → free$/);
   });
 
   test('a block never freed says so with its class from the runtime', () => {

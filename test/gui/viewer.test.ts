@@ -106,7 +106,7 @@ describe('viewer on samples/linked-list.c', () => {
     expect(await linked.count()).toBe(1);
     expect(await linked.first().textContent()).toContain('linked-list.c:33 main → malloc');
     expect(await linked.first().getAttribute('class')).toBe('orphaned');
-    expect(await page.locator('.code .ln.related[data-line="33"] .note').textContent()).toContain('orphaned');
+    expect(await page.locator('.code .ln.orphaned[data-line="33"] .note').textContent()).toContain('orphaned');
     await shot(page, 'linked-list-free');
     // The allocation it released is a link: following it selects that event.
     await page.locator('[data-role=allocation-of-free] button').click();

@@ -1,7 +1,6 @@
 // The detail of the selected event: kind, place, size and totals; its call stack; the other end of its block (the free, or "never freed" with the leak class; the allocation a free released); the blocks linked from a freed one, with those it orphaned marked.
 import type { EventDetail, StackEntry } from '../../../analysis/event-detail.js';
 import { leakClassLabel } from '../../../analysis/leaks.js';
-import type { LinkedMember } from '../../../analysis/linked.js';
 import { formatBytes } from '../../../analysis/units.js';
 import { formatNs } from './chart/chart.js';
 import { el, fill } from './dom.js';
@@ -43,6 +42,12 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntr
           : el('span', { class: `never-freed leak-${c.leakClass ?? 'unclassified'}` }, `never freed — ${c.leakClass ? leakClassLabel(c.leakClass) : 'live at the end of the run (not classified)'}`),
       ),
     );
+    const by = c.orphanedBy;
+    if (by) {
+      parts.push(
+        el('p', { class: 'block-end orphaned', 'data-role': 'orphaned-by' }, jump(`orphaned by the free at event ${by.event} (${by.at.label})`, () => act.goto(by.event), { 'data-event': String(by.event) })),
+      );
+    }
   }
   if (d.ended) {
     const e = d.ended;
@@ -57,11 +62,12 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntr
   }
   if (d.linked && d.linked.blocks.length > 0) {
     const l = d.linked;
-    const item = (m: LinkedMember): HTMLElement =>
+    // Each entry jumps to the block's allocation event (which opens its line), as every block reference in the pane does.
+    const item = (m: (typeof l.blocks)[number]): HTMLElement =>
       el(
         'li',
         { class: m.orphaned ? 'orphaned' : m.leaked ? 'leaked' : '' },
-        jump(`${m.allocation.label}`, () => act.source(m.allocation.file, m.allocation.line), { 'data-line': String(m.allocation.line ?? '') }),
+        jump(`${m.allocation.label} (event ${m.allocEvent})`, () => act.goto(m.allocEvent), { 'data-line': String(m.allocation.line ?? ''), 'data-event': String(m.allocEvent) }),
         ` ${formatBytes(m.requestedBytes)} `,
         m.orphaned ? el('span', { class: 'badge orphaned' }, 'orphaned') : m.leaked ? el('span', { class: 'badge' }, 'leaked') : el('span', { class: 'badge freed' }, `freed later (event ${m.freeEvent})`),
       );

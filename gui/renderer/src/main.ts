@@ -113,6 +113,7 @@ function legend(): void {
     swatch(SERIES_COLOURS.heap, 'heap (summarised)'),
     swatch(MARK_COLOURS.selected, 'selected', 'swatch line'),
     swatch(MARK_COLOURS.related, 'its other end / linked', 'swatch line'),
+    swatch(MARK_COLOURS.orphaned, 'orphaned by the free', 'swatch line'),
     swatch(MARK_COLOURS.highlight, 'highlighted'),
     swatch(MARK_COLOURS.budget, 'budget', 'swatch line'),
   );
@@ -173,7 +174,7 @@ async function show(v: ViewData, name: string): Promise<void> {
   state.allData = chartData(chartSeries(v.model, null, v.statics), eventClassMasks(v.model), v.times);
   state.data = state.allData;
   chart.budgets = budgetMarks(v);
-  chart.marks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
+  chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   fill(byId('status-line'));
   chart.setData(state.data, v.model.events.kind);
   handle.timings.firstChart = performance.now();
@@ -252,18 +253,26 @@ function select(e: number): void {
   state.selected = e;
   const d = eventDetail(m, e, view.statics, view.orphanedBy);
   const related: number[] = [];
+  const orphaned: number[] = [];
   const marks: SourceMark[] = [];
   if (d.place?.line != null) marks.push({ line: d.place.line, kind: 'selected' });
   if (d.created?.freeEvent != null) related.push(d.created.freeEvent);
+  const orphanedBy = d.created?.orphanedBy;
+  if (orphanedBy) {
+    related.push(orphanedBy.event);
+    if (orphanedBy.at.file === d.place?.file && orphanedBy.at.line !== null) marks.push({ line: orphanedBy.at.line, kind: 'orphaned', note: 'the free that orphaned this block' });
+  }
   if (d.ended) {
     related.push(d.ended.allocEvent);
     if (d.ended.allocation.file === d.place?.file && d.ended.allocation.line !== null) marks.push({ line: d.ended.allocation.line, kind: 'related', note: 'allocated the freed block' });
   }
   for (const b of d.linked?.blocks ?? []) {
-    related.push(m.blocks.allocEvent[b.block]!);
-    if (b.allocation.file === d.place?.file && b.allocation.line !== null) marks.push({ line: b.allocation.line, kind: 'related', note: b.orphaned ? 'linked block, orphaned by this free' : 'linked block' });
+    (b.orphaned ? orphaned : related).push(b.allocEvent);
+    if (b.allocation.file === d.place?.file && b.allocation.line !== null) {
+      marks.push(b.orphaned ? { line: b.allocation.line, kind: 'orphaned', note: 'linked block, orphaned by this free' } : { line: b.allocation.line, kind: 'related', note: 'linked block' });
+    }
   }
-  chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related) };
+  chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related), orphaned: Int32Array.from(orphaned) };
   chart.reveal(e);
   chart.redraw();
   renderDetail(byId('detail'), d, callStackAt(m, e), {

@@ -23,6 +23,8 @@ export interface ChartMarks {
   selected: number | null;
   /** Events related to the selection (an allocation's free, a free's allocation, linked blocks' allocations). */
   related: Int32Array;
+  /** Allocations of the blocks the selected free orphaned (drawn in a colour of their own). */
+  orphaned: Int32Array;
   /** Events of a table row or search (sorted). */
   highlight: Int32Array;
 }
@@ -60,7 +62,7 @@ export class Chart {
   private lastLayout: Columns | Bars | null = null;
   private xAxis: SVGGElement | null = null;
   budgets: BudgetMark[] = [];
-  marks: ChartMarks = { selected: null, related: new Int32Array(0), highlight: new Int32Array(0) };
+  marks: ChartMarks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   /** Milliseconds of each draw, for the benchmark and the status line. */
   readonly drawTimes: number[] = [];
   onPick: (event: number) => void = () => {};
@@ -283,7 +285,7 @@ export class Chart {
 
   private drawMarks(ctx: CanvasRenderingContext2D, lay: Columns | Bars, x: ScaleLinear<number, number>): void {
     const data = this.data!;
-    const { highlight, related, selected } = this.marks;
+    const { highlight, related, orphaned, selected } = this.marks;
     const markAt = (px: number, colour: string, dashed: boolean, width: number): void => {
       ctx.save();
       ctx.strokeStyle = colour;
@@ -318,6 +320,10 @@ export class Chart {
     for (const e of related) {
       const px = centre(e);
       if (px >= 0 && px <= this.geo.plotW) markAt(px, MARK_COLOURS.related, true, 2);
+    }
+    for (const e of orphaned) {
+      const px = centre(e);
+      if (px >= 0 && px <= this.geo.plotW) markAt(px, MARK_COLOURS.orphaned, true, 3);
     }
     if (selected !== null) {
       const px = centre(selected);

@@ -28,6 +28,8 @@ export const SERIES_COLOURS = {
 export const MARK_COLOURS = {
   selected: '#111111',
   related: '#e64980',
+  /** A linked block the selected free orphaned: never freed afterwards, so apart from the blocks it released. */
+  orphaned: '#9c36b5',
   highlight: '#f08c00',
   budget: '#c92a2a',
   exceeded: 'rgba(250, 82, 82, 0.13)',

@@ -5,10 +5,14 @@ import { highlightC } from './highlight-c.js';
 
 export interface SourceMark {
   line: number;
-  kind: 'selected' | 'related';
+  /** 'orphaned': a block a free left unreachable, marked apart from the blocks it released or still reaches. */
+  kind: 'selected' | 'related' | 'orphaned';
   /** Shown at the line's end, e.g. "allocated here". */
   note?: string;
 }
+
+/** Which kind a line with several marks shows, strongest first. */
+const MARK_STRENGTH: ReadonlyArray<SourceMark['kind']> = ['selected', 'orphaned', 'related'];
 
 export class SourcePane {
   private cache = new Map<string, Promise<SourceResult>>();
@@ -86,18 +90,22 @@ export class SourcePane {
       return;
     }
     fill(this.head, el('span', { class: 'path', title: result.path }, file), marks[0] ? el('span', { class: 'line-no' }, `:${marks[0].line}`) : null);
-    const byLine = new Map<number, SourceMark>();
-    for (const m of marks) if (!byLine.has(m.line) || m.kind === 'selected') byLine.set(m.line, m);
+    // One line can carry several marks (a free that released one node of line 21 and orphaned another of it): every
+    // note is shown; the line takes the strongest kind among them.
+    const byLine = new Map<number, SourceMark[]>();
+    for (const m of marks) byLine.set(m.line, [...(byLine.get(m.line) ?? []), m]);
     const table = el('div', { class: 'code' });
     const tokens = highlightC(result.text);
     let target: HTMLElement | null = null;
     tokens.forEach((line, i) => {
       const n = i + 1;
-      const mark = byLine.get(n);
+      const lineMarks = byLine.get(n) ?? [];
+      const kind = MARK_STRENGTH.find((k) => lineMarks.some((m) => m.kind === k));
       const code = el('span', { class: 'text' });
       for (const t of line) code.append(t.cls === 'plain' ? document.createTextNode(t.text) : el('span', { class: `tok-${t.cls}` }, t.text));
-      const row = el('div', { class: `ln${mark ? ` ${mark.kind}` : ''}`, 'data-line': String(n) }, el('span', { class: 'num' }, String(n)), code, mark?.note ? el('span', { class: 'note' }, mark.note) : null);
-      if (mark?.kind === 'selected' && target === null) target = row;
+      const notes = lineMarks.filter((m) => m.note).map((m) => el('span', { class: `note ${m.kind}` }, m.note!));
+      const row = el('div', { class: `ln${kind ? ` ${kind}` : ''}`, 'data-line': String(n) }, el('span', { class: 'num' }, String(n)), code, ...notes);
+      if (kind === 'selected' && target === null) target = row;
       table.append(row);
     });
     fill(this.body, table);
