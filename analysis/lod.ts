@@ -177,6 +177,13 @@ export function monotonicTimes(model: Model): Float64Array {
   return out;
 }
 
+/** How many distinct values a non-decreasing series holds (`monotonicTimes`): 1 when every event shares one time. */
+export function distinctSteps(values: ArrayLike<number>): number {
+  let n = 0;
+  for (let i = 0; i < values.length; i++) if (i === 0 || values[i]! !== values[i - 1]!) n++;
+  return n;
+}
+
 /** The first index of sorted `values` holding a value at or above `v` (`values.length` if none). */
 export function lowerBound(values: ArrayLike<number>, v: number): number {
   let lo = 0;

@@ -2,7 +2,7 @@
 import type { AttributionBy, AttributionRow } from '../../../analysis/attribution.js';
 import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
-import { chartSeries, eventClassMasks } from '../../../analysis/lod.js';
+import { chartSeries, distinctSteps, eventClassMasks } from '../../../analysis/lod.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
 import { Chart, type BudgetMark } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
@@ -164,6 +164,26 @@ function applyThread(): void {
   chart.setData(state.data, view.model.events.kind);
 }
 
+/**
+ * The x axis the toolbar asks for. Wall time needs the events to have more than one timestamp: the runtime reads the
+ * clock once every 256 records of a thread, so a short run can have one time for all its events, and a time axis
+ * would stack them into one bar. Then the axis stays in event order, and the status line says why.
+ */
+function applyXMode(): void {
+  const select = byId<HTMLSelectElement>('x-mode');
+  const view = state.view;
+  if (select.value === 'time' && view && view.times.length > 0 && distinctSteps(view.times) < 2) {
+    select.value = 'events';
+    const n = view.times.length;
+    fill(
+      byId('status-line'),
+      `Wall time not used: ${n === 1 ? 'the one event has' : `all ${n.toLocaleString('en-US')} events share`} one timestamp (the runtime reads the clock once every 256 records of a thread, and this run is shorter); the x axis stays in event order.`,
+    );
+  }
+  const mode = select.value === 'time' ? 'time' : 'events';
+  if (mode !== chart.xMode) chart.setMode(mode);
+}
+
 async function show(v: ViewData, name: string): Promise<void> {
   state.view = v;
   state.traceTitle = name;
@@ -177,6 +197,7 @@ async function show(v: ViewData, name: string): Promise<void> {
   chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   fill(byId('status-line'));
   chart.setData(state.data, v.model.events.kind);
+  applyXMode();
   handle.timings.firstChart = performance.now();
   state.tables = new Tables(v.model, state.hostSession?.stack ?? null);
   panels.set(v, state.tables);
@@ -375,7 +396,7 @@ document.addEventListener('keydown', (e) => {
 });
 
 byId('peak').addEventListener('click', jumpToPeak);
-byId('x-mode').addEventListener('change', () => chart.setMode(byId<HTMLSelectElement>('x-mode').value === 'time' ? 'time' : 'events'));
+byId('x-mode').addEventListener('change', applyXMode);
 byId('thread').addEventListener('change', applyThread);
 byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, state.traceTitle)], { type: 'image/svg+xml' }), `${state.traceTitle}.svg`));
 byId('export-png').addEventListener('click', () => {
