@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { nextEventOfClass } from '../../analysis/event-sets.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
+import { packageRoot } from '../../package-root.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { shot, viewerOn, type Viewer } from './browser.js';
+import { SCREENSHOTS, shot, viewerOn, type Viewer } from './browser.js';
 
 /** The event number the detail pane shows (its first fact reads "N · KIND …"), or null when nothing is selected. */
 async function detailEvent(page: Page): Promise<number | null> {
@@ -96,6 +97,119 @@ describe('search and the keyboard, on samples/linked-list.c', () => {
       }
     }
     await shot(page, 'search-closed');
+    expect(viewer.errors).toEqual([]);
+  });
+});
+
+/** An x tick label read back as the event number it stands for ("540k", "1.25M", "536,712", "87"). */
+function eventOfLabel(label: string): number {
+  const m = /^([\d,.]+)([kM]?)$/.exec(label);
+  if (m === null) return NaN;
+  return Number(m[1]!.replaceAll(',', '')) * (m[2] === 'M' ? 1e6 : m[2] === 'k' ? 1e3 : 1);
+}
+
+interface XAxis {
+  /** Tick labels left to right, as shown. */
+  labels: string[];
+  /** Right edge of the rightmost label and of the axes' SVG, in viewport px. */
+  lastRight: number;
+  /** Viewport x of the rightmost tick mark. */
+  lastTick: number;
+  svgRight: number;
+  /** The plot's left and right edges (the x axis line), in viewport px. */
+  plotLeft: number;
+  plotRight: number;
+}
+
+async function xAxis(page: Page): Promise<XAxis> {
+  // Two frames: the chart draws on the frame after a zoom.
+  await page.evaluate(() => new Promise<void>((r) => requestAnimationFrame(() => requestAnimationFrame(() => r()))));
+  return page.evaluate(() => {
+    const svg = document.querySelector('svg.axes') as SVGSVGElement;
+    const texts = Array.from(svg.querySelectorAll('g.x-axis .tick text')).map((t) => ({ text: t.textContent ?? '', box: t.getBoundingClientRect() }));
+    texts.sort((a, b) => a.box.left - b.box.left);
+    const line = svg.querySelector('g.x-axis .domain')!.getBoundingClientRect();
+    return {
+      labels: texts.map((t) => t.text),
+      lastRight: texts.at(-1)?.box.right ?? NaN,
+      lastTick: Math.max(...Array.from(svg.querySelectorAll('g.x-axis .tick line')).map((l) => l.getBoundingClientRect().left)),
+      svgRight: svg.getBoundingClientRect().right,
+      plotLeft: line.left,
+      plotRight: line.right,
+    };
+  });
+}
+
+/** Painted (not transparent) pixels of the chart's canvas in viewport columns [from, to). */
+function paintedBetween(page: Page, from: number, to: number): Promise<number> {
+  return page.evaluate(
+    ([a, b]) => {
+      const c = document.querySelector('canvas.plot') as HTMLCanvasElement;
+      const r = c.getBoundingClientRect();
+      const scale = c.width / r.width;
+      const x0 = Math.max(0, Math.round((a! - r.left) * scale));
+      const x1 = Math.min(c.width, Math.round((b! - r.left) * scale));
+      if (x1 <= x0) return 0;
+      const px = c.getContext('2d')!.getImageData(x0, 0, x1 - x0, c.height).data;
+      let n = 0;
+      for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) n++;
+      return n;
+    },
+    [from, to],
+  );
+}
+
+describe('deep zoom on a million-event trace (gui/bench/workload.c)', () => {
+  let viewer: Viewer;
+  let page: Page;
+
+  beforeAll(async () => {
+    const dir = scratch('gui-nav-million');
+    const exe = path.join(dir, 'workload');
+    buildInstrumented('gcc', ['-O2'], [path.join(packageRoot, 'gui', 'bench', 'workload.c')], exe);
+    const ran = runTraced(exe, ['1000000'], path.join(dir, 'traces'), { cwd: path.join(packageRoot, 'gui', 'bench') });
+    viewer = await viewerOn(traceOf(path.join(dir, 'traces'), ran.pid));
+    page = viewer.page;
+  });
+
+  afterAll(() => viewer?.close());
+
+  test('wheel zoom to single events: tick labels stay distinct event numbers, bars stay right of the y axis, the last label fits', async () => {
+    expect(await page.locator('#trace-name').textContent()).toMatch(/— (9\d\d,\d{3}|1,0\d\d,\d{3}) events/);
+    const canvas = (await page.locator('canvas.plot').boundingBox())!;
+    const start = await xAxis(page);
+    // The wheel over 53.7 % of the plot, as far in as the chart goes, checking the axis at every few steps.
+    await page.mouse.move(start.plotLeft + 0.537 * (start.plotRight - start.plotLeft), canvas.y + canvas.height * 0.3);
+    let last = start;
+    for (let step = 0; step < 44; step++) {
+      await page.mouse.wheel(0, -240);
+      if (step % 4 !== 3) continue;
+      last = await xAxis(page);
+      const events = last.labels.map(eventOfLabel);
+      expect(last.labels.length, `${last.labels}`).toBeGreaterThanOrEqual(2);
+      for (const e of events) expect(Number.isInteger(e), `${last.labels}`).toBe(true);
+      for (let i = 1; i < events.length; i++) expect(events[i]!, `${last.labels}`).toBeGreaterThan(events[i - 1]!);
+      expect(last.lastRight, `${last.labels}`).toBeLessThanOrEqual(last.svgRight);
+    }
+    // Deepest: a few dozen events across the plot, each its own bar.
+    expect(eventOfLabel(last.labels.at(-1)!) - eventOfLabel(last.labels[0]!)).toBeLessThan(60);
+    // Drag the rightmost tick to the plot's right edge, where its label is widest past it; bars are cut by both edges.
+    const dx = Math.round(last.plotRight - 2 - last.lastTick);
+    const before = last.labels.at(-1);
+    await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(canvas.x + canvas.width / 2 + dx, canvas.y + canvas.height / 2, { steps: 4 });
+    await page.mouse.up();
+    last = await xAxis(page);
+    expect(last.labels.at(-1)).toBe(before);
+    expect(last.plotRight - last.lastTick).toBeLessThan(4);
+    expect(last.lastRight, `${last.labels}`).toBeLessThanOrEqual(last.svgRight);
+    await shot(page, 'deep-zoom');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'deep-zoom-chart.png'), clip: { x: canvas.x, y: canvas.y, width: 420, height: canvas.height } });
+    expect(await paintedBetween(page, canvas.x, last.plotLeft - 1)).toBe(0);
+    expect(await paintedBetween(page, last.plotRight + 1, canvas.x + canvas.width)).toBe(0);
+    // …and the bars are there, up to the axis.
+    expect(await paintedBetween(page, last.plotLeft, last.plotLeft + 30)).toBeGreaterThan(500);
     expect(viewer.errors).toEqual([]);
   });
 });
