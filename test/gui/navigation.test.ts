@@ -115,6 +115,10 @@ interface XAxis {
   lastRight: number;
   /** Viewport x of the rightmost tick mark. */
   lastTick: number;
+  /** Ticks left to right: label and viewport x of the mark. */
+  ticks: Array<{ label: string; x: number }>;
+  /** Viewport y of the x axis line. */
+  axisY: number;
   svgRight: number;
   /** The plot's left and right edges (the x axis line), in viewport px. */
   plotLeft: number;
@@ -133,6 +137,10 @@ async function xAxis(page: Page): Promise<XAxis> {
       labels: texts.map((t) => t.text),
       lastRight: texts.at(-1)?.box.right ?? NaN,
       lastTick: Math.max(...Array.from(svg.querySelectorAll('g.x-axis .tick line')).map((l) => l.getBoundingClientRect().left)),
+      ticks: Array.from(svg.querySelectorAll('g.x-axis .tick'))
+        .map((t) => ({ label: t.querySelector('text')?.textContent ?? '', x: t.querySelector('line')!.getBoundingClientRect().left }))
+        .sort((a, b) => a.x - b.x),
+      axisY: line.top,
       svgRight: svg.getBoundingClientRect().right,
       plotLeft: line.left,
       plotRight: line.right,
@@ -156,6 +164,29 @@ function paintedBetween(page: Page, from: number, to: number): Promise<number> {
       return n;
     },
     [from, to],
+  );
+}
+
+/** Viewport x of the selected event's mark (the dark line across the plot), read from the canvas just above the plot's bottom, where the heap rarely reaches; null when it is not drawn. */
+function selectedMarkX(page: Page, axis: XAxis): Promise<number | null> {
+  return page.evaluate(
+    ([left, right, y]) => {
+      const c = document.querySelector('canvas.plot') as HTMLCanvasElement;
+      const r = c.getBoundingClientRect();
+      const scale = c.width / r.width;
+      const x0 = Math.round((left! - r.left) * scale);
+      const x1 = Math.round((right! - r.left) * scale);
+      const px = c.getContext('2d')!.getImageData(x0, Math.round((y! - r.top) * scale), x1 - x0, 1).data;
+      const dark: number[] = [];
+      for (let i = 0; i < x1 - x0; i++) {
+        const [red, green, blue, alpha] = [px[i * 4]!, px[i * 4 + 1]!, px[i * 4 + 2]!, px[i * 4 + 3]!];
+        if (alpha > 100 && red < 60 && green < 60 && blue < 60) dark.push(i);
+      }
+      if (dark.length === 0) return null;
+      return r.left + (x0 + dark.reduce((a, b) => a + b, 0) / dark.length + 0.5) / scale;
+    },
+    // The plot ends above the class rug (four 3 px rows) and a 4 px gap over the x axis line.
+    [axis.plotLeft, axis.plotRight, axis.axisY - 22],
   );
 }
 
@@ -210,6 +241,36 @@ describe('deep zoom on a million-event trace (gui/bench/workload.c)', () => {
     expect(await paintedBetween(page, last.plotRight + 1, canvas.x + canvas.width)).toBe(0);
     // …and the bars are there, up to the axis.
     expect(await paintedBetween(page, last.plotLeft, last.plotLeft + 30)).toBeGreaterThan(500);
+    expect(viewer.errors).toEqual([]);
+  });
+
+  test('+ zooms around the selected event: one near the left edge stays under the same x, and the axis under it reads its number', async () => {
+    await page.keyboard.press('0');
+    let axis = await xAxis(page);
+    const canvas = (await page.locator('canvas.plot').boundingBox())!;
+    // A click 4 % into the plot, where zooming around the centre loses it at the first +.
+    await page.mouse.click(axis.plotLeft + 0.04 * (axis.plotRight - axis.plotLeft), canvas.y + canvas.height * 0.3);
+    const selected = await detailEvent(page);
+    expect(selected).not.toBeNull();
+    const x0 = await selectedMarkX(page, axis);
+    expect(x0).not.toBeNull();
+    await shot(page, 'keyboard-zoom-start');
+    for (let i = 1; i <= 16; i++) {
+      await page.keyboard.press('+');
+      axis = await xAxis(page);
+      const x = await selectedMarkX(page, axis);
+      expect(x, `mark after ${i} presses of +`).not.toBeNull();
+      expect(Math.abs(x! - x0!), `mark after ${i} presses of +`).toBeLessThan(3);
+      expect(await detailEvent(page)).toBe(selected);
+    }
+    // Zoomed to single events: the axis, read at the mark between its outermost ticks, names the selected event.
+    const first = axis.ticks[0]!;
+    const last = axis.ticks.at(-1)!;
+    const [a, b] = [eventOfLabel(first.label), eventOfLabel(last.label)];
+    expect(b - a).toBeLessThan(60);
+    const atMark = a + ((x0! - first.x) * (b - a)) / (last.x - first.x);
+    expect(Math.abs(atMark - (selected! + 0.5)), `${axis.ticks.map((t) => t.label)}`).toBeLessThan(1);
+    await shot(page, 'keyboard-zoom-end');
     expect(viewer.errors).toEqual([]);
   });
 });

@@ -365,9 +365,10 @@ document.addEventListener('keydown', (e) => {
     ArrowLeft: () => walk(-1),
     k: jumpToPeak,
     '/': () => byId('search').focus(),
-    '+': () => chart.zoomBy(2),
-    '=': () => chart.zoomBy(2),
-    '-': () => chart.zoomBy(0.5),
+    // Zoom keys keep the selected event where it is on the screen (around the centre when nothing is selected).
+    '+': () => chart.zoomBy(2, state.selected),
+    '=': () => chart.zoomBy(2, state.selected),
+    '-': () => chart.zoomBy(0.5, state.selected),
     '0': () => chart.resetZoom(),
     a: () => (byId<HTMLSelectElement>('walk-kind').value = 'alloc'),
     f: () => (byId<HTMLSelectElement>('walk-kind').value = 'free'),

@@ -455,8 +455,22 @@ export class Chart {
     select(this.canvas).call(this.zoomer.transform, t);
   }
 
-  zoomBy(factor: number): void {
-    select(this.canvas).call(this.zoomer.scaleBy, factor);
+  /**
+   * Zooms by `factor` around event `around` when given (it keeps its place on the screen; one out of view is first
+   * brought to the centre), else around the centre of the view.
+   */
+  zoomBy(factor: number, around: number | null = null): void {
+    const data = this.data;
+    if (around === null || data === null || around < 0 || around >= data.count) {
+      select(this.canvas).call(this.zoomer.scaleBy, factor);
+      return;
+    }
+    this.reveal(around);
+    const x = this.xs();
+    const a = x(positionOf(data, this.mode, around));
+    const b = around + 1 < data.count ? x(positionOf(data, this.mode, around + 1)) : a;
+    // The point is in the zoom's own coordinates: the plot's, as the extent given in resize().
+    select(this.canvas).call(this.zoomer.scaleBy, factor, [(a + b) / 2, 0]);
   }
 
   panBy(px: number): void {
