@@ -331,6 +331,12 @@ function jumpToPeak(): void {
   if (e !== null) select(e);
 }
 
+/** Closes the search's list and gives the keys back to the page (n, p, + and the rest act on the chart again). */
+function closeSearch(): void {
+  byId('search-results').hidden = true;
+  byId('search').blur();
+}
+
 function runSearch(): void {
   const list = byId('search-results');
   const q = byId<HTMLInputElement>('search').value;
@@ -347,9 +353,8 @@ function runSearch(): void {
       : found.map((s) => {
           const li = el('li', { tabindex: '0' }, s.label, el('span', { class: 'muted' }, ` ${s.events.toLocaleString('en-US')} events`));
           const go = (): void => {
-            list.hidden = true;
-            const events = new Int32Array(0);
-            setHighlight(events);
+            closeSearch();
+            setHighlight(new Int32Array(0));
             select(s.firstEvent);
           };
           li.addEventListener('click', go);
@@ -362,12 +367,23 @@ function runSearch(): void {
 
 byId('search').addEventListener('input', runSearch);
 byId('search').addEventListener('keydown', (e) => {
-  if (e.key === 'Enter') (byId('search-results').querySelector('li[tabindex]') as HTMLElement | null)?.click();
-  if (e.key === 'Escape') {
-    byId('search-results').hidden = true;
-    (e.target as HTMLElement).blur();
+  // Enter takes the first match, or only closes the list when nothing matches: either way the keys go back to the page.
+  if (e.key === 'Enter') {
+    const first = byId('search-results').querySelector('li[tabindex]') as HTMLElement | null;
+    if (first) first.click();
+    else closeSearch();
   }
+  if (e.key === 'Escape') closeSearch();
 });
+// A press anywhere outside the box and its list closes the list (capture: the chart's zoom stops its mouse events).
+document.addEventListener(
+  'pointerdown',
+  (e) => {
+    const t = e.target as Node;
+    if (!byId('search').contains(t) && !byId('search-results').contains(t)) byId('search-results').hidden = true;
+  },
+  true,
+);
 
 document.addEventListener('keydown', (e) => {
   const target = e.target as HTMLElement;
@@ -379,9 +395,10 @@ document.addEventListener('keydown', (e) => {
     ArrowLeft: () => walk(-1),
     k: jumpToPeak,
     '/': () => byId('search').focus(),
-    '+': () => chart.zoomBy(2),
-    '=': () => chart.zoomBy(2),
-    '-': () => chart.zoomBy(0.5),
+    // Zoom keys keep the selected event where it is on the screen (around the centre when nothing is selected).
+    '+': () => chart.zoomBy(2, state.selected),
+    '=': () => chart.zoomBy(2, state.selected),
+    '-': () => chart.zoomBy(0.5, state.selected),
     '0': () => chart.resetZoom(),
     a: () => (byId<HTMLSelectElement>('walk-kind').value = 'alloc'),
     f: () => (byId<HTMLSelectElement>('walk-kind').value = 'free'),

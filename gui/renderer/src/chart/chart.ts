@@ -1,5 +1,5 @@
 // The chart: canvas bars (stack and static above the axis, heap below) with level of detail, d3 scales and axes, wheel/drag zoom and pan, an overview strip with a brush, tooltips, budget lines and exceeded ranges, and marks for the selected event, its related events and highlighted sets.
-import { axisBottom, axisLeft, brushX, scaleLinear, select, zoom, zoomIdentity, type D3BrushEvent, type D3ZoomEvent, type ScaleLinear, type ZoomBehavior, type ZoomTransform } from 'd3';
+import { axisBottom, axisLeft, brushX, scaleLinear, select, tickStep, zoom, zoomIdentity, type D3BrushEvent, type D3ZoomEvent, type ScaleLinear, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { EVENT_CLASSES, eventClassOfKind } from '../../../../analysis/event-detail.js';
 import { formatBytes } from '../../../../analysis/units.js';
 import { anyIn, byteTicks, layout, MIN_BAR_PX, positionOf, eventAt, representative, type Bars, type ChartData, type Columns, type XMode } from './columns.js';
@@ -187,6 +187,10 @@ export class Chart {
     ctx.clearRect(0, 0, width, height);
     ctx.save();
     ctx.translate(MARGIN.left, 0);
+    // Bars cut by the edges of the view are drawn only inside the plot, never over the byte axes or past the right edge.
+    ctx.beginPath();
+    ctx.rect(0, 0, this.geo.plotW, height);
+    ctx.clip();
     const x = this.xs();
     const lay = layout(data, this.mode, x, this.geo.plotW, this.lastLayout?.kind === 'columns' ? this.lastLayout : null);
     this.lastLayout = lay;
@@ -336,7 +340,7 @@ export class Chart {
     const svg = select(this.axes);
     svg.selectAll('*').remove();
     const bytes = (v: unknown): string => formatBytes(Number(v));
-    this.xAxis = svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).node();
+    this.xAxis = svg.append('g').attr('class', 'x-axis').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).node();
     svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).tickValues(this.upperTicks).tickFormat(bytes));
     svg.append('g').attr('transform', `translate(${MARGIN.left},${this.geo.zeroY})`).call(axisLeft(this.lower).tickValues(this.lowerTicks).tickFormat(bytes));
     svg
@@ -353,10 +357,32 @@ export class Chart {
   /** The x axis, every frame (d3 updates its ticks in place). */
   private drawAxes(x: ScaleLinear<number, number>): void {
     if (this.xAxis === null) return;
-    const ax = axisBottom(x)
-      .ticks(Math.max(2, Math.floor(this.geo.plotW / 110)))
-      .tickFormat(this.mode === 'events' ? (v) => formatEventTick(+v) : (v) => formatNs(+v));
+    const count = Math.max(2, Math.floor(this.geo.plotW / 110));
+    const ax = axisBottom(x);
+    if (this.mode === 'events') {
+      // Event numbers are integers: a step of at least one, and labels precise enough to tell neighbours apart.
+      const [d0, d1] = x.domain() as [number, number];
+      const step = Math.max(1, tickStep(d0, d1, count));
+      const ticks: number[] = [];
+      for (let v = Math.ceil(d0 / step) * step; v <= d1; v += step) ticks.push(v);
+      ax.tickValues(ticks).tickFormat((v) => formatEventTick(+v, step));
+    } else ax.ticks(count).tickFormat((v) => formatNs(+v));
     select(this.xAxis).call(ax);
+    this.fitLastTick();
+  }
+
+  /** Moves the rightmost tick label left when it would run past the chart's right edge (where the SVG clips it). */
+  private fitLastTick(): void {
+    // d3 inserts entering ticks before the others, so the rightmost is found by position, not by DOM order.
+    let last: SVGTextElement | null = null;
+    let lastX = -Infinity;
+    for (const text of select(this.xAxis).selectAll<SVGTextElement, unknown>('.tick text').attr('dx', null).nodes()) {
+      const tickX = Number(/translate\(([-\d.e]+)/.exec(text.parentElement?.getAttribute('transform') ?? '')?.[1] ?? NaN);
+      if (tickX > lastX) [last, lastX] = [text, tickX];
+    }
+    if (last === null) return;
+    const overflow = MARGIN.left + lastX + last.getComputedTextLength() / 2 - (this.geo.width - 1);
+    if (overflow > 0) last.setAttribute('dx', String(-overflow));
   }
 
   /** The whole run in the strip under the chart, on the chart's byte scales shrunk to the strip. */
@@ -435,8 +461,22 @@ export class Chart {
     select(this.canvas).call(this.zoomer.transform, t);
   }
 
-  zoomBy(factor: number): void {
-    select(this.canvas).call(this.zoomer.scaleBy, factor);
+  /**
+   * Zooms by `factor` around event `around` when given (it keeps its place on the screen; one out of view is first
+   * brought to the centre), else around the centre of the view.
+   */
+  zoomBy(factor: number, around: number | null = null): void {
+    const data = this.data;
+    if (around === null || data === null || around < 0 || around >= data.count) {
+      select(this.canvas).call(this.zoomer.scaleBy, factor);
+      return;
+    }
+    this.reveal(around);
+    const x = this.xs();
+    const a = x(positionOf(data, this.mode, around));
+    const b = around + 1 < data.count ? x(positionOf(data, this.mode, around + 1)) : a;
+    // The point is in the zoom's own coordinates: the plot's, as the extent given in resize().
+    select(this.canvas).call(this.zoomer.scaleBy, factor, [(a + b) / 2, 0]);
   }
 
   panBy(px: number): void {
@@ -523,11 +563,16 @@ function sizeCanvas(c: HTMLCanvasElement, w: number, h: number): void {
   c.style.height = `${h}px`;
 }
 
-function formatEventTick(v: number): string {
-  if (!Number.isInteger(v)) return '';
-  if (v >= 1e6) return `${+(v / 1e6).toFixed(2)}M`;
-  if (v >= 1e4) return `${+(v / 1e3).toFixed(1)}k`;
-  return String(v);
+/**
+ * An event number on the x axis, ticks `step` apart: short ("540k", "1.25M") when that many decimals still tell
+ * neighbouring ticks apart, else in full ("536,712"), so deep zoom never shows the same label twice.
+ */
+export function formatEventTick(v: number, step: number): string {
+  if (v < 1e4) return String(v);
+  const [unit, suffix] = v >= 1e6 ? [1e6, 'M'] : [1e3, 'k'];
+  const decimals = Math.max(0, Math.ceil(Math.log10(unit / step) - 1e-9));
+  if (decimals <= 2) return `${+(v / unit).toFixed(decimals)}${suffix}`;
+  return v.toLocaleString('en-US');
 }
 
 export function formatNs(ns: number): string {

@@ -31,8 +31,11 @@ export function chartSvg(chart: Chart, title: string): string {
   const titleEl = svgEl('title', {});
   titleEl.textContent = title;
   root.append(titleEl, svgEl('rect', { x: 0, y: 0, width, height, fill: '#ffffff' }));
-  const plot = svgEl('g', { transform: `translate(${MARGIN.left},0)` });
-  root.append(plot);
+  // As on the canvas, bars cut by the edges of the view stay inside the plot.
+  const clip = svgEl('clipPath', { id: 'plot-area' });
+  clip.append(svgEl('rect', { x: 0, y: 0, width: m.plotW, height }));
+  const plot = svgEl('g', { transform: `translate(${MARGIN.left},0)`, 'clip-path': 'url(#plot-area)' });
+  root.append(clip, plot);
   const lay = m.layout;
   const data = m.data;
   if (lay !== null && data !== null) {
