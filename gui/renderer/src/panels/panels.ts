@@ -1,6 +1,5 @@
 // The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, leak causes, budgets, worst-case stack, linked frees, problems. Clicking a row highlights its events on the chart and opens its source; a leak row or a linked free jumps to its event.
 import type { AttributionBy, AttributionRow } from '../../../../analysis/attribution.js';
-import type { BudgetCheck, BudgetRange } from '../../../../analysis/budgets.js';
 import { leakClassLabel, type LeakedBlock } from '../../../../analysis/leaks.js';
 import type { LinkedFree } from '../../../../analysis/linked.js';
 import type { PeakGroup } from '../../../../analysis/peak.js';
@@ -9,6 +8,7 @@ import { el, fill } from '../dom.js';
 import { TABLE_ROWS, type Tables } from '../tables.js';
 import type { ViewData } from '../view-data.js';
 import { table } from './table.js';
+import { budgetsPanel } from './budgets-panel.js';
 import { leakCausesPanel } from './leak-causes-panel.js';
 import { stackPanel } from './stack-panel.js';
 import type { SourceMark } from '../source/source-pane.js';
@@ -97,7 +97,7 @@ export class Panels {
       case 'causes':
         return leakCausesPanel(t.leakCauses(), t.model.program?.cwd ?? null, this.act);
       case 'budgets':
-        return this.budgets(d.budgets);
+        return budgetsPanel(d.budgets, this.act);
       case 'stack':
         return stackPanel(t.stack(), t.model.program?.cwd ?? null, this.act);
       case 'linked':
@@ -186,25 +186,6 @@ export class Panels {
       (b) => this.act.goto(t.model.blocks.allocEvent[b.block]!),
       'no leaks: every block was freed',
     ), blocks.length, all.length);
-  }
-
-  private budgets(checks: BudgetCheck[]): HTMLElement {
-    if (checks.length === 0) return el('p', { class: 'empty' }, 'No budgets: give --budget heap=8K,stack=2K to cc-memwrap view, or put a memwrap.json beside the program.');
-    const rows = checks.flatMap((c) => (c.ranges.length ? c.ranges.slice(0, 200).map((r) => ({ c, r })) : [{ c, r: null as BudgetRange | null }]));
-    return table<{ c: BudgetCheck; r: BudgetRange | null }>(
-      [
-        { label: 'budget', cell: (x) => `${x.c.kind} ≤ ${bytes(x.c.limitBytes)}` },
-        { label: 'status', cell: (x) => (x.c.exceeded ? 'exceeded' : `kept (max ${bytes(x.c.maxBytes)})`), cls: (x) => (x.c.exceeded ? 'bad' : 'good') },
-        { label: 'range (events)', cell: (x) => (x.r ? `${x.r.startEvent}–${x.r.endEvent}` : '') },
-        { label: 'max', cell: (x) => (x.r ? bytes(x.r.maxBytes) : ''), numeric: true },
-        { label: 'biggest function live', cell: (x) => x.r?.functions[0]?.label ?? '' },
-      ],
-      rows,
-      (x) => {
-        if (x.r) this.act.goto(x.r.maxEvent);
-        else if (x.c.maxEvent !== null) this.act.goto(x.c.maxEvent);
-      },
-    );
   }
 
   private linked(all: LinkedFree[]): HTMLElement {

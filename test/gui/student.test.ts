@@ -1,0 +1,82 @@
+// The viewer in real Chromium on a student's program, test/programs/bst.c (a tree, a realloc'd string builder, a checksum recursing six deep with a 128-byte buffer per frame): a stack budget names the frames on the stack, each with its bytes, not the heap.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Model } from '../../analysis/model.js';
+import { siteInfo } from '../../analysis/sites.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { formatCount } from '../../analysis/units.js';
+import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
+import { buildRenderer, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
+
+/** The frames of `name`, in order of entry. */
+function framesOf(model: Model, name: string): number[] {
+  const out: number[] = [];
+  for (let f = 0; f < model.frames.count; f++) if (siteInfo(model, model.frames.entrySite[f]!)?.name === name) out.push(f);
+  return out;
+}
+
+const openPanel = (page: Page, name: string) => page.locator(`#panel-tabs button[data-panel=${name}]`).click();
+const selected = (page: Page) => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number | null } }).ccMemwrapView.selected);
+
+describe('viewer on test/programs/bst.c', () => {
+  let trace: string;
+  let model: Model;
+  let viewer: Viewer;
+
+  beforeAll(async () => {
+    const dir = scratch('gui-bst');
+    const exe = path.join(dir, 'bst');
+    buildInstrumented('gcc', ['-O0', '-g'], [path.join(programsDir, 'bst.c')], exe);
+    // Run in test/programs so the recorded working directory (the source root) holds the source.
+    const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: programsDir });
+    trace = traceOf(path.join(dir, 'traces'), ran.pid);
+    model = decodeTrace(new Uint8Array(readFileSync(trace)));
+    viewer = await viewerOn(trace);
+  });
+
+  afterAll(() => viewer?.close());
+
+  test('a stack budget lists the frames on the stack when it was exceeded, checksum × 6 with the bytes of each', async () => {
+    const checksums = framesOf(model, 'checksum');
+    expect(checksums).toHaveLength(6);
+    const [main] = framesOf(model, 'main');
+    const depth = (f: number) => model.frames.depth[f]!;
+    // Above the fifth call's depth: only while the sixth is on the stack.
+    const limit = depth(checksums[4]!);
+    const budgeted = await serve(await buildRenderer(), trace, { budgets: { heap: 4200, stack: limit } });
+    const page = await openViewer(viewer.browser, budgeted.url, viewer.errors);
+    try {
+      await openPanel(page, 'budgets');
+      const rows = await page.locator('#panel-body tr.clickable').allTextContents();
+      const stackRow = rows.find((r) => r.startsWith('stack ≤'));
+      expect(stackRow).toContain('exceeded');
+      expect(stackRow).toMatch(/main, checksum × 6$/);
+      expect(stackRow).not.toContain('heap');
+      // The heap budget still names the heap.
+      expect(rows.find((r) => r.startsWith('heap ≤'))).toMatch(/heap: .*main.* 4\.0 KiB$/);
+
+      const sixth = model.frames.enter[checksums[5]!]!;
+      const box = page.locator('[data-role=budget-stack]');
+      expect(await box.locator('h4').textContent()).toContain(`the stack at its start (event ${sixth})`);
+      expect(await box.locator('.headline').textContent()).toBe(`thread 0: ${formatCount(depth(checksums[5]!))} B in 7 frames`);
+      const expected = [
+        `main ${formatCount(depth(main!))} B from the stack base`,
+        ...checksums.map((f, i) => `checksum ${formatCount(depth(f) - (i === 0 ? depth(main!) : depth(checksums[i - 1]!)))} B`),
+      ];
+      expect(await box.locator('ol.stack li').allTextContents()).toEqual(expected);
+      // Every checksum frame holds its char scratch[128]: more than 128 bytes each.
+      for (let i = 1; i < 6; i++) expect(depth(checksums[i]!) - depth(checksums[i - 1]!)).toBeGreaterThan(128);
+      await box.locator('ol.stack li').last().scrollIntoViewIfNeeded();
+      await shot(page, 'student-budget-stack');
+      // A frame selects its call.
+      await box.locator('ol.stack li button').nth(3).click();
+      expect(await selected(page)).toBe(model.frames.enter[checksums[2]!]);
+      expect(viewer.errors).toEqual([]);
+    } finally {
+      await page.close();
+      await budgeted.close();
+    }
+  });
+});
