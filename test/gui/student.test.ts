@@ -1,12 +1,13 @@
-// The viewer in real Chromium on a student's program, test/programs/bst.c (a tree, a realloc'd string builder, a checksum recursing six deep with a 128-byte buffer per frame): a stack budget names the frames on the stack, each with its bytes, not the heap.
+// The viewer in real Chromium on a student's program, test/programs/bst.c (a tree, a realloc'd string builder, a checksum recursing six deep with a 128-byte buffer per frame): a stack budget names the frames on the stack, each with its bytes, not the heap; the two peaks (heap; heap + stack + static) are named for what they are and each goes to its own event.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Model } from '../../analysis/model.js';
+import { peaks } from '../../analysis/peak.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { formatCount } from '../../analysis/units.js';
+import { formatBytes, formatCount } from '../../analysis/units.js';
 import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
 import { buildRenderer, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
 
@@ -18,6 +19,8 @@ function framesOf(model: Model, name: string): number[] {
 }
 
 const openPanel = (page: Page, name: string) => page.locator(`#panel-tabs button[data-panel=${name}]`).click();
+/** The event number the detail pane shows (its "event" fact starts with it). */
+const detailEvent = async (page: Page) => Number((await page.locator('#detail dl.facts dd').first().textContent())!.split(' · ')[0]);
 const selected = (page: Page) => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number | null } }).ccMemwrapView.selected);
 
 describe('viewer on test/programs/bst.c', () => {
@@ -78,5 +81,40 @@ describe('viewer on test/programs/bst.c', () => {
       await page.close();
       await budgeted.close();
     }
+  });
+
+  test('"Total peak" in the toolbar goes to the most heap + stack + static; the "Heap peak" tab to the most heap', async () => {
+    const { page } = viewer;
+    const p = peaks(model);
+    // bst.c: the heap peaks at the sixth node, the total while checksum is six deep.
+    const nodes: number[] = [];
+    for (let b = 0; b < model.blocks.count; b++) if (siteInfo(model, model.blocks.site[b]!)?.line === 34) nodes.push(b);
+    expect(nodes).toHaveLength(6);
+    expect(p.heap.event).toBe(model.blocks.allocEvent[nodes[5]!]);
+    expect(p.total.event).not.toBe(p.heap.event);
+    expect(p.total.event).toBe(model.frames.enter[framesOf(model, 'checksum')[5]!]);
+
+    const button = page.locator('#peak');
+    expect((await button.textContent())!.trim()).toBe('Total peak');
+    expect(await button.getAttribute('title')).toContain('heap + stack + static');
+    await button.click();
+    expect(await detailEvent(page)).toBe(p.total.event);
+    expect(await selected(page)).toBe(p.total.event);
+
+    const tab = page.locator('#panel-tabs button[data-panel=peak]');
+    expect(await tab.textContent()).toBe('Heap peak');
+    await tab.click();
+    const heapLink = page.locator('#panel-body [data-role=heap-peak]');
+    expect(await heapLink.textContent()).toBe(`Heap peak: ${formatBytes(p.heap.peakBytes)} at event ${p.heap.event} (${p.heap.liveBlocks} live blocks)`);
+    await heapLink.click();
+    expect(await detailEvent(page)).toBe(p.heap.event);
+    // The panel names the total peak too, and its link goes where the toolbar's button goes.
+    const totalLink = page.locator('#panel-body [data-role=total-peak]');
+    expect(await totalLink.textContent()).toBe(`${formatBytes(p.total.peakBytes)} at event ${p.total.event}`);
+    expect(await page.locator('#panel-body p.hint').textContent()).toContain('Total peak (heap + stack + static');
+    await shot(page, 'student-peaks');
+    await totalLink.click();
+    expect(await detailEvent(page)).toBe(p.total.event);
+    expect(viewer.errors).toEqual([]);
   });
 });

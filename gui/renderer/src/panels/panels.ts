@@ -3,7 +3,7 @@ import type { AttributionBy, AttributionRow } from '../../../../analysis/attribu
 import { leakClassLabel, type LeakedBlock } from '../../../../analysis/leaks.js';
 import type { LinkedFree } from '../../../../analysis/linked.js';
 import type { PeakGroup } from '../../../../analysis/peak.js';
-import { formatBytes, formatCount } from '../../../../analysis/units.js';
+import { formatBytes, formatCount, plural } from '../../../../analysis/units.js';
 import { el, fill } from '../dom.js';
 import { TABLE_ROWS, type Tables } from '../tables.js';
 import type { ViewData } from '../view-data.js';
@@ -31,7 +31,7 @@ const TITLES: Record<PanelName, string> = {
   site: 'By site',
   thread: 'By thread',
   library: 'By library',
-  peak: 'Peak',
+  peak: 'Heap peak',
   leaks: 'Leaks',
   causes: 'Leak causes',
   budgets: 'Budgets',
@@ -146,10 +146,14 @@ export class Panels {
     return more(body, shown.length, t.rows.length);
   }
 
+  /** The heap peak and what was live at it; the total peak (the toolbar's button) named beside it, so the two are not confused. */
   private peak(t: Tables): HTMLElement {
-    const p = t.peaks().heap;
-    const go = el('button', { type: 'button', class: 'link' }, `Heap peak: ${bytes(p.peakBytes)} at event ${p.event ?? '—'} (${p.liveBlocks} live blocks)`);
+    const { heap: p, total } = t.peaks();
+    const go = el('button', { type: 'button', class: 'link', 'data-role': 'heap-peak' }, `Heap peak: ${bytes(p.peakBytes)} at event ${p.event ?? '—'} (${plural(p.liveBlocks, 'live block')})`);
     go.addEventListener('click', () => p.event !== null && this.act.goto(p.event));
+    const toTotal = el('button', { type: 'button', class: 'link', 'data-role': 'total-peak' }, `${bytes(total.peakBytes)} at event ${total.event ?? '—'}`);
+    toTotal.addEventListener('click', () => total.event !== null && this.act.goto(total.event));
+    const aside = el('p', { class: 'hint' }, 'Total peak (heap + stack + static, the toolbar\'s Total peak): ', toTotal, ` = heap ${bytes(total.heapBytes)} + stack ${bytes(total.stackBytes)} + static ${bytes(total.staticBytes)}.`);
     const rows = table<PeakGroup>(
       [
         { label: 'site live at the peak', cell: (g) => g.label },
@@ -164,7 +168,7 @@ export class Panels {
       },
       'nothing live at the peak',
     );
-    return el('div', {}, go, rows);
+    return el('div', {}, go, aside, rows);
   }
 
   private leaks(t: Tables): HTMLElement {
