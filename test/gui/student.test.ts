@@ -1,5 +1,5 @@
-// The viewer in real Chromium on a student's program, test/programs/bst.c (a tree, a realloc'd string builder, a checksum recursing six deep with a 128-byte buffer per frame): a stack budget names the frames on the stack, each with its bytes, not the heap; the two peaks (heap; heap + stack + static) are named for what they are and each goes to its own event.
-import { readFileSync } from 'node:fs';
+// The viewer in real Chromium on a student's program, test/programs/bst.c (a tree, a realloc'd string builder, a checksum recursing six deep with a 128-byte buffer per frame): a stack budget names the frames on the stack, each with its bytes, not the heap; the two peaks (heap; heap + stack + static) are named for what they are and each goes to its own event; counts read "1 event", "1 object"; the run's end is not said to be inside libc; the title says a trace is loading while it loads.
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -9,7 +9,9 @@ import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { formatBytes, formatCount } from '../../analysis/units.js';
 import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
-import { buildRenderer, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
+import { Kind } from '../../analysis/trace/format.js';
+import { TraceBuilder } from '../fixtures/trace-builder.js';
+import { buildRenderer, clickEvent, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
 
 /** The frames of `name`, in order of entry. */
 function framesOf(model: Model, name: string): number[] {
@@ -115,6 +117,77 @@ describe('viewer on test/programs/bst.c', () => {
     await shot(page, 'student-peaks');
     await totalLink.click();
     expect(await detailEvent(page)).toBe(p.total.event);
+    expect(viewer.errors).toEqual([]);
+  });
+
+  test('counts of one read in the singular: "1 object" in the summary, "1 event" in the title', async () => {
+    const { page } = viewer;
+    await openPanel(page, 'summary');
+    const cell = (label: string) => page.locator('#panel-body tr', { has: page.locator(`td:text-is("${label}")`) }).locator('td').nth(1).textContent();
+    expect(model.statics.count).toBe(1); // keys[], 24 bytes
+    expect(await cell('Static')).toBe('24 B in 1 object');
+    expect(await cell('Live at exit')).toMatch(/^3 blocks, /);
+    expect(await page.locator('#trace-name').textContent()).toBe(`${path.basename(trace)} — ${model.events.count} events`);
+
+    const b = new TraceBuilder({ complete: false });
+    b.thread(0).threadBegin(7);
+    const one = path.join(scratch('gui-one-event'), 'one.1.mwtrace');
+    writeFileSync(one, b.build());
+    expect(decodeTrace(b.build()).events.count).toBe(1);
+    const served = await serve(await buildRenderer(), one);
+    const p = await openViewer(viewer.browser, served.url, viewer.errors);
+    try {
+      expect(await p.locator('#trace-name').textContent()).toBe('one.1.mwtrace — 1 event');
+      expect(await p.title()).toBe('one.1.mwtrace — 1 event · cc-memwrap');
+      expect(await p.locator('body').textContent()).not.toMatch(/\b1 (events|objects|blocks|frames)\b/);
+    } finally {
+      await p.close();
+      await served.close();
+    }
+    expect(viewer.errors).toEqual([]);
+  });
+
+  test("the run's end says it is the run's end, not libc", async () => {
+    const { page } = viewer;
+    const end = model.events.count - 1;
+    expect(model.events.kind[end]).toBe(Kind.END);
+    await clickEvent(page, end);
+    expect(await selected(page)).toBe(end);
+    const pane = page.locator('#source-body');
+    expect(await pane.textContent()).toBe('The run ended here (normal exit, status 0). The end of a run has no source line.');
+    await shot(page, 'student-end');
+    // An allocation inside libc still says so: the stdout buffer of the first puts.
+    const stdoutBuffer = model.events.newBlock.findIndex((b, e) => b >= 0 && model.blocks.interposed[b] === 1 && model.events.kind[e] === Kind.ALLOC);
+    expect(stdoutBuffer).toBeGreaterThan(0);
+    await clickEvent(page, stdoutBuffer);
+    expect(await selected(page)).toBe(stdoutBuffer);
+    expect(await page.locator('#detail dl.facts dd').first().textContent()).toContain('ALLOC (via libc/uninstrumented)');
+    expect(viewer.errors).toEqual([]);
+  });
+
+  test('the title says the trace is loading while it loads, then names it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const page = await viewer.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.on('pageerror', (e) => viewer.errors.push(e.message));
+    await page.route('**/api/trace', async (route) => {
+      await gate;
+      await route.continue();
+    });
+    try {
+      await page.goto(viewer.server.url);
+      await page.waitForSelector('#progress:not([hidden])');
+      const name = path.basename(trace);
+      expect(await page.locator('#trace-name').textContent()).toBe(`Loading ${name}…`);
+      expect(await page.title()).toBe(`Loading ${name}… · cc-memwrap`);
+      await shot(page, 'student-loading');
+      release();
+      await page.waitForFunction(() => (window as unknown as { ccMemwrapView?: { ready: boolean } }).ccMemwrapView?.ready === true);
+      expect(await page.locator('#trace-name').textContent()).toBe(`${name} — ${model.events.count} events`);
+    } finally {
+      release();
+      await page.close();
+    }
     expect(viewer.errors).toEqual([]);
   });
 });

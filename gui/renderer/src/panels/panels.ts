@@ -118,8 +118,8 @@ export class Panels {
       ['Frees', formatCount(s.frees)],
       ['Peak heap', `${bytes(s.peakHeap.requested.bytes)} at event ${s.peakHeap.requested.event ?? '—'}`],
       ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
-      ['Static', `${bytes(s.static.bytes)} in ${s.static.objects} objects`],
-      ['Live at exit', `${formatCount(s.leaked.blocks)} blocks, ${bytes(s.leaked.requestedBytes)}`],
+      ['Static', `${bytes(s.static.bytes)} in ${plural(s.static.objects, 'object')}`],
+      ['Live at exit', `${plural(s.leaked.blocks, 'block')}, ${bytes(s.leaked.requestedBytes)}`],
       ['Decoded in', `${Math.round(d.decodeMs)} ms, summary in ${Math.round(d.tablesMs)} ms (in a worker, off the page's thread)`],
     ];
     return table([{ label: '', cell: (r) => r[0] }, { label: '', cell: (r) => r[1] }], rows, null);
