@@ -1,7 +1,9 @@
-// Memory budgets: parse them (`heap=64K,stack=8K` or a memwrap.json text), find the ranges of events where usage exceeds each, and the heap blocks live when each range began, by function and site.
-import type { Model } from './model.js';
+// Memory budgets: parse them (`heap=64K,stack=8K` or a memwrap.json text), find the ranges of events where usage exceeds each, and what was in use when each range began: the heap blocks live, by function and site, and for stack and total budgets the frames on the stack.
+import { NONE, type Model } from './model.js';
 import { BlockGroups, type GroupRef } from './block-groups.js';
+import { framePath, type ObservedStep } from './deepest-stack.js';
 import { staticSeries } from './timeline.js';
+import { Kind } from './trace/format.js';
 
 export type BudgetKind = 'heap' | 'stack' | 'static' | 'total';
 export const BUDGET_KINDS: readonly BudgetKind[] = ['heap', 'stack', 'static', 'total'];
@@ -100,6 +102,19 @@ export interface BudgetFunction extends GroupRef {
   sites: BudgetSite[];
 }
 
+/** One thread's stack when a range began: the instrumented frames open on it. */
+export interface BudgetStack {
+  /** The trace's thread index (as in the report's Threads table). */
+  thread: number;
+  /** The thread's stack bytes: the entry depth of its innermost frame, from the stack base (what a stack budget counts). */
+  depthBytes: number;
+  /**
+   * Outermost first. `frameBytes` is each frame's size (its entry depth minus its caller's); null for the outermost,
+   * whose `depthBytes` also holds the C start-up code above it.
+   */
+  frames: ObservedStep[];
+}
+
 /** A maximal run of consecutive events whose usage is above the limit. */
 export interface BudgetRange {
   /** First and last event above the limit (indices in the global order), and their times in ns. */
@@ -117,6 +132,12 @@ export interface BudgetRange {
   liveBytes: number | null;
   /** Those blocks by function, by bytes descending; [] when not computed. */
   functions: BudgetFunction[];
+  /**
+   * Stack and total budgets: the stack of each thread with instrumented frames open after `startEvent`, in thread
+   * order (their `depthBytes` add up to the stack bytes the budget counts). null for heap and static budgets, whose
+   * usage no frame explains, and when not computed (beyond `maxRanges`).
+   */
+  stacks: BudgetStack[] | null;
 }
 
 export interface BudgetCheck {
@@ -173,10 +194,39 @@ export function liveByFunction(model: Model, event: number, groups = new BlockGr
   return { blocks: count, bytes: total, functions };
 }
 
+/** The innermost frame open on event `i`'s thread after it (NONE: none). */
+function innermostAfter(model: Model, i: number): number {
+  const kind = model.events.kind[i]!;
+  const f = model.events.frame[i]!;
+  // EXIT names the frame it closed, UNWIND the outermost one it closed: their caller is the innermost left.
+  if (kind === Kind.EXIT || kind === Kind.UNWIND) return f === NONE ? NONE : model.frames.parent[f]!;
+  if (kind === Kind.THREAD_END) return NONE;
+  return f; // ENTER: the frame it opened; any other event: the innermost open frame
+}
+
+/**
+ * The frames open on every thread after each of `at` (event indices, ascending): one pass over the events up to the
+ * last of them, so O(events + |at| × threads × call depth).
+ */
+export function stacksAt(model: Model, at: readonly number[]): BudgetStack[][] {
+  const innermost = new Int32Array(model.threads.length).fill(NONE);
+  const out: BudgetStack[][] = [];
+  let i = 0;
+  for (const e of at) {
+    for (; i <= e; i++) innermost[model.events.thread[i]!] = innermostAfter(model, i);
+    const stacks: BudgetStack[] = [];
+    innermost.forEach((f, row) => {
+      if (f !== NONE) stacks.push({ thread: model.threads[row]!.index, depthBytes: model.frames.depth[f]!, frames: framePath(model, f) });
+    });
+    out.push(stacks);
+  }
+  return out;
+}
+
 /**
  * Checks each given budget against its usage after every event: heap = live requested heap bytes, stack = stack bytes
  * summed over threads, static = static bytes registered so far, total = their sum. Budgets are checked in the order
- * heap, stack, static, total. O(events + ranges × blocks) with ranges capped by `maxRanges`.
+ * heap, stack, static, total. O(events + ranges × (blocks + call depth)) with ranges capped by `maxRanges`.
  */
 export function checkBudgets(model: Model, budgets: Budgets, options: BudgetOptions = {}): BudgetCheck[] {
   const maxRanges = options.maxRanges ?? 100;
@@ -207,7 +257,7 @@ export function checkBudgets(model: Model, budgets: Budgets, options: BudgetOpti
       }
       if (v > limit) {
         if (cur === null) {
-          cur = { startEvent: i, endEvent: i, startTimeNs: ev.time[i]!, endTimeNs: ev.time[i]!, maxBytes: v, maxEvent: i, startBytes: v, liveBlocks: null, liveBytes: null, functions: [] };
+          cur = { startEvent: i, endEvent: i, startTimeNs: ev.time[i]!, endTimeNs: ev.time[i]!, maxBytes: v, maxEvent: i, startBytes: v, liveBlocks: null, liveBytes: null, functions: [], stacks: null };
           ranges.push(cur);
         }
         cur.endEvent = i;
@@ -218,11 +268,16 @@ export function checkBudgets(model: Model, budgets: Budgets, options: BudgetOpti
         }
       } else cur = null;
     }
-    for (const r of ranges.slice(0, Math.max(0, maxRanges))) {
+    const grouped = ranges.slice(0, Math.max(0, maxRanges));
+    for (const r of grouped) {
       const live = liveByFunction(model, r.startEvent, groups);
       r.liveBlocks = live.blocks;
       r.liveBytes = live.bytes;
       r.functions = live.functions;
+    }
+    if (kind === 'stack' || kind === 'total') {
+      const stacks = stacksAt(model, grouped.map((r) => r.startEvent));
+      grouped.forEach((r, k) => (r.stacks = stacks[k]!));
     }
     out.push({ kind, limitBytes: limit, exceeded: ranges.length > 0, maxBytes, maxEvent, ranges });
   }

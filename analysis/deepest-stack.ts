@@ -45,15 +45,7 @@ export function deepestStack(model: Model, mainFrameBytes: number | null = null)
   let deepest = NONE;
   for (let f = 0; f < frames.count; f++) if (deepest === NONE || frames.depth[f]! > frames.depth[deepest]!) deepest = f;
   if (deepest === NONE) return { thread: null, event: null, depthBytes: 0, path: [], fromMainBytes: null };
-  const chain: number[] = [];
-  for (let f = deepest; f !== NONE; f = frames.parent[f]!) chain.unshift(f);
-  const path = chain.map((f, i): ObservedStep => ({
-    ...frameName(model, frames.entrySite[f]!),
-    frame: f,
-    event: frames.enter[f]!,
-    depthBytes: frames.depth[f]!,
-    frameBytes: i === 0 ? null : frames.depth[f]! - frames.depth[chain[i - 1]!]!,
-  }));
+  const path = framePath(model, deepest);
   const main = path.find((s) => s.function === 'main');
   const depthBytes = frames.depth[deepest]!;
   return {
@@ -63,4 +55,18 @@ export function deepestStack(model: Model, mainFrameBytes: number | null = null)
     path,
     fromMainBytes: main !== undefined && mainFrameBytes !== null ? depthBytes - main.depthBytes + mainFrameBytes : null,
   };
+}
+
+/** The frames open when `innermost` is the innermost one (it and its callers on its thread), outermost first. */
+export function framePath(model: Model, innermost: number): ObservedStep[] {
+  const { frames } = model;
+  const chain: number[] = [];
+  for (let f = innermost; f !== NONE; f = frames.parent[f]!) chain.unshift(f);
+  return chain.map((f, i): ObservedStep => ({
+    ...frameName(model, frames.entrySite[f]!),
+    frame: f,
+    event: frames.enter[f]!,
+    depthBytes: frames.depth[f]!,
+    frameBytes: i === 0 ? null : frames.depth[f]! - frames.depth[chain[i - 1]!]!,
+  }));
 }

@@ -1,6 +1,6 @@
 // Renders a Summary as the aligned plain-text report of `cc-memwrap report` (fits 80 columns).
 import type { Attribution } from './attribution.js';
-import type { BudgetCheck } from './budgets.js';
+import type { BudgetCheck, BudgetRange } from './budgets.js';
 import type { IntervalSeries } from './timeline.js';
 import type { PerCall } from './per-call.js';
 import type { Temporaries } from './temporaries.js';
@@ -9,7 +9,7 @@ import { leakClassLabel, type LeaksAtExit } from './leaks.js';
 import type { PeakGroup, PeakSnapshot } from './peak.js';
 import type { Summary } from './summary.js';
 import type { ReportResult } from './report.js';
-import { renderStack } from './stack-report.js';
+import { pathRows, renderStack } from './stack-report.js';
 import { renderLeakCauses } from './leak-causes-text.js';
 import type { SourceLines, TextView } from './text-view.js';
 
@@ -317,8 +317,27 @@ function labelTable(head: string[], rows: string[][], indent: string): string[] 
 }
 
 /**
+ * The stack when a budget range began: per thread with frames open, its bytes and its frames, outermost first, the
+ * outermost with its depth from the stack base (the C start-up code included), each other with its own size.
+ */
+function budgetStacks(r: BudgetRange): string[] {
+  const out: string[] = [];
+  const stacks = r.stacks ?? [];
+  if (stacks.length === 0) out.push('      stack at its start: no instrumented frame open');
+  for (const s of stacks) {
+    const thread = stacks.length > 1 ? ` on thread ${s.thread}` : '';
+    out.push(`      stack at its start${thread}: ${formatCount(s.depthBytes)} B in ${plural(s.frames.length, 'frame')}`);
+    const rows = pathRows(s.frames);
+    rows[0] += ` (${formatCount(s.frames[0]!.depthBytes)} B from the stack base)`;
+    out.push(...rows.map((row) => fit(`        ${row}`, REPORT_WIDTH)));
+  }
+  return out;
+}
+
+/**
  * Budget checks (`cc-memwrap report --budget`): per budget, the limit, the largest usage and each range above it (the
- * first `top`), with the heap blocks live when the range began by function and, under each, by allocation site.
+ * first `top`), with what was in use when the range began: for a stack budget the frames on the stack; for a heap or
+ * static budget the heap blocks live by function and, under each, by allocation site; for a total budget both.
  */
 export function renderBudgets(budgets: { source: string | null; checks: BudgetCheck[] }, view: TextView): string {
   const { source, checks } = budgets;
@@ -331,7 +350,8 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
     for (const r of c.ranges.slice(0, Math.max(0, top))) {
       const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
       out.push(`    ${events} (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)}): max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
-      if (r.liveBlocks === null) continue;
+      if (r.stacks !== null) out.push(...budgetStacks(r));
+      if (r.liveBlocks === null || c.kind === 'stack') continue;
       out.push(`      heap live at its start: ${formatBytes(r.liveBytes ?? 0)} in ${plural(r.liveBlocks, 'block')}`);
       if (r.functions.length === 0) continue;
       const rows: string[][] = [];

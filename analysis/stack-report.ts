@@ -1,7 +1,7 @@
 // `report --stack`: the static worst case (worst-stack.ts) beside the deepest stack the run reached
 // (deepest-stack.ts), as one JSON-ready object and as text with the two paths side by side.
 import type { Model } from './model.js';
-import { deepestStack, type DeepestStack } from './deepest-stack.js';
+import { deepestStack, type DeepestStack, type ObservedStep } from './deepest-stack.js';
 import { worstCaseStack, type StackUnit, type WorstStack } from './worst-stack.js';
 import { formatCount } from './units.js';
 import type { TextView } from './text-view.js';
@@ -60,18 +60,24 @@ export function worstCaseNotes(w: WorstStack, relativeTo: string | null): string
 
 function observedColumn(o: DeepestStack): string[] {
   if (o.event === null) return ['(no instrumented call)'];
-  const head = observedHeadline(o);
+  return [observedHeadline(o) + `, event ${o.event}`, ...pathRows(o.path)];
+}
+
+/**
+ * An observed call path as text rows, outermost first: "main", "checksum 208 B × 6 = 1,248 B". Runs of the same
+ * function with the same frame (recursion) fold into one row. Also the stack of a budget range (report-text.ts).
+ */
+export function pathRows(path: readonly ObservedStep[]): string[] {
   const rows: string[] = [];
-  // Runs of the same function with the same frame (recursion) fold into one row.
-  for (let i = 0; i < o.path.length; ) {
-    const s = o.path[i]!;
+  for (let i = 0; i < path.length; ) {
+    const s = path[i]!;
     let n = 1;
-    while (i + n < o.path.length && o.path[i + n]!.function === s.function && o.path[i + n]!.frameBytes === s.frameBytes) n++;
+    while (i + n < path.length && path[i + n]!.function === s.function && path[i + n]!.frameBytes === s.frameBytes) n++;
     const frame = s.frameBytes === null ? '' : bytes(s.frameBytes);
     rows.push(n === 1 ? `${s.function} ${frame}`.trimEnd() : `${s.function} ${frame} × ${n} = ${bytes((s.frameBytes ?? 0) * n)}`);
     i += n;
   }
-  return [head + `, event ${o.event}`, ...rows];
+  return rows;
 }
 
 /** Why the worst case is what it is: recursion, indirect calls, dynamic frames, callees not counted. */

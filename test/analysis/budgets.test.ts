@@ -8,7 +8,7 @@ import { decodeTrace } from '../../analysis/trace/decode.js';
 import { runReport } from '../../cli/report.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { basicTrace, DEMO_SITES } from '../fixtures/scenarios.js';
-import { TraceBuilder } from '../fixtures/trace-builder.js';
+import { S, TraceBuilder, type SiteDef } from '../fixtures/trace-builder.js';
 
 function tmp(): string {
   return mkdtempSync(path.join(tmpdir(), 'mw-budget-'));
@@ -120,6 +120,123 @@ describe('checkBudgets', () => {
     const [stack] = checkBudgets(model, { stack: 128 }, { maxRanges: 1 });
     expect(stack!.ranges[0]!.liveBlocks).toBe(0);
     expect(stack!.ranges[1]).toMatchObject({ liveBlocks: null, liveBytes: null, functions: [] });
+  });
+});
+
+/** sum.c: main calls checksum, which recurses; a worker thread. Global site ids from 1. */
+const SUM_SITES: SiteDef[] = [
+  { kind: S.ENTRY, file: 'sum.c', func: 'main', name: 'main', line: 20 }, // 1
+  { kind: S.RETURN, file: 'sum.c', func: 'main', name: 'main', line: 30 }, // 2
+  { kind: S.ENTRY, file: 'sum.c', func: 'checksum', name: 'checksum', line: 5 }, // 3
+  { kind: S.RETURN, file: 'sum.c', func: 'checksum', name: 'checksum', line: 9 }, // 4
+  { kind: S.MALLOC, file: 'sum.c', func: 'checksum', name: 'malloc', line: 7 }, // 5
+  { kind: S.FREE, file: 'sum.c', func: 'main', name: 'free', line: 28 }, // 6
+  { kind: S.ENTRY, file: 'sum.c', func: 'worker', name: 'worker', line: 40 }, // 7
+  { kind: S.RETURN, file: 'sum.c', func: 'worker', name: 'worker', line: 45 }, // 8
+  { kind: S.MALLOC, file: 'sum.c', func: 'worker', name: 'malloc', line: 42 }, // 9
+];
+
+/**
+ * Thread 0: main entered at 368 B, checksum recursing six deep at 208 B a frame (to 1,616 B), a 40 B block allocated
+ * at the third level and freed by main at the end; thread 1: worker entered at 160 B while checksum is deep. The
+ * global order (heap records order the threads):
+ *   0 t0 begin, 1 main 368, 2-4 checksum 576 784 992, 5 t1 begin, 6 worker 160, 7 t0 alloc 40 B,
+ *   8-10 checksum 1200 1408 1616, 11-16 six exits, 17 t1 alloc 24 B, 18 worker exits, 19 t1 ends,
+ *   20 t0 free 40 B, 21 main exits, 22 end.
+ * Stack summed over threads: 1,568 B at 9, 1,776 B at 10, 1,568 B at 11, 1,360 B at 12.
+ */
+function recursionTrace(): Uint8Array {
+  const b = new TraceBuilder({ complete: true });
+  const t0 = b.thread(0);
+  const t1 = b.thread(1);
+  t0.threadBegin(100);
+  t0.program('/home/student/sum', '/home/student');
+  t0.unit(1, SUM_SITES);
+  t0.enter(1, 368);
+  for (const depth of [576, 784, 992]) t0.enter(3, depth);
+  t1.threadBegin(101);
+  t1.enter(7, 160);
+  const block = t0.alloc({ site: 5, size: 40, addr: 0x1000 });
+  for (const depth of [1200, 1408, 1616]) t0.enter(3, depth);
+  for (let i = 0; i < 6; i++) t0.exit(4);
+  t1.alloc({ site: 9, size: 24, addr: 0x2000 });
+  t1.exit(8);
+  t1.threadEnd();
+  t0.free({ site: 6, block });
+  t0.exit(2);
+  t0.end(0, 0);
+  return b.build();
+}
+
+describe('the stack of a stack or total budget range', () => {
+  const frames = (fs: Array<{ function: string; depthBytes: number; frameBytes: number | null; event: number }>) => fs.map((f) => [f.function, f.depthBytes, f.frameBytes, f.event]);
+
+  test('a stack budget names the frames open on each thread when its range began, each with its bytes', () => {
+    const model = decodeTrace(recursionTrace());
+    expect(Array.from(model.events.stackTotal.slice(8, 13))).toEqual([1360, 1568, 1776, 1568, 1360]);
+    const [stack] = checkBudgets(model, { stack: 1500 });
+    expect(stack).toMatchObject({ kind: 'stack', exceeded: true, maxBytes: 1776, maxEvent: 10 });
+    expect(stack!.ranges.map((r) => [r.startEvent, r.endEvent, r.maxEvent, r.startBytes])).toEqual([[9, 11, 10, 1568]]);
+    const [t0, t1, ...none] = stack!.ranges[0]!.stacks!;
+    expect(none).toEqual([]);
+    expect(t0!.thread).toBe(0);
+    expect(t0!.depthBytes).toBe(1408);
+    expect(frames(t0!.frames)).toEqual([
+      ['main', 368, null, 1],
+      ['checksum', 576, 208, 2],
+      ['checksum', 784, 208, 3],
+      ['checksum', 992, 208, 4],
+      ['checksum', 1200, 208, 8],
+      ['checksum', 1408, 208, 9],
+    ]);
+    expect(t0!.frames[1]).toMatchObject({ file: 'sum.c', line: 5 });
+    expect(t1!.thread).toBe(1);
+    expect(frames(t1!.frames)).toEqual([['worker', 160, null, 6]]);
+    expect(t0!.depthBytes + t1!.depthBytes).toBe(1568); // what the budget counted
+  });
+
+  test('a total budget has both the stack and the heap; a heap budget only the heap; beyond maxRanges neither', () => {
+    const model = decodeTrace(recursionTrace());
+    const [heap, total] = checkBudgets(model, { heap: 32, total: 1600 });
+    expect(heap!.ranges.map((r) => [r.startEvent, r.endEvent, r.stacks])).toEqual([[7, 19, null]]);
+    expect(heap!.ranges[0]!.functions.map((f) => [f.function, f.bytes])).toEqual([['checksum', 40]]);
+    // total = 40 B of heap + the stack: 1,608 B at 9, 1,816 B at 10, 1,608 B at 11.
+    expect(total!.ranges.map((r) => [r.startEvent, r.endEvent, r.maxBytes])).toEqual([[9, 11, 1816]]);
+    const r = total!.ranges[0]!;
+    expect(r.stacks!.map((s) => [s.thread, s.depthBytes, s.frames.length])).toEqual([
+      [0, 1408, 6],
+      [1, 160, 1],
+    ]);
+    expect(r).toMatchObject({ liveBlocks: 1, liveBytes: 40 });
+    const [stack] = checkBudgets(model, { stack: 1000 }, { maxRanges: 0 });
+    expect(stack!.ranges[0]!.stacks).toBeNull();
+  });
+
+  test('report --budget prints the frames for a stack budget, not the heap; --json carries them', async () => {
+    const file = writeTrace(tmp(), recursionTrace());
+    const text = await capture(runReport, [file, '--budget', 'stack=1500,total=1600']);
+    expect(text.code).toBe(0);
+    const lines = text.out.split('\n');
+    const from = lines.findIndex((l) => l.startsWith('  stack ≤ '));
+    expect(lines.slice(from, from + 8)).toEqual([
+      '  stack ≤ 1.5 KiB: max 1.7 KiB at event 10, EXCEEDED in 1 range',
+      expect.stringMatching(/^    events 9-11 \(.*\): max 1.7 KiB at event 10$/),
+      '      stack at its start on thread 0: 1,408 B in 6 frames',
+      '        main (368 B from the stack base)',
+      '        checksum 208 B × 5 = 1,040 B',
+      '      stack at its start on thread 1: 160 B in 1 frame',
+      '        worker (160 B from the stack base)',
+      expect.stringMatching(/^  total ≤ /),
+    ]);
+    // The total budget shows the heap live as well.
+    expect(lines.slice(from + 8).join('\n')).toMatch(/stack at its start on thread 0: 1,408 B in 6 frames[^]*heap live at its start: 40 B in 1 block/);
+    const j = JSON.parse((await capture(runReport, [file, '--budget', 'stack=1500', '--json'])).out);
+    const stacks = j.budgets.checks[0].ranges[0].stacks;
+    expect(stacks.map((s: { thread: number; depthBytes: number }) => [s.thread, s.depthBytes])).toEqual([
+      [0, 1408],
+      [1, 160],
+    ]);
+    expect(stacks[0].frames[5]).toEqual({ function: 'checksum', file: 'sum.c', line: 5, frame: 6, event: 9, depthBytes: 1408, frameBytes: 208 });
   });
 });
 

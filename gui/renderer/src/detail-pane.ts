@@ -16,6 +16,28 @@ function jump(label: string, act: () => void, attrs: Record<string, string> = {}
   return b;
 }
 
+/**
+ * Why an event has no source line, for the source pane: the run's end, a thread's start or end, lost records and
+ * unwinds are not at any line; only the allocator's own calls are inside libc or uninstrumented code.
+ * `end`: the run's end in words (`Summary.end.description`).
+ */
+export function noSourceText(d: EventDetail, end: string): string {
+  switch (d.kind) {
+    case 'END':
+      return `The run ended here (${end}). The end of a run has no source line.`;
+    case 'THREAD_BEGIN':
+      return `Thread ${d.thread} began here. A thread's start has no source line.`;
+    case 'THREAD_END':
+      return `Thread ${d.thread} ended here. A thread's end has no source line.`;
+    case 'LOST':
+      return 'Records were lost here (the recorder could not write them). Lost records have no source line.';
+    case 'UNWIND':
+      return 'Frames left without their return (longjmp, exit or a signal) were closed here. This has no source line.';
+    default:
+      return d.interposed ? 'This event happened inside libc or uninstrumented code: it has no source line.' : 'This event has no source location.';
+  }
+}
+
 export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntry[], act: DetailActions): void {
   const facts = el(
     'dl',

@@ -3,12 +3,13 @@ import type { AttributionBy, AttributionRow } from '../../../analysis/attributio
 import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
 import { chartSeries, distinctSteps, eventClassMasks } from '../../../analysis/lod.js';
+import { plural } from '../../../analysis/units.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
 import { Chart, type BudgetMark } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download } from './chart/export.js';
 import { CLASS_COLOURS, CLASS_LABELS, MARK_COLOURS, SERIES_COLOURS } from './chart/palette.js';
-import { renderDetail } from './detail-pane.js';
+import { noSourceText, renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
@@ -88,6 +89,20 @@ function showError(message: string | null): void {
   box.hidden = message === null;
   fill(box, message ?? '');
   handle.error = message;
+}
+
+/** The toolbar's title: the trace shown (or the one loading), never a stale one. `shownTitle` is the shown trace's. */
+let shownTitle: string | null = null;
+function title(text: string): void {
+  fill(byId('trace-name'), text);
+  document.title = `${text} · cc-memwrap`;
+}
+
+/** While a trace loads the title says so; if it fails, the title goes back to what is still shown. */
+function loadingTitle(name: string | null): void {
+  if (name !== null) title(`Loading ${name}…`);
+  else if (shownTitle !== null) title(shownTitle);
+  else title('no trace open (Open…, or drop a .mwtrace file here)');
 }
 
 function progress(label: string | null, fraction = 0): void {
@@ -189,7 +204,8 @@ async function show(v: ViewData, name: string): Promise<void> {
   state.traceTitle = name;
   state.selected = null;
   handle.events = v.model.events.count;
-  fill(byId('trace-name'), `${name} — ${v.model.events.count.toLocaleString('en-US')} events`);
+  shownTitle = `${name} — ${plural(v.model.events.count, 'event')}`;
+  title(shownTitle);
   threadOptions(v);
   state.allData = chartData(chartSeries(v.model, null, v.statics), eventClassMasks(v.model), v.times);
   state.data = state.allData;
@@ -219,6 +235,7 @@ async function loadBytes(bytes: ArrayBuffer, name: string, budgets: SessionInfo[
     await show(v, name);
   } catch (e) {
     progress(null);
+    loadingTitle(null);
     showError(`Cannot show ${name}: ${(e as Error).message}`);
   }
 }
@@ -227,12 +244,14 @@ async function loadFromHost(info: SessionInfo): Promise<void> {
   handle.ready = false;
   state.hostSession = info;
   recentList(info);
+  loadingTitle(info.trace.name);
   progress(`Reading ${info.trace.name}`, 0);
   try {
     const bytes = await backend.traceBytes((f) => progress(`Reading ${info.trace.name}`, f));
     await loadBytes(bytes, info.trace.name, info.budgets);
   } catch (e) {
     progress(null);
+    loadingTitle(null);
     showError(`Cannot read ${info.trace.name}: ${(e as Error).message}`);
   }
 }
@@ -241,6 +260,7 @@ async function loadFromHost(info: SessionInfo): Promise<void> {
 async function loadFile(file: File): Promise<void> {
   handle.ready = false;
   state.hostSession = null;
+  loadingTitle(file.name);
   progress(`Reading ${file.name}`, 0);
   await loadBytes(await file.arrayBuffer(), file.name, null);
 }
@@ -301,7 +321,7 @@ function select(e: number): void {
     source: (file, line) => void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]),
   });
   if (d.class !== 'other') byId<HTMLSelectElement>('walk-kind').value = d.class;
-  void source.show(d.place?.file ?? null, marks);
+  void source.show(d.place?.file ?? null, marks, noSourceText(d, view.summary.end.description));
 }
 
 // ---- chart pointer ----
@@ -460,7 +480,10 @@ legend();
 backend.session().then(
   (info) => {
     if (info) void loadFromHost(info);
-    else fill(byId('trace-name'), 'open a trace (Open…, or drop a .mwtrace file here)');
+    else loadingTitle(null);
   },
-  (e: unknown) => showError(`Cannot reach the viewer's host: ${(e as Error).message}`),
+  (e: unknown) => {
+    loadingTitle(null);
+    showError(`Cannot reach the viewer's host: ${(e as Error).message}`);
+  },
 );

@@ -1,14 +1,14 @@
 // The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, leak causes, budgets, worst-case stack, linked frees, problems. Clicking a row highlights its events on the chart and opens its source; a leak row or a linked free jumps to its event.
 import type { AttributionBy, AttributionRow } from '../../../../analysis/attribution.js';
-import type { BudgetCheck, BudgetRange } from '../../../../analysis/budgets.js';
 import { leakClassLabel, type LeakedBlock } from '../../../../analysis/leaks.js';
 import type { LinkedFree } from '../../../../analysis/linked.js';
 import type { PeakGroup } from '../../../../analysis/peak.js';
-import { formatBytes, formatCount } from '../../../../analysis/units.js';
+import { formatBytes, formatCount, plural } from '../../../../analysis/units.js';
 import { el, fill } from '../dom.js';
 import { TABLE_ROWS, type Tables } from '../tables.js';
 import type { ViewData } from '../view-data.js';
 import { table } from './table.js';
+import { budgetsPanel } from './budgets-panel.js';
 import { leakCausesPanel } from './leak-causes-panel.js';
 import { stackPanel } from './stack-panel.js';
 import type { SourceMark } from '../source/source-pane.js';
@@ -31,7 +31,7 @@ const TITLES: Record<PanelName, string> = {
   site: 'By site',
   thread: 'By thread',
   library: 'By library',
-  peak: 'Peak',
+  peak: 'Heap peak',
   leaks: 'Leaks',
   causes: 'Leak causes',
   budgets: 'Budgets',
@@ -97,7 +97,7 @@ export class Panels {
       case 'causes':
         return leakCausesPanel(t.leakCauses(), t.model.program?.cwd ?? null, this.act);
       case 'budgets':
-        return this.budgets(d.budgets);
+        return budgetsPanel(d.budgets, this.act);
       case 'stack':
         return stackPanel(t.stack(), t.model.program?.cwd ?? null, this.act);
       case 'linked':
@@ -118,8 +118,8 @@ export class Panels {
       ['Frees', formatCount(s.frees)],
       ['Peak heap', `${bytes(s.peakHeap.requested.bytes)} at event ${s.peakHeap.requested.event ?? '—'}`],
       ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
-      ['Static', `${bytes(s.static.bytes)} in ${s.static.objects} objects`],
-      ['Live at exit', `${formatCount(s.leaked.blocks)} blocks, ${bytes(s.leaked.requestedBytes)}`],
+      ['Static', `${bytes(s.static.bytes)} in ${plural(s.static.objects, 'object')}`],
+      ['Live at exit', `${plural(s.leaked.blocks, 'block')}, ${bytes(s.leaked.requestedBytes)}`],
       ['Decoded in', `${Math.round(d.decodeMs)} ms, summary in ${Math.round(d.tablesMs)} ms (in a worker, off the page's thread)`],
     ];
     return table([{ label: '', cell: (r) => r[0] }, { label: '', cell: (r) => r[1] }], rows, null);
@@ -146,10 +146,14 @@ export class Panels {
     return more(body, shown.length, t.rows.length);
   }
 
+  /** The heap peak and what was live at it; the total peak (the toolbar's button) named beside it, so the two are not confused. */
   private peak(t: Tables): HTMLElement {
-    const p = t.peaks().heap;
-    const go = el('button', { type: 'button', class: 'link' }, `Heap peak: ${bytes(p.peakBytes)} at event ${p.event ?? '—'} (${p.liveBlocks} live blocks)`);
+    const { heap: p, total } = t.peaks();
+    const go = el('button', { type: 'button', class: 'link', 'data-role': 'heap-peak' }, `Heap peak: ${bytes(p.peakBytes)} at event ${p.event ?? '—'} (${plural(p.liveBlocks, 'live block')})`);
     go.addEventListener('click', () => p.event !== null && this.act.goto(p.event));
+    const toTotal = el('button', { type: 'button', class: 'link', 'data-role': 'total-peak' }, `${bytes(total.peakBytes)} at event ${total.event ?? '—'}`);
+    toTotal.addEventListener('click', () => total.event !== null && this.act.goto(total.event));
+    const aside = el('p', { class: 'hint' }, 'Total peak (heap + stack + static, the toolbar\'s Total peak): ', toTotal, ` = heap ${bytes(total.heapBytes)} + stack ${bytes(total.stackBytes)} + static ${bytes(total.staticBytes)}.`);
     const rows = table<PeakGroup>(
       [
         { label: 'site live at the peak', cell: (g) => g.label },
@@ -164,7 +168,7 @@ export class Panels {
       },
       'nothing live at the peak',
     );
-    return el('div', {}, go, rows);
+    return el('div', {}, go, aside, rows);
   }
 
   private leaks(t: Tables): HTMLElement {
@@ -186,25 +190,6 @@ export class Panels {
       (b) => this.act.goto(t.model.blocks.allocEvent[b.block]!),
       'no leaks: every block was freed',
     ), blocks.length, all.length);
-  }
-
-  private budgets(checks: BudgetCheck[]): HTMLElement {
-    if (checks.length === 0) return el('p', { class: 'empty' }, 'No budgets: give --budget heap=8K,stack=2K to cc-memwrap view, or put a memwrap.json beside the program.');
-    const rows = checks.flatMap((c) => (c.ranges.length ? c.ranges.slice(0, 200).map((r) => ({ c, r })) : [{ c, r: null as BudgetRange | null }]));
-    return table<{ c: BudgetCheck; r: BudgetRange | null }>(
-      [
-        { label: 'budget', cell: (x) => `${x.c.kind} ≤ ${bytes(x.c.limitBytes)}` },
-        { label: 'status', cell: (x) => (x.c.exceeded ? 'exceeded' : `kept (max ${bytes(x.c.maxBytes)})`), cls: (x) => (x.c.exceeded ? 'bad' : 'good') },
-        { label: 'range (events)', cell: (x) => (x.r ? `${x.r.startEvent}–${x.r.endEvent}` : '') },
-        { label: 'max', cell: (x) => (x.r ? bytes(x.r.maxBytes) : ''), numeric: true },
-        { label: 'biggest function live', cell: (x) => x.r?.functions[0]?.label ?? '' },
-      ],
-      rows,
-      (x) => {
-        if (x.r) this.act.goto(x.r.maxEvent);
-        else if (x.c.maxEvent !== null) this.act.goto(x.c.maxEvent);
-      },
-    );
   }
 
   private linked(all: LinkedFree[]): HTMLElement {

@@ -73,12 +73,12 @@ export class SourcePane {
     return p;
   }
 
-  /** Opens `file` with `marks`; the first 'selected' mark is scrolled into view. */
-  async show(file: string | null, marks: SourceMark[]): Promise<void> {
+  /** Opens `file` with `marks`; the first 'selected' mark is scrolled into view. No file: says why, in `why`'s words. */
+  async show(file: string | null, marks: SourceMark[], why = 'This has no source location.'): Promise<void> {
     if (file === null) {
       this.current = null;
       fill(this.head, 'Source');
-      fill(this.body, el('p', { class: 'missing' }, 'This event has no source location (inside libc or uninstrumented code).'));
+      fill(this.body, el('p', { class: 'hint no-source' }, why));
       return;
     }
     this.current = { file, marks };
