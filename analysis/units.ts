@@ -15,6 +15,14 @@ export function formatBytes(n: number): string {
   return `${sign}${v.toFixed(1)} ${units[u]}`;
 }
 
+/**
+ * Bytes as the viewer shows them: exact below 10 KiB ("4,192 B", where a student counts 24-byte nodes), else as
+ * formatBytes.
+ */
+export function formatBytesFine(n: number): string {
+  return Math.abs(n) < 10 * 1024 ? `${formatCount(n)} B` : formatBytes(n);
+}
+
 /** "1,234,567". */
 export function formatCount(n: number): string {
   return n.toLocaleString('en-US', { maximumFractionDigits: 0 });

@@ -7,7 +7,7 @@ import { Kind } from '../../analysis/trace/format.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
-import { formatBytes } from '../../analysis/units.js';
+import { formatBytesFine } from '../../analysis/units.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
 import { buildRenderer, clickEvent, hoverEvent, paintedPixels, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
 
@@ -73,7 +73,7 @@ describe('viewer on samples/linked-list.c', () => {
     const tip = page.locator('#tooltip');
     for (const [e, kind, place, size] of [
       [alloc, 'ALLOC', 'linked-list.c:23 make_node → malloc', 'size 16 B'],
-      [enter, 'ENTER', 'linked-list.c:22 make_node', `stack at entry ${formatBytes(model.events.value[enter]!)}`],
+      [enter, 'ENTER', 'linked-list.c:22 make_node', `stack at entry ${formatBytesFine(model.events.value[enter]!)}`],
     ] as const) {
       await hoverEvent(page, e);
       await tip.waitFor({ state: 'visible' });
@@ -82,7 +82,7 @@ describe('viewer on samples/linked-list.c', () => {
       expect(lines[1]).toBe(place);
       expect(lines[2]).toBe(size);
       const ev = model.events;
-      expect(lines[3]).toBe(`heap ${formatBytes(ev.heapRequested[e]!)} · stack ${formatBytes(ev.stack[e]!)} · static 0 B`);
+      expect(lines[3]).toBe(`heap ${formatBytesFine(ev.heapRequested[e]!)} · stack ${formatBytesFine(ev.stack[e]!)} · static 0 B`);
       expect(lines).toHaveLength(5);
       // Beside the pointer: its top left corner just below and right of it.
       const x = (await page.evaluate((n) => (window as unknown as { ccMemwrapView: { eventClientX(e: number): number } }).ccMemwrapView.eventClientX(n), e))!;
@@ -141,7 +141,7 @@ describe('viewer on samples/linked-list.c', () => {
     await page.locator('body').press('p');
     expect(await selected()).toBe(eventAt(model, Kind.ALLOC, 33));
     await page.locator('body').press('k');
-    expect(await page.locator('.facts').textContent()).toContain('heap 4.0 KiB');
+    expect(await page.locator('.facts').textContent()).toMatch(/heap 4,\d{3} B \(usable /);
   });
 
   test('wall time and a thread filter redraw the chart', async () => {

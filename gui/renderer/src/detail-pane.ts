@@ -1,7 +1,7 @@
 // The detail of the selected event: kind, place, size and totals; its call stack; the other end of its block (the free, or "never freed" with the leak class; the allocation a free released); the blocks linked from a freed one, with those it orphaned marked.
 import type { EventDetail, StackEntry } from '../../../analysis/event-detail.js';
 import { leakClassLabel } from '../../../analysis/leaks.js';
-import { formatBytes } from '../../../analysis/units.js';
+import { formatBytesFine } from '../../../analysis/units.js';
 import { formatNs } from './chart/chart.js';
 import { el, fill } from './dom.js';
 
@@ -47,9 +47,9 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntr
     el('dt', {}, 'where'),
     el('dd', { class: 'place' }, d.place?.label ?? 'no source location'),
     d.bytes !== null ? el('dt', {}, d.class === 'call' ? 'stack at entry' : 'size') : null,
-    d.bytes !== null ? el('dd', {}, formatBytes(d.bytes)) : null,
+    d.bytes !== null ? el('dd', {}, formatBytesFine(d.bytes)) : null,
     el('dt', {}, 'after it'),
-    el('dd', {}, `heap ${formatBytes(d.heapRequested)} (usable ${formatBytes(d.heapUsable)}) · stack ${formatBytes(d.stack)} · static ${formatBytes(d.static)}`),
+    el('dd', {}, `heap ${formatBytesFine(d.heapRequested)} (usable ${formatBytesFine(d.heapUsable)}) · stack ${formatBytesFine(d.stack)} · static ${formatBytesFine(d.static)}`),
   );
   const parts: Array<HTMLElement | null> = [el('h3', {}, `${d.kind} ${d.place?.function ?? ''}`.trim()), facts];
 
@@ -78,7 +78,7 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntr
         'p',
         { class: 'block-end', 'data-role': 'allocation-of-free' },
         'released the block allocated at ',
-        jump(`${e.allocation.label} (event ${e.allocEvent}, ${formatBytes(e.requestedBytes)})`, () => act.goto(e.allocEvent), { 'data-event': String(e.allocEvent) }),
+        jump(`${e.allocation.label} (event ${e.allocEvent}, ${formatBytesFine(e.requestedBytes)})`, () => act.goto(e.allocEvent), { 'data-event': String(e.allocEvent) }),
       ),
     );
   }
@@ -90,7 +90,7 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntr
         'li',
         { class: m.orphaned ? 'orphaned' : m.leaked ? 'leaked' : '' },
         jump(`${m.allocation.label} (event ${m.allocEvent})`, () => act.goto(m.allocEvent), { 'data-line': String(m.allocation.line ?? ''), 'data-event': String(m.allocEvent) }),
-        ` ${formatBytes(m.requestedBytes)} `,
+        ` ${formatBytesFine(m.requestedBytes)} `,
         m.orphaned ? el('span', { class: 'badge orphaned' }, 'orphaned') : m.leaked ? el('span', { class: 'badge' }, 'leaked') : el('span', { class: 'badge freed' }, `freed later (event ${m.freeEvent})`),
       );
     parts.push(
@@ -102,7 +102,7 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntr
     el('h4', {}, 'Call stack'),
     stack.length === 0
       ? el('p', { class: 'empty' }, 'no instrumented frame open')
-      : el('ol', { class: 'stack' }, ...stack.map((f) => el('li', {}, jump(f.label, () => act.source(f.file, f.line)), ` ${formatBytes(f.depth)}`))),
+      : el('ol', { class: 'stack' }, ...stack.map((f) => el('li', {}, jump(f.label, () => act.source(f.file, f.line)), ` ${formatBytesFine(f.depth)}`))),
   );
   fill(host, ...parts);
 }

@@ -1,6 +1,6 @@
 // The chart's hover tooltip: the event under the pointer (kind and number, place, size, memory in use after it, time), drawn beside the pointer inside the chart area.
 import type { EventDetail } from '../../../analysis/event-detail.js';
-import { formatBytes } from '../../../analysis/units.js';
+import { formatBytesFine } from '../../../analysis/units.js';
 import { formatNs } from './chart/chart.js';
 import { el, fill } from './dom.js';
 
@@ -17,8 +17,8 @@ export function showTooltip(tip: HTMLElement, area: HTMLElement, d: EventDetail,
     tip,
     el('strong', {}, `${d.kind} · event ${d.event}`),
     el('div', {}, d.place?.label ?? 'no source location'),
-    d.bytes !== null ? el('div', {}, `${d.class === 'call' ? 'stack at entry' : 'size'} ${formatBytes(d.bytes)}`) : null,
-    el('div', {}, `heap ${formatBytes(d.heapRequested)} · stack ${formatBytes(d.stack)} · static ${formatBytes(d.static)}`),
+    d.bytes !== null ? el('div', {}, `${d.class === 'call' ? 'stack at entry' : 'size'} ${formatBytesFine(d.bytes)}`) : null,
+    el('div', {}, `heap ${formatBytesFine(d.heapRequested)} · stack ${formatBytesFine(d.stack)} · static ${formatBytesFine(d.static)}`),
     el('div', { class: 'muted' }, `${formatNs(d.timeNs)}${at.columnEvents > 1 ? ` · fullest of ${at.columnEvents.toLocaleString('en-US')} events in this column` : ''}`),
   );
   tip.hidden = false;

@@ -1,7 +1,8 @@
 // The chart: canvas bars (stack and static above the axis, heap below) with level of detail, d3 scales and axes, wheel/drag zoom and pan, an overview strip with a brush, tooltips, budget lines and exceeded ranges, and marks for the selected event, its related events and highlighted sets.
 import { axisBottom, axisLeft, brushX, scaleLinear, select, tickStep, zoom, zoomIdentity, type D3BrushEvent, type D3ZoomEvent, type ScaleLinear, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { EVENT_CLASSES, eventClassOfKind } from '../../../../analysis/event-detail.js';
-import { formatBytes } from '../../../../analysis/units.js';
+import { formatBytesFine } from '../../../../analysis/units.js';
+import { lowerBound } from '../../../../analysis/lod.js';
 import { anyIn, byteTicks, layout, MIN_BAR_PX, positionOf, eventAt, representative, type Bars, type ChartData, type Columns, type XMode } from './columns.js';
 import { CLASS_COLOURS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
 
@@ -49,6 +50,9 @@ export class Chart {
   private lower: ScaleLinear<number, number> = scaleLinear();
   private upperTicks: number[] = [0, 1];
   private lowerTicks: number[] = [0, 1];
+  /** The whole run's largest values above and below the axis (budgets included): the unzoomed view and the overview strip. */
+  private fullUp = 1;
+  private fullDown = 1;
   private geo: Geometry = { width: 0, height: 0, plotW: 0, plotH: 0, zeroY: 0, upperH: 0, lowerH: 0 };
   private readonly canvas: HTMLCanvasElement;
   private readonly axes: SVGSVGElement;
@@ -147,12 +151,9 @@ export class Chart {
     if (data === null) return;
     const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
     this.base = scaleLinear().domain(domain).range([0, plotW]);
-    const upMax = Math.max(1, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
-    const downMax = Math.max(1, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
-    this.upperTicks = byteTicks(upMax, 3);
-    this.lowerTicks = byteTicks(downMax, 4);
-    this.upper = scaleLinear().domain([0, this.upperTicks[this.upperTicks.length - 1]!]).range([upperH, 0]);
-    this.lower = scaleLinear().domain([0, this.lowerTicks[this.lowerTicks.length - 1]!]).range([0, this.geo.lowerH]);
+    this.fullUp = Math.max(1, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
+    this.fullDown = Math.max(1, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
+    this.setByteScales(this.fullUp, this.fullDown);
     // Zoom in until the visible events are about 40 px wide each.
     const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : (data.count * 400) / plotW);
     this.zoomer.scaleExtent([1, maxK]).extent([[0, 0], [plotW, plotH]]).translateExtent([[0, 0], [plotW, plotH]]);
@@ -162,6 +163,36 @@ export class Chart {
     this.drawOverview();
     this.draw();
     this.syncBrush();
+  }
+
+  private setByteScales(upMax: number, downMax: number): void {
+    this.upperTicks = byteTicks(upMax, 3);
+    this.lowerTicks = byteTicks(downMax, 4);
+    this.upper = scaleLinear().domain([0, this.upperTicks[this.upperTicks.length - 1]!]).range([this.geo.upperH, 0]);
+    this.lower = scaleLinear().domain([0, this.lowerTicks[this.lowerTicks.length - 1]!]).range([0, this.geo.lowerH]);
+  }
+
+  /**
+   * Fits the byte axes to what is in view: zoomed in, to the largest values of the events shown (a 4 KiB stdio buffer
+   * later in the run no longer flattens a student's 24-byte nodes); the whole run, to its largest values and budgets.
+   * Rebuilds the axes when their ticks change.
+   */
+  private fitBytes(x: ScaleLinear<number, number>): void {
+    const data = this.data!;
+    let up = this.fullUp;
+    let down = this.fullDown;
+    if (this.transform.k > 1) {
+      const [d0, d1] = x.domain() as [number, number];
+      const lo = this.mode === 'events' ? Math.max(0, Math.floor(d0)) : Math.max(0, lowerBound(data.times, d0) - 1);
+      const hi = this.mode === 'events' ? Math.min(data.count, Math.ceil(d1) + 1) : Math.min(data.count, lowerBound(data.times, d1) + 1);
+      if (hi > lo) {
+        up = Math.max(1, data.above.extent(lo, hi).max);
+        down = Math.max(1, data.heap.extent(lo, hi).max);
+      }
+    }
+    const before = this.upperTicks.join() + '/' + this.lowerTicks.join();
+    this.setByteScales(up, down);
+    if (this.upperTicks.join() + '/' + this.lowerTicks.join() !== before) this.buildAxes();
   }
 
   private schedule(): void {
@@ -192,6 +223,7 @@ export class Chart {
     ctx.rect(0, 0, this.geo.plotW, height);
     ctx.clip();
     const x = this.xs();
+    this.fitBytes(x);
     const lay = layout(data, this.mode, x, this.geo.plotW, this.lastLayout?.kind === 'columns' ? this.lastLayout : null);
     this.lastLayout = lay;
     this.drawRanges(ctx, x);
@@ -277,12 +309,14 @@ export class Chart {
     ctx.setLineDash([6, 4]);
     ctx.font = '11px sans-serif';
     for (const b of this.budgets) {
+      // Zoomed in, the byte axes fit the events in view and a budget may lie beyond them: not drawn then.
+      if (b.bytes > (b.side === 'above' ? this.upper : this.lower).domain()[1]!) continue;
       const y = Math.round(this.y(b.side, b.bytes)) + 0.5;
       ctx.beginPath();
       ctx.moveTo(0, y);
       ctx.lineTo(this.geo.plotW, y);
       ctx.stroke();
-      ctx.fillText(`${b.label} budget ${formatBytes(b.bytes)}`, 4, b.side === 'above' ? y - 3 : y + 12);
+      ctx.fillText(`${b.label} budget ${formatBytesFine(b.bytes)}`, 4, b.side === 'above' ? y - 3 : y + 12);
     }
     ctx.restore();
   }
@@ -339,10 +373,10 @@ export class Chart {
   private buildAxes(): void {
     const svg = select(this.axes);
     svg.selectAll('*').remove();
-    const bytes = (v: unknown): string => formatBytes(Number(v));
+    const bytes = (v: unknown): string => formatBytesFine(Number(v));
     this.xAxis = svg.append('g').attr('class', 'x-axis').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).node();
-    svg.append('g').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).tickValues(this.upperTicks).tickFormat(bytes));
-    svg.append('g').attr('transform', `translate(${MARGIN.left},${this.geo.zeroY})`).call(axisLeft(this.lower).tickValues(this.lowerTicks).tickFormat(bytes));
+    svg.append('g').attr('class', 'y-above').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).tickValues(this.upperTicks).tickFormat(bytes));
+    svg.append('g').attr('class', 'y-heap').attr('transform', `translate(${MARGIN.left},${this.geo.zeroY})`).call(axisLeft(this.lower).tickValues(this.lowerTicks).tickFormat(bytes));
     svg
       .append('line')
       .attr('x1', MARGIN.left)
@@ -397,8 +431,8 @@ export class Chart {
     const plotW = w - MARGIN.left - MARGIN.right;
     const upperH = Math.round((h - 4) * UPPER_SHARE);
     const zeroY = 2 + upperH;
-    const upMax = this.upper.domain()[1]!;
-    const downMax = this.lower.domain()[1]!;
+    const upMax = byteTicks(this.fullUp, 3).at(-1)!;
+    const downMax = byteTicks(this.fullDown, 4).at(-1)!;
     const lay = layout(data, this.mode, scaleLinear().domain(this.base.domain()).range([0, plotW]), plotW);
     ctx.save();
     ctx.translate(MARGIN.left, 0);

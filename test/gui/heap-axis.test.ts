@@ -1,0 +1,58 @@
+// The heap axis a student can read, in real Chromium, on test/programs/timed-loop.c: 1,000 blocks of 32 B, then
+// printf's 4 KiB stdio buffer at the end. The whole run's axis reaches past 4 KiB; zoomed into the loop, the axis fits
+// the 32-byte blocks in view; sizes under 10 KiB print exactly.
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { Kind } from '../../analysis/trace/format.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import type { Model } from '../../analysis/model.js';
+import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
+import { clickEvent, shot, viewerOn, type Viewer } from './browser.js';
+
+const heapTicks = (page: Page): Promise<string[]> => page.locator('svg.axes g.y-heap .tick text').allTextContents();
+/** "4,096 B" → 4096; a KiB or MiB label → NaN (the test wants exact bytes under 10 KiB). */
+const bytesOf = (label: string): number => (/^[\d,]+ B$/.test(label) ? Number(label.replace(/[, B]/g, '')) : NaN);
+
+describe('the heap axis fits what is in view (test/programs/timed-loop.c)', () => {
+  let viewer: Viewer;
+  let page: Page;
+  let model: Model;
+
+  beforeAll(async () => {
+    const dir = scratch('gui-heap-axis');
+    const exe = path.join(dir, 'timed-loop');
+    buildInstrumented('gcc', ['-O0', '-g'], [path.join(programsDir, 'timed-loop.c')], exe);
+    const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: programsDir });
+    const trace = traceOf(path.join(dir, 'traces'), ran.pid);
+    model = decodeTrace(new Uint8Array(readFileSync(trace)));
+    viewer = await viewerOn(trace);
+    page = viewer.page;
+  });
+
+  afterAll(() => viewer?.close());
+
+  test('the whole run: the axis reaches the stdio buffer, in exact bytes', async () => {
+    const ticks = (await heapTicks(page)).map(bytesOf);
+    expect(ticks.every((t) => Number.isInteger(t))).toBe(true);
+    expect(Math.max(...ticks)).toBeGreaterThanOrEqual(4096);
+  });
+
+  test('zoomed into the loop, the axis fits its 32-byte blocks', async () => {
+    let alloc = -1;
+    for (let e = 0, n = 0; e < model.events.count; e++) if (model.events.kind[e] === Kind.ALLOC && ++n === 200) alloc = e;
+    await clickEvent(page, alloc);
+    for (let i = 0; i < 4; i++) await page.locator('body').press('+');
+    const ticks = (await heapTicks(page)).map(bytesOf);
+    expect(ticks.every((t) => Number.isInteger(t))).toBe(true);
+    expect(Math.max(...ticks)).toBeGreaterThanOrEqual(32);
+    expect(Math.max(...ticks)).toBeLessThanOrEqual(64);
+    expect(await page.locator('.facts').textContent()).toContain('heap 32 B (usable 40 B)');
+    await shot(page, 'heap-axis-zoomed');
+    // Back to the whole run: the axis reaches the buffer again.
+    await page.locator('body').press('0');
+    expect(Math.max(...(await heapTicks(page)).map(bytesOf))).toBeGreaterThanOrEqual(4096);
+    expect(viewer.errors).toEqual([]);
+  });
+});
