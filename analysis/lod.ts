@@ -1,6 +1,6 @@
 // Level of detail for the chart: min/max pyramids over a per-event series and OR-pyramids over event-class bits, so any range of events (a pixel column) is summarised in O(log n) reads; the series the chart draws (stack + static above the axis, heap below); a non-decreasing time axis for wall-time mode.
 import { eventClassBit, eventClassOfKind } from './event-detail.js';
-import type { Model } from './model.js';
+import { NONE, type Model } from './model.js';
 import { staticSeries, threadStackSeries } from './timeline.js';
 
 /** Events per bucket of the finest level: shorter ranges are read from the series itself. */
@@ -154,12 +154,33 @@ export interface ChartSeries {
   thread: number | null;
 }
 
-/** The chart's series, for all threads or for one thread row (its own stack; the heap is shared by all threads). */
-export function chartSeries(model: Model, thread: number | null = null, statics: Float64Array = staticSeries(model)): ChartSeries {
+/**
+ * The chart's series, for all threads or for one thread row (its own stack; the heap is shared by all threads). With
+ * `heap` given (`instrumentedHeap(model)`), the heap series is that one instead of every live block.
+ */
+export function chartSeries(model: Model, thread: number | null = null, statics: Float64Array = staticSeries(model), heap: Float64Array = model.events.heapRequested): ChartSeries {
   const stack = thread === null ? model.events.stackTotal : threadStackSeries(model, thread);
   const above = new Float64Array(stack.length);
   for (let i = 0; i < above.length; i++) above[i] = stack[i]! + statics[i]!;
-  return { static: statics, above, heap: model.events.heapRequested, thread };
+  return { static: statics, above, heap, thread };
+}
+
+/**
+ * Live heap bytes (requested) after each event, counting only blocks allocated by instrumented code: what is left when
+ * the allocations made inside libc or uninstrumented code (a stdio buffer, say) are hidden.
+ */
+export function instrumentedHeap(model: Model): Float64Array {
+  const { events, blocks } = model;
+  const out = new Float64Array(events.count);
+  let live = 0;
+  for (let i = 0; i < events.count; i++) {
+    const ended = events.oldBlock[i]!;
+    if (ended !== NONE && blocks.interposed[ended] === 0) live -= blocks.requested[ended]!;
+    const created = events.newBlock[i]!;
+    if (created !== NONE && blocks.interposed[created] === 0) live += blocks.requested[created]!;
+    out[i] = live;
+  }
+  return out;
 }
 
 /**

@@ -1,6 +1,6 @@
 // The heap axis a student can read, in real Chromium, on test/programs/timed-loop.c: 1,000 blocks of 32 B, then
 // printf's 4 KiB stdio buffer at the end. The whole run's axis reaches past 4 KiB; zoomed into the loop, the axis fits
-// the 32-byte blocks in view; sizes under 10 KiB print exactly.
+// the 32-byte blocks in view; sizes under 10 KiB print exactly; the buffer can be hidden with the "libc heap" toggle.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -53,6 +53,20 @@ describe('the heap axis fits what is in view (test/programs/timed-loop.c)', () =
     // Back to the whole run: the axis reaches the buffer again.
     await page.locator('body').press('0');
     expect(Math.max(...(await heapTicks(page)).map(bytesOf))).toBeGreaterThanOrEqual(4096);
+    expect(viewer.errors).toEqual([]);
+  });
+
+  test('unticking "libc heap" hides the stdio buffer from the chart and says what was hidden', async () => {
+    await page.locator('body').press('0');
+    await page.locator('#show-libc').uncheck();
+    expect(Math.max(...(await heapTicks(page)).map(bytesOf))).toBeLessThanOrEqual(64);
+    expect(await page.locator('#status-line').textContent()).toMatch(
+      /^Hidden: 1 block allocated inside libc or uninstrumented code, at most [\d,]+ B live at once \(counted in the Summary's totals\)\.$/,
+    );
+    await shot(page, 'heap-axis-libc-hidden');
+    await page.locator('#show-libc').check();
+    expect(Math.max(...(await heapTicks(page)).map(bytesOf))).toBeGreaterThanOrEqual(4096);
+    expect(await page.locator('#status-line').textContent()).toBe('');
     expect(viewer.errors).toEqual([]);
   });
 });

@@ -2,8 +2,8 @@
 import type { AttributionBy, AttributionRow } from '../../../analysis/attribution.js';
 import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
-import { chartSeries, distinctSteps, eventClassMasks } from '../../../analysis/lod.js';
-import { plural } from '../../../analysis/units.js';
+import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
+import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
 import { Chart, type BudgetMark } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
@@ -48,10 +48,12 @@ interface PageState {
   selected: number | null;
   /** The trace's name: the title of exports. */
   traceTitle: string;
+  /** The heap of instrumented code alone (`instrumentedHeap`), made the first time the libc heap is hidden. */
+  instrumentedHeap: Float64Array | null;
 }
 
 const backend: Backend = pickBackend();
-const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace' };
+const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace', instrumentedHeap: null };
 
 const chart = new Chart(byId('chart'), byId('overview'));
 const source = new SourcePane(() => (state.hostSession ? backend : null), byId('source-head'), byId('source-body'));
@@ -175,8 +177,36 @@ function applyThread(): void {
   const value = byId<HTMLSelectElement>('thread').value;
   const row = value === 'all' ? null : Number(value);
   if (row === null && state.allData) state.data = state.allData;
-  else state.data = chartData(chartSeries(view.model, row, view.statics), eventClassMasks(view.model, row), view.times);
+  else state.data = chartData(chartSeries(view.model, row, view.statics, heapSeries(view)), eventClassMasks(view.model, row), view.times);
   chart.setData(state.data, view.model.events.kind);
+}
+
+/** The heap the chart draws: every live block, or, with "libc heap" unticked, those of instrumented code alone. */
+function heapSeries(view: ViewData): Float64Array {
+  if (byId<HTMLInputElement>('show-libc').checked) return view.model.events.heapRequested;
+  state.instrumentedHeap ??= instrumentedHeap(view.model);
+  return state.instrumentedHeap;
+}
+
+/**
+ * The "libc heap" toggle: redraws the heap with or without the blocks allocated inside libc or uninstrumented code,
+ * and when they are hidden says how many there were and how much of them was live at most, so the totals stay whole.
+ */
+function applyLibcHeap(): void {
+  const view = state.view;
+  if (!view) return;
+  state.allData = chartData(chartSeries(view.model, null, view.statics, heapSeries(view)), eventClassMasks(view.model), view.times);
+  applyThread();
+  if (byId<HTMLInputElement>('show-libc').checked) {
+    fill(byId('status-line'));
+    return;
+  }
+  const { blocks, events } = view.model;
+  let count = 0;
+  for (let b = 0; b < blocks.count; b++) count += blocks.interposed[b]!;
+  let hidden = 0;
+  for (let i = 0; i < events.count; i++) hidden = Math.max(hidden, events.heapRequested[i]! - state.instrumentedHeap![i]!);
+  fill(byId('status-line'), `Hidden: ${plural(count, 'block')} allocated inside libc or uninstrumented code, at most ${formatBytesFine(hidden)} live at once (counted in the Summary's totals).`);
 }
 
 /**
@@ -207,7 +237,8 @@ async function show(v: ViewData, name: string): Promise<void> {
   shownTitle = `${name} — ${plural(v.model.events.count, 'event')}`;
   title(shownTitle);
   threadOptions(v);
-  state.allData = chartData(chartSeries(v.model, null, v.statics), eventClassMasks(v.model), v.times);
+  state.instrumentedHeap = null;
+  state.allData = chartData(chartSeries(v.model, null, v.statics, heapSeries(v)), eventClassMasks(v.model), v.times);
   state.data = state.allData;
   chart.budgets = budgetMarks(v);
   chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
@@ -435,6 +466,7 @@ document.addEventListener('keydown', (e) => {
 byId('peak').addEventListener('click', jumpToPeak);
 byId('x-mode').addEventListener('change', applyXMode);
 byId('thread').addEventListener('change', applyThread);
+byId('show-libc').addEventListener('change', applyLibcHeap);
 byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, state.traceTitle)], { type: 'image/svg+xml' }), `${state.traceTitle}.svg`));
 byId('export-png').addEventListener('click', () => {
   chartPng(chart, state.traceTitle).then(
