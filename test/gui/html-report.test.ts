@@ -65,6 +65,8 @@ describe('the HTML report of samples/linked-list.c', () => {
     expect(await page.locator('#trace-name').textContent()).toContain(`${model.events.count} events`);
     const painted = await paintedPixels(page);
     expect(painted).toBeGreaterThan(20_000);
+    // A report file has no recent list: none is offered (an empty "Recent…" would only disappoint).
+    expect(await page.locator('#recent').isVisible()).toBe(false);
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -46,6 +46,10 @@ describe('viewer on samples/linked-list.c', () => {
     expect(painted).toBeGreaterThan(20_000);
     expect(await page.locator('svg.axes .tick').count()).toBeGreaterThan(5);
     expect(await page.locator('#legend').textContent()).toContain('allocation');
+    // Everything drawn is in the legend: the summarised columns' dark part, the rows of event kinds, the overview strip.
+    expect(await page.locator('#legend').textContent()).toContain('darker: the smallest in a column');
+    expect(await page.locator('#legend').textContent()).toContain('rows under the plot: the kinds of event in a column');
+    expect(await page.locator('#legend').textContent()).toContain('strip under the axis: the whole run (drag to zoom)');
     expect(await page.locator('#trace-name').textContent()).toContain(`${model.events.count} events`);
     await shot(page, 'linked-list-chart');
     expect(errors).toEqual([]);

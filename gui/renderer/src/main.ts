@@ -128,6 +128,12 @@ function legend(): void {
     swatch(SERIES_COLOURS.stack, 'stack (summarised)'),
     swatch(SERIES_COLOURS.static, 'static'),
     swatch(SERIES_COLOURS.heap, 'heap (summarised)'),
+    // Zoomed out, a column stands for many events: its light part reaches the largest value among them, its dark
+    // part the smallest, and thin rows under the plot are coloured by the kinds of event it holds. The strip under
+    // the x axis is the whole run, where a range can be brushed.
+    swatch(SERIES_COLOURS.heapMin, 'darker: the smallest in a column'),
+    swatch(CLASS_COLOURS.alloc, 'rows under the plot: the kinds of event in a column', 'swatch rug'),
+    swatch(SERIES_COLOURS.stack, 'strip under the axis: the whole run (drag to zoom)'),
     swatch(MARK_COLOURS.selected, 'selected', 'swatch line'),
     swatch(MARK_COLOURS.related, 'its other end / linked', 'swatch line'),
     swatch(MARK_COLOURS.orphaned, 'orphaned by the free', 'swatch line'),
@@ -299,6 +305,8 @@ async function loadFile(file: File): Promise<void> {
 function recentList(info: SessionInfo): void {
   const sel = byId<HTMLSelectElement>('recent');
   fill(sel, el('option', { value: '' }, 'Recent…'), ...info.recent.map((r) => el('option', { value: r.path, title: r.path }, r.name)));
+  // An empty list (a fresh machine, or the HTML report, which has none) is not offered.
+  sel.hidden = info.recent.length === 0;
 }
 
 // ---- selection ----
@@ -402,7 +410,7 @@ function runSearch(): void {
     ...(found.length === 0
       ? [el('li', { class: 'empty' }, `nothing matches “${q}”`)]
       : found.map((s) => {
-          const li = el('li', { tabindex: '0' }, s.label, el('span', { class: 'muted' }, ` ${s.events.toLocaleString('en-US')} events`));
+          const li = el('li', { tabindex: '0' }, s.label, el('span', { class: 'muted' }, ` ${plural(s.events, 'event')}`));
           const go = (): void => {
             closeSearch();
             setHighlight(new Int32Array(0));
