@@ -1,5 +1,5 @@
 // Shared machinery of the viewer's browser tests: build the renderer once into a scratch folder, serve a trace with the real local server, and drive Chromium (the system's, through playwright-core).
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -8,7 +8,9 @@ import { packageRoot } from '../../package-root.js';
 import { RecentList } from '../../host/recent.js';
 import { startServer, type RunningServer } from '../../host/server.js';
 import { TraceSession, type SessionOptions } from '../../host/trace-session.js';
-import { scratch } from '../support/programs.js';
+import { buildInstrumented, runTraced, scratch, traceOf } from '../support/programs.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import type { Model } from '../../analysis/model.js';
 
 export const CHROMIUM = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -145,4 +147,23 @@ export async function viewerOn(trace: string, options: SessionOptions = {}): Pro
       await server.close();
     },
   };
+}
+
+/**
+ * `source` (a C file) built through cc-memwrap with gcc -O0 -g and run in its own folder, so the run's working
+ * directory, the viewer's source root, holds the source: its trace, the decoded model and what it printed.
+ */
+export function traceProgram(source: string): { trace: string; model: Model; stdout: string } {
+  const name = path.basename(source, '.c');
+  const dir = scratch(`gui-${name}`);
+  const exe = path.join(dir, name);
+  buildInstrumented('gcc', ['-O0', '-g'], [source], exe);
+  const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: path.dirname(source) });
+  const trace = traceOf(path.join(dir, 'traces'), ran.pid);
+  return { trace, model: decodeTrace(new Uint8Array(readFileSync(trace))), stdout: ran.stdout };
+}
+
+/** The event the page has selected (its automation handle), or null. */
+export function selectedEvent(page: Page): Promise<number | null> {
+  return page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number | null } }).ccMemwrapView.selected);
 }

@@ -1,14 +1,12 @@
 // Getting around the viewer by keyboard and zoom in real Chromium: search hands the keys back to the page after Enter, Escape or a click outside; deep zoom on a million-event trace keeps distinct tick labels and draws nothing over the y axis; keyboard zoom keeps the selected event in view.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { nextEventOfClass } from '../../analysis/event-sets.js';
-import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 import { packageRoot } from '../../package-root.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { SCREENSHOTS, shot, viewerOn, type Viewer } from './browser.js';
+import { SCREENSHOTS, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 /** The event number the detail pane shows (its first fact reads "N · KIND …"), or null when nothing is selected. */
 async function detailEvent(page: Page): Promise<number | null> {
@@ -23,13 +21,9 @@ describe('search and the keyboard, on samples/linked-list.c', () => {
   let model: Model;
 
   beforeAll(async () => {
-    const dir = scratch('gui-nav-search');
-    const exe = path.join(dir, 'linked-list');
-    buildInstrumented('gcc', ['-O0', '-g'], [path.join(samplesDir, 'linked-list.c')], exe);
-    const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: samplesDir });
-    const traceFile = traceOf(path.join(dir, 'traces'), ran.pid);
-    model = decodeTrace(new Uint8Array(readFileSync(traceFile)));
-    viewer = await viewerOn(traceFile);
+    const run = traceProgram(path.join(samplesDir, 'linked-list.c'));
+    model = run.model;
+    viewer = await viewerOn(run.trace);
     page = viewer.page;
   });
 

@@ -2,17 +2,15 @@
 // one node from line 15 and orphans another from the same line. Both notes stand on line 15; the orphan is drawn in a
 // colour of its own on the chart and named in the legend; its entry in the detail pane jumps to its allocation event,
 // whose detail names the free that orphaned it, and that jumps back.
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Kind } from '../../analysis/trace/format.js';
-import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { MARK_COLOURS } from '../../gui/renderer/src/chart/palette.js';
-import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
-import { clickEvent, shot, viewerOn, type Viewer } from './browser.js';
+import { programsDir } from '../support/programs.js';
+import { clickEvent, selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 /** The events of `kind` recorded at `line`, in order. */
 function eventsAt(model: Model, kind: number, line: number): number[] {
@@ -37,8 +35,6 @@ function pixelsOf(page: Page, hex: string): Promise<number> {
   }, want);
 }
 
-const selected = (page: Page): Promise<number> => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected);
-
 describe('orphans in the viewer (test/programs/orphan-same-line.c)', () => {
   let viewer: Viewer;
   let page: Page;
@@ -48,16 +44,12 @@ describe('orphans in the viewer (test/programs/orphan-same-line.c)', () => {
   let headAlloc: number;
 
   beforeAll(async () => {
-    const dir = scratch('gui-orphans');
-    const exe = path.join(dir, 'orphan-same-line');
-    buildInstrumented('gcc', ['-O0', '-g'], [path.join(programsDir, 'orphan-same-line.c')], exe);
-    const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: programsDir });
-    expect(ran.stdout).toBe('head=1 tail=2\n');
-    const trace = traceOf(path.join(dir, 'traces'), ran.pid);
-    model = decodeTrace(new Uint8Array(readFileSync(trace)));
+    const run = traceProgram(path.join(programsDir, 'orphan-same-line.c'));
+    expect(run.stdout).toBe('head=1 tail=2\n');
+    model = run.model;
     [tailAlloc, headAlloc] = eventsAt(model, Kind.ALLOC, 15) as [number, number];
     [free] = eventsAt(model, Kind.FREE, 26) as [number];
-    viewer = await viewerOn(trace);
+    viewer = await viewerOn(run.trace);
     page = viewer.page;
   });
 
@@ -83,12 +75,12 @@ describe('orphans in the viewer (test/programs/orphan-same-line.c)', () => {
     expect(await entry.count()).toBe(1);
     expect(await entry.first().textContent()).toContain(`orphan-same-line.c:15 new_node → malloc (event ${tailAlloc})`);
     await entry.first().locator('button').click();
-    expect(await selected(page)).toBe(tailAlloc);
+    expect(await selectedEvent(page)).toBe(tailAlloc);
     const by = page.locator('[data-role=orphaned-by]');
     expect(await by.textContent()).toBe(`orphaned by the free at event ${free} (orphan-same-line.c:26 main → free)`);
     await shot(page, 'orphans-allocation');
     await by.locator('button').click();
-    expect(await selected(page)).toBe(free);
+    expect(await selectedEvent(page)).toBe(free);
     // The released node's allocation was freed, not orphaned: its detail names no orphaning free.
     await clickEvent(page, headAlloc);
     await page.waitForSelector('[data-role=free-of-allocation]');

@@ -11,7 +11,7 @@ import { tracedProgram } from '../../host/traced-program.js';
 import { writeHtmlReport } from '../../host/html-report.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { must, runTraced, samplesDir, scratch, traceOf, wrapper } from '../support/programs.js';
-import { buildReportTemplate, launch, openReportFile, shot, viewerOn, type Viewer } from './browser.js';
+import { buildReportTemplate, launch, openReportFile, selectedEvent, shot, viewerOn, type Viewer } from './browser.js';
 
 /** Builds a sample through cc-memwrap (wrapper flags first) and runs it in samples/, so the sources are under the source root. */
 function tracedSample(name: string, wrapperFlags: string[]): string {
@@ -115,7 +115,7 @@ describe('worst-case stack panel', () => {
       await checkPanel(viewer.page, r);
       const deepest = r.observed.path[r.observed.path.length - 1]!;
       await viewer.page.locator('[data-role=observed] ol.stack li button').last().click();
-      expect(await viewer.page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(deepest.event);
+      expect(await selectedEvent(viewer.page)).toBe(deepest.event);
       await shot(viewer.page, 'panel-stack-viewer');
       expect(viewer.errors).toEqual([]);
     } finally {

@@ -1,5 +1,5 @@
 // The viewer in real Chromium on a student's program, test/programs/bst.c (a tree, a realloc'd string builder, a checksum recursing six deep with a 128-byte buffer per frame): a stack budget names the frames on the stack, each with its bytes, not the heap; the two peaks (heap; heap + stack + static) are named for what they are and each goes to its own event; counts read "1 event", "1 object"; the run's end is not said to be inside libc; the title says a trace is loading while it loads.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -8,10 +8,10 @@ import { peaks } from '../../analysis/peak.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { formatBytes, formatCount } from '../../analysis/units.js';
-import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
+import { programsDir, scratch } from '../support/programs.js';
 import { Kind } from '../../analysis/trace/format.js';
 import { TraceBuilder } from '../fixtures/trace-builder.js';
-import { buildRenderer, clickEvent, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
+import { buildRenderer, clickEvent, openViewer, selectedEvent, serve, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 /** The frames of `name`, in order of entry. */
 function framesOf(model: Model, name: string): number[] {
@@ -23,7 +23,6 @@ function framesOf(model: Model, name: string): number[] {
 const openPanel = (page: Page, name: string) => page.locator(`#panel-tabs button[data-panel=${name}]`).click();
 /** The event number the detail pane shows (its "event" fact starts with it). */
 const detailEvent = async (page: Page) => Number((await page.locator('#detail dl.facts dd').first().textContent())!.split(' · ')[0]);
-const selected = (page: Page) => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number | null } }).ccMemwrapView.selected);
 
 describe('viewer on test/programs/bst.c', () => {
   let trace: string;
@@ -31,13 +30,7 @@ describe('viewer on test/programs/bst.c', () => {
   let viewer: Viewer;
 
   beforeAll(async () => {
-    const dir = scratch('gui-bst');
-    const exe = path.join(dir, 'bst');
-    buildInstrumented('gcc', ['-O0', '-g'], [path.join(programsDir, 'bst.c')], exe);
-    // Run in test/programs so the recorded working directory (the source root) holds the source.
-    const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: programsDir });
-    trace = traceOf(path.join(dir, 'traces'), ran.pid);
-    model = decodeTrace(new Uint8Array(readFileSync(trace)));
+    ({ trace, model } = traceProgram(path.join(programsDir, 'bst.c')));
     viewer = await viewerOn(trace);
   });
 
@@ -77,7 +70,7 @@ describe('viewer on test/programs/bst.c', () => {
       await shot(page, 'student-budget-stack');
       // A frame selects its call.
       await box.locator('ol.stack li button').nth(3).click();
-      expect(await selected(page)).toBe(model.frames.enter[checksums[2]!]);
+      expect(await selectedEvent(page)).toBe(model.frames.enter[checksums[2]!]);
       expect(viewer.errors).toEqual([]);
     } finally {
       await page.close();
@@ -101,7 +94,7 @@ describe('viewer on test/programs/bst.c', () => {
     expect(await button.getAttribute('title')).toContain('heap + stack + static');
     await button.click();
     expect(await detailEvent(page)).toBe(p.total.event);
-    expect(await selected(page)).toBe(p.total.event);
+    expect(await selectedEvent(page)).toBe(p.total.event);
 
     const tab = page.locator('#panel-tabs button[data-panel=peak]');
     expect(await tab.textContent()).toBe('Heap peak');
@@ -152,7 +145,7 @@ describe('viewer on test/programs/bst.c', () => {
     const end = model.events.count - 1;
     expect(model.events.kind[end]).toBe(Kind.END);
     await clickEvent(page, end);
-    expect(await selected(page)).toBe(end);
+    expect(await selectedEvent(page)).toBe(end);
     const pane = page.locator('#source-body');
     expect(await pane.textContent()).toBe('The run ended here (normal exit, status 0). The end of a run has no source line.');
     await shot(page, 'student-end');
@@ -160,7 +153,7 @@ describe('viewer on test/programs/bst.c', () => {
     const stdoutBuffer = model.events.newBlock.findIndex((b, e) => b >= 0 && model.blocks.interposed[b] === 1 && model.events.kind[e] === Kind.ALLOC);
     expect(stdoutBuffer).toBeGreaterThan(0);
     await clickEvent(page, stdoutBuffer);
-    expect(await selected(page)).toBe(stdoutBuffer);
+    expect(await selectedEvent(page)).toBe(stdoutBuffer);
     expect(await page.locator('#detail dl.facts dd').first().textContent()).toContain('ALLOC (via libc/uninstrumented)');
     expect(viewer.errors).toEqual([]);
   });

@@ -4,16 +4,8 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterEach, describe, expect, test } from 'vitest';
-import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
-import { shot, viewerOn, type Viewer } from './browser.js';
-
-function traceOfProgram(name: string): string {
-  const dir = scratch(`gui-time-${name}`);
-  const exe = path.join(dir, name);
-  buildInstrumented('gcc', ['-O0', '-g'], [path.join(programsDir, `${name}.c`)], exe);
-  const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: programsDir });
-  return traceOf(path.join(dir, 'traces'), ran.pid);
-}
+import { programsDir } from '../support/programs.js';
+import { shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 /** The x axis's tick labels: every tick label that is not a byte count of the y axes. */
 async function tickLabels(page: Page): Promise<string[]> {
@@ -25,7 +17,7 @@ describe('the x axis in wall time', () => {
   afterEach(() => viewer?.close());
 
   test('a run whose events share one timestamp stays in event order and says why', async () => {
-    viewer = await viewerOn(traceOfProgram('orphan-same-line'));
+    viewer = await viewerOn(traceProgram(path.join(programsDir, 'orphan-same-line.c')).trace);
     const { page } = viewer;
     await page.selectOption('#x-mode', 'time');
     expect(await page.locator('#x-mode').inputValue()).toBe('events');
@@ -41,7 +33,7 @@ describe('the x axis in wall time', () => {
   });
 
   test('a run with many timestamps gets the time axis', async () => {
-    viewer = await viewerOn(traceOfProgram('timed-loop'));
+    viewer = await viewerOn(traceProgram(path.join(programsDir, 'timed-loop.c')).trace);
     const { page } = viewer;
     const before = await tickLabels(page);
     await page.selectOption('#x-mode', 'time');

@@ -4,12 +4,11 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { Kind } from '../../analysis/trace/format.js';
-import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { formatBytesFine } from '../../analysis/units.js';
-import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { buildRenderer, clickEvent, hoverEvent, paintedPixels, openViewer, serve, shot, viewerOn, type Viewer } from './browser.js';
+import { samplesDir } from '../support/programs.js';
+import { buildRenderer, clickEvent, hoverEvent, openViewer, paintedPixels, selectedEvent, serve, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 /** The first event of `kind` recorded at `line` of the sample. */
 function eventAt(model: Model, kind: number, line: number): number {
@@ -28,13 +27,8 @@ describe('viewer on samples/linked-list.c', () => {
   let errors: string[];
 
   beforeAll(async () => {
-    const dir = scratch('gui-linked');
-    const exe = path.join(dir, 'linked-list');
-    buildInstrumented('gcc', ['-O0', '-g'], [path.join(samplesDir, 'linked-list.c')], exe);
     // Run in samples/ so the recorded working directory (the source root) holds the source.
-    const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: samplesDir });
-    traceFile = traceOf(path.join(dir, 'traces'), ran.pid);
-    model = decodeTrace(new Uint8Array(readFileSync(traceFile)));
+    ({ trace: traceFile, model } = traceProgram(path.join(samplesDir, 'linked-list.c')));
     viewer = await viewerOn(traceFile);
     ({ browser, page, errors } = viewer);
   });
@@ -67,7 +61,7 @@ describe('viewer on samples/linked-list.c', () => {
     expect(stack[0]).toContain('make_node');
     expect(stack[1]).toContain('main');
     expect(await page.locator('[data-role=free-of-allocation]').textContent()).toMatch(/freed at event \d+/);
-    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(alloc);
+    expect(await selectedEvent(page)).toBe(alloc);
     await shot(page, 'linked-list-malloc');
   });
 
@@ -114,7 +108,7 @@ describe('viewer on samples/linked-list.c', () => {
     await shot(page, 'linked-list-free');
     // The allocation it released is a link: following it selects that event.
     await page.locator('[data-role=allocation-of-free] button').click();
-    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(allocMiddle);
+    expect(await selectedEvent(page)).toBe(allocMiddle);
   });
 
   test('a leak row jumps to its allocation, which says it was never freed', async () => {
@@ -123,7 +117,7 @@ describe('viewer on samples/linked-list.c', () => {
     expect(await row.locator('td').first().textContent()).toBe('direct leak');
     await row.click();
     const alloc = eventAt(model, Kind.ALLOC, 33);
-    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(alloc);
+    expect(await selectedEvent(page)).toBe(alloc);
     await page.waitForSelector('.code .ln.selected[data-line="33"]');
     expect(await page.locator('.never-freed').textContent()).toBe('never freed — direct leak');
     await shot(page, 'linked-list-leak');
@@ -136,11 +130,11 @@ describe('viewer on samples/linked-list.c', () => {
     await page.locator('#search').fill('make_node');
     await page.locator('#search-results li').first().click();
     const enter = eventAt(model, Kind.ENTER, 22);
-    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(enter);
+    expect(await selectedEvent(page)).toBe(enter);
     // a: walk allocations; n: the next one (make_node's malloc), p twice: back past it to the one before the call.
     await page.locator('body').press('a');
     await page.locator('body').press('n');
-    const selected = () => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected);
+    const selected = () => selectedEvent(page);
     expect(await selected()).toBe(eventAt(model, Kind.ALLOC, 23));
     await page.locator('body').press('p');
     expect(await selected()).toBe(eventAt(model, Kind.ALLOC, 33));
@@ -157,7 +151,7 @@ describe('viewer on samples/linked-list.c', () => {
     await page.locator('#thread').selectOption('0');
     const alloc = eventAt(model, Kind.ALLOC, 23);
     await clickEvent(page, alloc);
-    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number } }).ccMemwrapView.selected)).toBe(alloc);
+    expect(await selectedEvent(page)).toBe(alloc);
     await page.locator('#thread').selectOption('all');
   });
 
@@ -172,7 +166,7 @@ describe('viewer on samples/linked-list.c', () => {
   });
 
   test('a trace opened from the page (file input, drop) finds its sources in a chosen folder; the recent list reopens the served one', async () => {
-    const selected = () => page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number | null } }).ccMemwrapView.selected);
+    const selected = () => selectedEvent(page);
     const ready = () => page.waitForFunction(() => (window as unknown as { ccMemwrapView: { ready: boolean } }).ccMemwrapView.ready);
     await page.locator('#open-file').setInputFiles(traceFile);
     await ready();
