@@ -48,12 +48,40 @@ async function json<T>(response: Response): Promise<T> {
   return body;
 }
 
+/**
+ * The server's refusal of a source file that lies outside the source root by its path alone, made here so the page
+ * does not send a request the browser would log as a failed one; null when only the server can tell (it also follows
+ * symbolic links, and it stays the one that decides).
+ */
+export function outsideRoot(file: string, root: string | null): SourceResult | null {
+  if (root === null || file.includes('\0')) return null;
+  const base = normalPath(root);
+  const full = normalPath(file.startsWith('/') ? file : `${base}/${file}`);
+  if (full === base || full.startsWith(base === '/' ? '/' : `${base}/`)) return null;
+  return { ok: false, file, reason: 'outside-root', message: `${file}: outside the source root ${root}` };
+}
+
+/** An absolute POSIX path with `.`, `..` and repeated slashes resolved, as path.resolve would give it. */
+function normalPath(p: string): string {
+  const parts: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') parts.pop();
+    else parts.push(part);
+  }
+  return `/${parts.join('/')}`;
+}
+
 function serverBackend(): Backend {
+  /** The open trace's source root (from the last session the server gave). */
+  let root: string | null = null;
   return {
     name: 'server',
     async session() {
       const r = await fetch('./api/session', { headers: API_HEADERS });
-      return r.ok ? json<SessionInfo>(r) : null;
+      const info = r.ok ? await json<SessionInfo>(r) : null;
+      root = info?.sourceRoot ?? null;
+      return info;
     },
     async traceBytes(onProgress) {
       const r = await fetch('./api/trace', { headers: API_HEADERS });
@@ -72,12 +100,16 @@ function serverBackend(): Backend {
       return out.buffer;
     },
     async source(file) {
+      const refused = outsideRoot(file, root);
+      if (refused !== null) return refused;
       const r = await fetch(`./api/source?file=${encodeURIComponent(file)}`, { headers: API_HEADERS });
       return json<SourceResult>(r);
     },
     async openRecent(path) {
       const r = await fetch(`./api/open-recent?path=${encodeURIComponent(path)}`, { method: 'POST', headers: API_HEADERS });
-      return json<SessionInfo>(r);
+      const info = await json<SessionInfo>(r);
+      root = info.sourceRoot;
+      return info;
     },
     openDialog: null,
   };
