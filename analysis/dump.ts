@@ -1,6 +1,7 @@
 // One line of text per trace record (and per chunk and UNIT site), in file order, then the decoder's problems: `cc-memwrap dump` and golden tests.
 import { EndHow, ExtKind, Kind, extKindName, kindName, siteKindName } from './trace/format.js';
-import { parseHeader } from './trace/header.js';
+import { readHeader } from './trace/header.js';
+import { memorySource, type ByteSource } from './trace/byte-source.js';
 import { walkRecords, type ChunkInfo, type RecordVisitor, type TraceRecord } from './trace/records.js';
 import { decodeTrace } from './trace/decode.js';
 import { ProblemLog } from './problems.js';
@@ -69,8 +70,9 @@ export function describeRecord(r: TraceRecord): string {
 }
 
 /** Emits the dump line by line. Throws TraceRefusedError if the file is not a readable trace. */
-export function dumpTrace(bytes: Uint8Array, emit: (line: string) => void): void {
-  const h = parseHeader(bytes);
+export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) => void): void {
+  const bytes = input instanceof Uint8Array ? memorySource(input) : input;
+  const h = readHeader(bytes);
   emit(
     `MWTRACE ${h.major}.${h.minor} ${h.littleEndian ? 'little' : 'big'}-endian pointer=${h.pointerSize} ` +
       `complete=${h.complete ? 'yes' : 'no'} pid=${h.pid} ppid=${h.ppid} start=${h.startTimeNs}ns header=${h.headerSize} size=${h.fileSize}`,
@@ -116,7 +118,7 @@ export function dumpTrace(bytes: Uint8Array, emit: (line: string) => void): void
 }
 
 /** The whole dump as one string (each line ends with a newline). */
-export function dumpTraceText(bytes: Uint8Array): string {
+export function dumpTraceText(bytes: Uint8Array | ByteSource): string {
   const lines: string[] = [];
   dumpTrace(bytes, (l) => lines.push(l));
   return lines.join('\n') + '\n';

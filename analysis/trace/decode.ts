@@ -1,6 +1,7 @@
 // Decodes trace bytes into the columnar Model: count the records and merge the threads' runs into one order (pass 1), walk the records again writing each event straight into its global row (pass 2), resolve blocks, frames and running totals (pass 3).
 import { ExtKind, Flag, Kind, LeakClass, SiteKind, kindName } from './format.js';
-import { parseHeader, type TraceHeader } from './header.js';
+import { readHeader, type TraceHeader } from './header.js';
+import { memorySource, type ByteSource } from './byte-source.js';
 import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
 import { NONE, type BlockTable, type BranchTable, type EventTable, type FrameTable, type Model, type RunEnd, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
@@ -550,8 +551,9 @@ class LiveBlocks {
 }
 
 /** Decodes a whole trace. Throws TraceRefusedError if the file is not a readable trace; never throws after the header. */
-export function decodeTrace(bytes: Uint8Array, options: DecodeOptions = {}): Model {
-  const header = parseHeader(bytes);
+export function decodeTrace(input: Uint8Array | ByteSource, options: DecodeOptions = {}): Model {
+  const bytes = input instanceof Uint8Array ? memorySource(input) : input;
+  const header = readHeader(bytes);
   const problems = new ProblemLog();
   const progress = options.onProgress;
   if (header.pointerSize !== 4 && header.pointerSize !== 8) {
@@ -585,7 +587,7 @@ export function decodeTrace(bytes: Uint8Array, options: DecodeOptions = {}): Mod
     heapUsable: new Float64Array(n),
     library: new Int32Array(n).fill(NONE),
   };
-  const c = new Collector(problems, counter, order, E, bytes.length);
+  const c = new Collector(problems, counter, order, E, bytes.size);
   walkRecords(bytes, header, c, problems, {
     onProgress: progress && ((done, total) => progress(0.2 + (0.55 * done) / total, 'reading records')),
   });

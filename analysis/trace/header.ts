@@ -1,5 +1,6 @@
 // The 64-byte trace header: parse it, or refuse the file (not a trace, unknown major version, cut short) with a clear reason.
 import { BYTE_ORDER_MARK, HEADER_SIZE, READER_MAJOR, READER_MINOR, TRACE_MAGIC } from './format.js';
+import type { ByteSource } from './byte-source.js';
 
 export interface TraceHeader {
   major: number;
@@ -34,8 +35,13 @@ function describeMagic(bytes: Uint8Array): string {
   return head === '' ? 'the file is empty' : `it starts with ${head}`;
 }
 
-/** Parses the header or throws TraceRefusedError. */
-export function parseHeader(bytes: Uint8Array): TraceHeader {
+/** Parses the header at the start of `source` or throws TraceRefusedError. */
+export function readHeader(source: ByteSource): TraceHeader {
+  return parseHeader(source.read(0, HEADER_SIZE).slice(), source.size);
+}
+
+/** Parses the header or throws TraceRefusedError. `bytes` holds the file's first bytes (at least 64 of them, or all). */
+export function parseHeader(bytes: Uint8Array, fileSize = bytes.length): TraceHeader {
   for (let i = 0; i < TRACE_MAGIC.length; i++) {
     if (bytes[i] !== TRACE_MAGIC.charCodeAt(i)) {
       throw new TraceRefusedError(
@@ -70,9 +76,9 @@ export function parseHeader(bytes: Uint8Array): TraceHeader {
   if (headerSize < HEADER_SIZE) {
     throw new TraceRefusedError(`corrupt trace header: header size ${headerSize} at offset 18 is below ${HEADER_SIZE}`);
   }
-  if (headerSize > bytes.length) {
+  if (headerSize > fileSize) {
     throw new TraceRefusedError(
-      `truncated trace header: the header claims ${headerSize} bytes, the file is ${bytes.length} bytes`,
+      `truncated trace header: the header claims ${headerSize} bytes, the file is ${fileSize} bytes`,
     );
   }
   return {
@@ -86,6 +92,6 @@ export function parseHeader(bytes: Uint8Array): TraceHeader {
     pid: view.getUint32(20, littleEndian),
     ppid: view.getUint32(24, littleEndian),
     startTimeNs: view.getBigUint64(32, littleEndian),
-    fileSize: bytes.length,
+    fileSize,
   };
 }

@@ -1,6 +1,7 @@
 // Walks a trace's chunks and records in file order and resolves each thread's deltas (seq, address, depth, time, exit site) into absolute values.
 import { CHUNK_HEADER_SIZE, CHUNK_MAGIC, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, kindName } from './format.js';
 import type { TraceHeader } from './header.js';
+import { memorySource, type ByteSource } from './byte-source.js';
 import { formatOffset, type ProblemLog } from '../problems.js';
 
 /** One UNIT record: a translation unit's site table. Site `base + i` is described by the i-th entry of each array. */
@@ -104,24 +105,41 @@ export interface WalkOptions {
 /** Thrown inside a record when it cannot be read; caught per chunk. Not an Error: no stack to capture. */
 class RecordStop {
   constructor(
-    readonly code: 'truncated' | 'overlong' | 'corrupt' | 'unknown-kind' | 'ext-truncated',
+    readonly code: 'truncated' | 'more' | 'overlong' | 'corrupt' | 'unknown-kind' | 'ext-truncated',
     readonly detail: string,
   ) {}
 }
 const TRUNCATED = new RecordStop('truncated', '');
 const OVERLONG = new RecordStop('overlong', 'a varint is longer than 10 bytes or above 2^64');
+/** The record goes on past the window read so far, but not past its chunk: read a larger window and try again. */
+const MORE = new RecordStop('more', '');
 
-/** Bounded reads of `u`, `s` and `str` values within [p, end). */
+/**
+ * Bounded reads of `u`, `s` and `str` values within [p, end) of a window `b` of the file, which starts at file offset
+ * `base`. Positions are the window's own; `chunkEnd` is where the chunk's readable bytes end, in the same terms, which
+ * lies past `end` when the window holds only part of the chunk (`more`).
+ */
 class ByteReader {
+  b: Uint8Array = new Uint8Array(0);
+  base = 0;
   p = 0;
   end = 0;
+  chunkEnd = 0;
   private readonly utf8 = new TextDecoder('utf-8');
-  constructor(readonly b: Uint8Array) {}
+
+  get more(): boolean {
+    return this.end < this.chunkEnd;
+  }
+
+  /** Running out of the window is the end of the record's bytes only when the window reaches the chunk's end. */
+  private short(): RecordStop {
+    return this.more ? MORE : TRUNCATED;
+  }
 
   u(): number {
     const b = this.b;
     let p = this.p;
-    if (p >= this.end) throw TRUNCATED;
+    if (p >= this.end) throw this.short();
     let byte = b[p++]!;
     if (byte < 0x80) {
       this.p = p;
@@ -130,7 +148,7 @@ class ByteReader {
     let result = byte & 0x7f;
     let mul = 128;
     for (let i = 1; ; i++) {
-      if (p >= this.end) throw TRUNCATED;
+      if (p >= this.end) throw this.short();
       byte = b[p++]!;
       if (i === 9) {
         if (byte > 1) throw OVERLONG;
@@ -153,18 +171,40 @@ class ByteReader {
 
   str(): string {
     const n = this.u();
-    if (n > this.end - this.p) throw TRUNCATED;
+    if (n > this.end - this.p) throw n > this.chunkEnd - this.p ? TRUNCATED : MORE;
     const s = this.utf8.decode(this.b.subarray(this.p, this.p + n));
     this.p += n;
     return s;
   }
 
+  /**
+   * Reads an EXT payload's fields (which the caller made sure the window holds) with its end as the limit: a field
+   * running past it is a corrupt record, named with `name`, `length` and the payload's end.
+   */
+  inPayload<T>(payloadEnd: number, name: string, length: number, read: () => T): T {
+    const end = this.end;
+    const chunkEnd = this.chunkEnd;
+    this.end = this.chunkEnd = payloadEnd;
+    try {
+      return read();
+    } catch (e) {
+      if (e === TRUNCATED) {
+        throw new RecordStop('corrupt', `${name} fields run past the end of its ${length}-byte payload (${formatOffset(this.base + payloadEnd)})`);
+      }
+      throw e;
+    } finally {
+      this.end = end;
+      this.chunkEnd = chunkEnd;
+    }
+  }
+
   /** A count of items that each take at least `minBytes`: refuse counts the remaining bytes cannot hold. */
   count(minBytes: number, what: string): number {
     const n = this.u();
-    if (n * minBytes > this.end - this.p) {
-      throw new RecordStop('corrupt', `${what} ${n} cannot fit in the ${this.end - this.p} bytes left in the chunk`);
+    if (n * minBytes > this.chunkEnd - this.p) {
+      throw new RecordStop('corrupt', `${what} ${n} cannot fit in the ${this.chunkEnd - this.p} bytes left in the chunk`);
     }
+    if (n * minBytes > this.end - this.p) throw MORE;
     return n;
   }
 }
@@ -186,17 +226,7 @@ class ThreadCursor {
 
 /** EXT/BRANCH's one varint: the site as a delta from the thread's previous branch site, and the outcome. */
 function readBranch(rd: ByteReader, r: TraceRecord, cur: ThreadCursor, payloadEnd: number, length: number): void {
-  const end = rd.end;
-  rd.end = payloadEnd;
-  let v: number;
-  try {
-    v = rd.u();
-  } catch (e) {
-    if (e === TRUNCATED) throw new RecordStop('corrupt', `BRANCH fields run past the end of its ${length}-byte payload (${formatOffset(payloadEnd)})`);
-    throw e;
-  } finally {
-    rd.end = end;
-  }
+  const v = rd.inPayload(payloadEnd, 'BRANCH', length, () => rd.u());
   const zz = Math.floor(v / 2);
   const delta = zz % 2 === 0 ? zz / 2 : -(zz + 1) / 2;
   const site = cur.branch + delta;
@@ -208,13 +238,12 @@ function readBranch(rd: ByteReader, r: TraceRecord, cur: ThreadCursor, payloadEn
   r.taken = v % 2;
 }
 
-function isZero(bytes: Uint8Array, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (bytes[i] !== 0) return false;
-  return true;
+function isZero(bytes: Uint8Array): boolean {
+  return bytes.every((b) => b === 0);
 }
 
-function hasChunkMagic(bytes: Uint8Array, at: number): boolean {
-  for (let i = 0; i < 4; i++) if (bytes[at + i] !== CHUNK_MAGIC.charCodeAt(i)) return false;
+function hasChunkMagic(bytes: Uint8Array): boolean {
+  for (let i = 0; i < 4; i++) if (bytes[i] !== CHUNK_MAGIC.charCodeAt(i)) return false;
   return true;
 }
 
@@ -223,16 +252,16 @@ function hasChunkMagic(bytes: Uint8Array, at: number): boolean {
  * and a thread whose stream cannot be read further is stopped (its later chunks are skipped).
  */
 export function walkRecords(
-  bytes: Uint8Array,
+  input: Uint8Array | ByteSource,
   header: TraceHeader,
   visitor: RecordVisitor,
   problems: ProblemLog,
   options: WalkOptions = {},
 ): void {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const source = input instanceof Uint8Array ? memorySource(input) : input;
   const le = header.littleEndian;
-  const len = bytes.length;
-  const rd = new ByteReader(bytes);
+  const len = source.size;
+  const rd = new ByteReader();
   const r = new TraceRecord();
   const cursors = new Map<number, ThreadCursor>();
   const versionNote =
@@ -240,14 +269,30 @@ export function walkRecords(
       ? ` (the trace is format ${header.major}.${header.minor}, newer than this reader's ${READER_MAJOR}.${READER_MINOR})`
       : '';
 
-  /** Decodes one chunk's records; returns false if the thread had to stop. */
+  /** Reads the window that starts at file offset `from`: `size` bytes, or to the chunk's end `end` if that is nearer. */
+  function fill(from: number, end: number, size: number): void {
+    const want = Math.min(end - from, size);
+    rd.b = source.read(from, want);
+    rd.base = from;
+    rd.p = 0;
+    rd.end = rd.b.length;
+    rd.chunkEnd = end - from;
+  }
+
+  /** A window's tail shorter than this is read again with the next window, so a record seldom straddles two. */
+  const TAIL = 64 << 10;
+
+  /** Decodes one chunk's records (file offsets [start, end)); returns false if the thread had to stop. */
   function walkChunk(cur: ThreadCursor, start: number, end: number, cutByEof: boolean): boolean {
-    rd.end = end;
-    rd.p = start;
+    let size = source.window;
+    fill(start, end, size);
     const thread = cur.index;
-    while (rd.p < end) {
-      const offset = rd.p;
-      const tag = bytes[rd.p++]!;
+    while (rd.p < rd.chunkEnd) {
+      if (rd.more && rd.end - rd.p < TAIL) fill(rd.base + rd.p, end, size);
+      const offset = rd.base + rd.p;
+      const seqBefore = cur.seq;
+      const addrBefore = cur.addr;
+      const tag = rd.b[rd.p++]!;
       const kind = tag & 0x0f;
       const flags = tag >> 4;
       r.offset = offset;
@@ -280,9 +325,10 @@ export function walkRecords(
             const m = rd.count(1, 'string count');
             const unit: UnitTable = { base, strings: [], kind: [], file: [], func: [], name: [], line: [] };
             for (let i = 0; i < m; i++) unit.strings.push(rd.str());
-            if (n * 5 > rd.end - rd.p) {
-              throw new RecordStop('corrupt', `site count ${n} cannot fit in the ${rd.end - rd.p} bytes left in the chunk`);
+            if (n * 5 > rd.chunkEnd - rd.p) {
+              throw new RecordStop('corrupt', `site count ${n} cannot fit in the ${rd.chunkEnd - rd.p} bytes left in the chunk`);
             }
+            if (n * 5 > rd.end - rd.p) throw MORE;
             for (let i = 0; i < n; i++) {
               unit.kind.push(rd.u());
               unit.file.push(rd.u());
@@ -406,14 +452,17 @@ export function walkRecords(
             r.subkind = rd.u();
             const length = rd.u();
             const payload = rd.p;
-            if (length > end - payload) {
-              throw new RecordStop('ext-truncated', `its payload of ${length} bytes (from ${formatOffset(payload)}) runs past ${formatOffset(end)}`);
+            if (length > rd.chunkEnd - payload) {
+              throw new RecordStop(
+                'ext-truncated',
+                `its payload of ${length} bytes (from ${formatOffset(rd.base + payload)}) runs past ${formatOffset(rd.base + rd.chunkEnd)}`,
+              );
             }
+            if (length > rd.end - payload) throw MORE;
             r.payloadLength = length;
             const payloadEnd = payload + length;
             if (r.subkind === ExtKind.LEAKS) {
-              rd.end = payloadEnd;
-              try {
+              rd.inPayload(payloadEnd, 'LEAKS', length, () => {
                 const lflags = rd.u();
                 const count = rd.count(2, 'classified block count');
                 const ids = new Array<number>(count);
@@ -426,24 +475,13 @@ export function walkRecords(
                 r.classes = classes;
                 r.count = count;
                 r.partial = (lflags & LeaksFlag.PARTIAL) !== 0;
-              } catch (e) {
-                if (e === TRUNCATED) throw new RecordStop('corrupt', `LEAKS fields run past the end of its ${length}-byte payload (${formatOffset(payloadEnd)})`);
-                throw e;
-              } finally {
-                rd.end = end;
-              }
+              });
             } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
-              rd.end = payloadEnd;
-              try {
+              const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
+              rd.inPayload(payloadEnd, name, length, () => {
                 r.library = rd.u();
                 r.path = r.subkind === ExtKind.LIBRARY ? rd.str() : '';
-              } catch (e) {
-                const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
-                if (e === TRUNCATED) throw new RecordStop('corrupt', `${name} fields run past the end of its ${length}-byte payload (${formatOffset(payloadEnd)})`);
-                throw e;
-              } finally {
-                rd.end = end;
-              }
+              });
               // CALLER follows its heap record and that record's LINKED (if any); it does not break the FREE–LINKED pairing.
               if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
             } else if (r.subkind === ExtKind.BRANCH) {
@@ -463,6 +501,14 @@ export function walkRecords(
         visitor.record(r);
       } catch (e) {
         if (!(e instanceof RecordStop)) throw e;
+        if (e === MORE) {
+          // Read the record again from its first byte, with a window at least twice the size of the one it overran.
+          cur.seq = seqBefore;
+          cur.addr = addrBefore;
+          size = Math.max(size, 2 * rd.b.length);
+          fill(offset, end, size);
+          continue;
+        }
         const rest = `thread ${thread}'s later records are skipped`;
         if (e.code === 'truncated' && cutByEof) {
           problems.add('truncated-file', 'error', offset, thread, `the file ends (at ${formatOffset(len)}) inside this ${kindName(kind)} record; ${rest}`);
@@ -485,22 +531,24 @@ export function walkRecords(
 
   let off = header.headerSize;
   while (off < len) {
-    if (len - off < CHUNK_HEADER_SIZE) {
-      if (!isZero(bytes, off, len)) {
+    const head = source.read(off, CHUNK_HEADER_SIZE);
+    if (head.length < CHUNK_HEADER_SIZE) {
+      if (!isZero(head)) {
         problems.add('truncated-file', 'error', off, null, `the file ends inside a chunk header (${len - off} of ${CHUNK_HEADER_SIZE} bytes)`);
       }
       break;
     }
-    if (!hasChunkMagic(bytes, off)) {
-      if (!isZero(bytes, off, off + CHUNK_HEADER_SIZE)) {
-        const got = Array.from(bytes.subarray(off, off + 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
+    if (!hasChunkMagic(head)) {
+      if (!isZero(head)) {
+        const got = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
         problems.add('bad-chunk', 'error', off, null, `expected a chunk header ("MWCK"), found bytes ${got}; the chunks after this point are not read`);
       }
       break;
     }
-    const thread = view.getUint32(off + 4, le);
-    const capacity = view.getUint32(off + 8, le);
-    const used = view.getUint32(off + 12, le);
+    const view = new DataView(head.buffer, head.byteOffset, CHUNK_HEADER_SIZE);
+    const thread = view.getUint32(4, le);
+    const capacity = view.getUint32(8, le);
+    const used = view.getUint32(12, le);
     const payload = off + CHUNK_HEADER_SIZE;
     let readable = used;
     if (used > capacity) {

@@ -1,0 +1,82 @@
+// Where a trace's bytes come from: a buffer already in memory, or a file read a window at a time, so that a reader
+// holds one window (a chunk, usually 1 MiB) instead of the whole trace — traces are often larger than memory, and
+// Node refuses to read a file over 2 GiB into one buffer at all.
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+export interface ByteSource {
+  /** The file's length in bytes. */
+  readonly size: number;
+  /** How many bytes one `read` should ask for at most; Infinity when every byte is in memory already. */
+  readonly window: number;
+  /**
+   * Bytes `[offset, offset + length)`, cut at the end of the file. The result may share memory with the next call's,
+   * so a caller copies what it keeps.
+   */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** A source over bytes in memory: reads are views, never copies. */
+export function memorySource(bytes: Uint8Array): ByteSource {
+  return {
+    size: bytes.length,
+    window: Infinity,
+    read: (offset, length) => bytes.subarray(offset, Math.min(bytes.length, offset + length)),
+  };
+}
+
+/** The window a file is read in: a whole chunk of the runtime's (1 MiB of payload) and then some. */
+export const FILE_WINDOW = 4 << 20;
+
+/** A file read with positioned reads into one buffer that is reused (and grown for a record larger than a window). */
+export class FileSource implements ByteSource {
+  readonly size: number;
+  private buffer: Uint8Array;
+  private closed = false;
+
+  private constructor(
+    private readonly fd: number,
+    readonly window: number,
+  ) {
+    this.size = fstatSync(fd).size;
+    this.buffer = new Uint8Array(Math.min(window, Math.max(this.size, 64)));
+  }
+
+  /** Opens `file`; throws the fs error (ENOENT, EISDIR …) as readFile would. */
+  static open(file: string, window = FILE_WINDOW): FileSource {
+    const fd = openSync(file, 'r');
+    try {
+      if (fstatSync(fd).isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+      return new FileSource(fd, window);
+    } catch (e) {
+      closeSync(fd);
+      throw e;
+    }
+  }
+
+  read(offset: number, length: number): Uint8Array {
+    const n = Math.max(0, Math.min(length, this.size - offset));
+    if (n > this.buffer.length) this.buffer = new Uint8Array(n);
+    let got = 0;
+    while (got < n) {
+      const r = readSync(this.fd, this.buffer, got, n - got, offset + got);
+      if (r === 0) break; // the file shrank under us: what was read is all there is
+      got += r;
+    }
+    return this.buffer.subarray(0, got);
+  }
+
+  close(): void {
+    if (!this.closed) closeSync(this.fd);
+    this.closed = true;
+  }
+}
+
+/** Runs `use` with the file open as a source, and closes it after. */
+export function withFileSource<T>(file: string, use: (source: FileSource) => T, window = FILE_WINDOW): T {
+  const source = FileSource.open(file, window);
+  try {
+    return use(source);
+  } finally {
+    source.close();
+  }
+}
