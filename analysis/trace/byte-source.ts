@@ -13,15 +13,19 @@ export interface ByteSource {
    * so a caller copies what it keeps.
    */
   read(offset: number, length: number): Uint8Array;
+  /** Another reader of the same bytes whose reads do not overwrite this one's (a buffer of its own). */
+  clone(): ByteSource;
 }
 
 /** A source over bytes in memory: reads are views, never copies. */
 export function memorySource(bytes: Uint8Array): ByteSource {
-  return {
+  const source: ByteSource = {
     size: bytes.length,
     window: Infinity,
     read: (offset, length) => bytes.subarray(offset, Math.min(bytes.length, offset + length)),
+    clone: () => source,
   };
+  return source;
 }
 
 /** The window a file is read in: a whole chunk of the runtime's (1 MiB of payload) and then some. */
@@ -36,9 +40,17 @@ export class FileSource implements ByteSource {
   private constructor(
     private readonly fd: number,
     readonly window: number,
+    size = fstatSync(fd).size,
+    /** A clone reads through its original's descriptor and leaves closing it to the original. */
+    private readonly ownsFd = true,
   ) {
-    this.size = fstatSync(fd).size;
-    this.buffer = new Uint8Array(Math.min(window, Math.max(this.size, 64)));
+    this.size = size;
+    this.buffer = new Uint8Array(0);
+  }
+
+  /** Reads through the same open file (valid until the original is closed) into a buffer of its own. */
+  clone(): FileSource {
+    return new FileSource(this.fd, this.window, this.size, false);
   }
 
   /** Opens `file`; throws the fs error (ENOENT, EISDIR …) as readFile would. */
@@ -66,7 +78,7 @@ export class FileSource implements ByteSource {
   }
 
   close(): void {
-    if (!this.closed) closeSync(this.fd);
+    if (!this.closed && this.ownsFd) closeSync(this.fd);
     this.closed = true;
   }
 }

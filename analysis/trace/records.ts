@@ -209,7 +209,7 @@ class ByteReader {
   }
 }
 
-class ThreadCursor {
+export class ThreadCursor {
   seq = 0;
   addr = 0;
   depth = 0;
@@ -247,288 +247,249 @@ function hasChunkMagic(bytes: Uint8Array): boolean {
   return true;
 }
 
-/**
- * Calls `visitor.record` for every readable record, in file order. Never throws on bad data: problems go to `problems`,
- * and a thread whose stream cannot be read further is stopped (its later chunks are skipped).
- */
-export function walkRecords(
-  input: Uint8Array | ByteSource,
-  header: TraceHeader,
-  visitor: RecordVisitor,
-  problems: ProblemLog,
-  options: WalkOptions = {},
-): void {
-  const source = input instanceof Uint8Array ? memorySource(input) : input;
-  const le = header.littleEndian;
-  const len = source.size;
-  const rd = new ByteReader();
-  const r = new TraceRecord();
-  const cursors = new Map<number, ThreadCursor>();
+/** What parsing a record needs besides its bytes and its thread's state. */
+export interface ParseContext {
+  readonly header: TraceHeader;
+  readonly problems: ProblemLog;
+  /** Said after an unknown kind or subkind when the trace is newer than this reader. */
+  readonly versionNote: string;
+}
+
+export function parseContext(header: TraceHeader, problems: ProblemLog): ParseContext {
   const versionNote =
     header.minor > READER_MINOR
       ? ` (the trace is format ${header.major}.${header.minor}, newer than this reader's ${READER_MAJOR}.${READER_MINOR})`
       : '';
+  return { header, problems, versionNote };
+}
 
-  /** Reads the window that starts at file offset `from`: `size` bytes, or to the chunk's end `end` if that is nearer. */
-  function fill(from: number, end: number, size: number): void {
-    const want = Math.min(end - from, size);
-    rd.b = source.read(from, want);
-    rd.base = from;
-    rd.p = 0;
-    rd.end = rd.b.length;
-    rd.chunkEnd = end - from;
-  }
-
-  /** A window's tail shorter than this is read again with the next window, so a record seldom straddles two. */
-  const TAIL = 64 << 10;
-
-  /** Decodes one chunk's records (file offsets [start, end)); returns false if the thread had to stop. */
-  function walkChunk(cur: ThreadCursor, start: number, end: number, cutByEof: boolean): boolean {
-    let size = source.window;
-    fill(start, end, size);
-    const thread = cur.index;
-    while (rd.p < rd.chunkEnd) {
-      if (rd.more && rd.end - rd.p < TAIL) fill(rd.base + rd.p, end, size);
-      const offset = rd.base + rd.p;
-      const seqBefore = cur.seq;
-      const addrBefore = cur.addr;
-      const tag = rd.b[rd.p++]!;
-      const kind = tag & 0x0f;
-      const flags = tag >> 4;
-      r.offset = offset;
-      r.thread = thread;
-      r.kind = kind;
-      r.flags = flags;
-      try {
-        if (kind === Kind.ALLOC || kind === Kind.FREE || kind === Kind.REALLOC || kind === Kind.THREAD_BEGIN) {
-          const next = (flags & Flag.SEQ_NEXT) !== 0 ? cur.seq + 1 : cur.seq + rd.u();
-          if (next === cur.seq) {
-            problems.add('seq-repeated', 'warning', offset, thread, `${kindName(kind)} record repeats sequence number 0x${next.toString(16)}`);
-          }
-          cur.seq = next;
-          if (kind !== Kind.THREAD_BEGIN) {
-            r.site = rd.u();
-            r.interposed = (flags & Flag.INTERPOSED) !== 0;
-            r.fn = r.interposed ? rd.u() : 0;
-          }
-        }
-        r.seq = cur.seq;
-        r.ignored = false;
-        let linkable = false;
-        switch (kind) {
-          case Kind.THREAD_BEGIN:
-            r.osTid = rd.u();
-            break;
-          case Kind.UNIT: {
-            const base = rd.u();
-            const n = rd.count(5, 'site count');
-            const m = rd.count(1, 'string count');
-            const unit: UnitTable = { base, strings: [], kind: [], file: [], func: [], name: [], line: [] };
-            for (let i = 0; i < m; i++) unit.strings.push(rd.str());
-            if (n * 5 > rd.chunkEnd - rd.p) {
-              throw new RecordStop('corrupt', `site count ${n} cannot fit in the ${rd.chunkEnd - rd.p} bytes left in the chunk`);
-            }
-            if (n * 5 > rd.end - rd.p) throw MORE;
-            for (let i = 0; i < n; i++) {
-              unit.kind.push(rd.u());
-              unit.file.push(rd.u());
-              unit.func.push(rd.u());
-              unit.name.push(rd.u());
-              unit.line.push(rd.u());
-            }
-            r.unit = unit;
-            break;
-          }
-          case Kind.STATIC:
-            r.site = rd.u();
-            r.address = rd.u();
-            r.size = rd.u();
-            break;
-          case Kind.ENTER: {
-            r.site = rd.u();
-            const depth = cur.depth + rd.s();
-            if (depth < 0) {
-              problems.add('negative-depth', 'warning', offset, thread, `ENTER record gives a negative stack depth (${depth}); using 0`);
-            }
-            cur.depth = depth;
-            r.depth = depth < 0 ? 0 : depth;
-            cur.frames.push(r.site);
-            break;
-          }
-          case Kind.EXIT: {
-            const delta = rd.s();
-            const entry = cur.frames.pop();
-            if (entry === undefined) {
-              problems.add('exit-without-frame', 'warning', offset, thread, 'EXIT record but no frame is open; ignored');
-              r.ignored = true;
-              r.entrySite = 0;
-              r.site = delta;
-            } else {
-              r.entrySite = entry;
-              r.site = entry + delta;
-            }
-            break;
-          }
-          case Kind.UNWIND: {
-            const count = rd.u();
-            const open = cur.frames.length;
-            if (count > open) {
-              problems.add('unwind-too-many', 'warning', offset, thread, `UNWIND of ${count} frames but only ${open} are open`);
-            }
-            r.count = Math.min(count, open);
-            cur.frames.length = open - r.count;
-            break;
-          }
-          case Kind.ALLOC:
-            r.size = rd.u();
-            cur.addr += rd.s();
-            r.address = cur.addr;
-            r.usable = r.size + rd.u();
-            break;
-          case Kind.FREE:
-            r.untracked = (flags & Flag.FREE_UNTRACKED) !== 0;
-            if (r.untracked) {
-              r.address = rd.u();
-              r.block = 0;
-            } else {
-              r.address = 0;
-              r.block = cur.seq - rd.u();
-              linkable = true;
-            }
-            break;
-          case Kind.REALLOC: {
-            const d = rd.u();
-            r.block = d === 0 ? 0 : cur.seq - d;
-            r.size = rd.u();
-            r.noBlock = (flags & Flag.REALLOC_NO_BLOCK) !== 0;
-            r.failed = (flags & Flag.REALLOC_FAILED) !== 0;
-            if (r.noBlock) {
-              r.address = 0;
-              r.usable = 0;
-            } else {
-              cur.addr += rd.s();
-              r.address = cur.addr;
-              r.usable = r.size + rd.u();
-            }
-            linkable = r.block !== 0 && !r.failed;
-            break;
-          }
-          case Kind.LINKED: {
-            const count = rd.count(1, 'linked block count');
-            const ids = new Array<number>(count);
-            for (let i = 0; i < count; i++) ids[i] = cur.seq - rd.u();
-            r.ids = ids;
-            r.count = count;
-            r.partial = (flags & Flag.LINKED_PARTIAL) !== 0;
-            if (!cur.canLink) {
-              problems.add('linked-without-free', 'warning', offset, thread, 'LINKED record does not follow a FREE or REALLOC that ended a block; ignored');
-              r.ignored = true;
-            }
-            break;
-          }
-          case Kind.TIME:
-            r.delta = rd.u();
-            cur.time += r.delta;
-            r.time = cur.time;
-            break;
-          case Kind.END:
-            r.how = rd.u();
-            r.status = rd.u();
-            break;
-          case Kind.THREAD_END:
-            break;
-          case Kind.PROGRAM:
-            r.path = rd.str();
-            r.cwd = rd.str();
-            break;
-          case Kind.LOST:
-            r.count = rd.u();
-            break;
-          case Kind.EXT: {
-            // Format 1.1: a 1.0 trace has no EXT records, so kind 0 there stays an unknown kind.
-            if (header.major !== 1 || header.minor < 1) {
-              throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
-            }
-            r.subkind = rd.u();
-            const length = rd.u();
-            const payload = rd.p;
-            if (length > rd.chunkEnd - payload) {
-              throw new RecordStop(
-                'ext-truncated',
-                `its payload of ${length} bytes (from ${formatOffset(rd.base + payload)}) runs past ${formatOffset(rd.base + rd.chunkEnd)}`,
-              );
-            }
-            if (length > rd.end - payload) throw MORE;
-            r.payloadLength = length;
-            const payloadEnd = payload + length;
-            if (r.subkind === ExtKind.LEAKS) {
-              rd.inPayload(payloadEnd, 'LEAKS', length, () => {
-                const lflags = rd.u();
-                const count = rd.count(2, 'classified block count');
-                const ids = new Array<number>(count);
-                const classes = new Array<number>(count);
-                for (let i = 0; i < count; i++) {
-                  ids[i] = cur.seq - rd.s();
-                  classes[i] = rd.u();
-                }
-                r.ids = ids;
-                r.classes = classes;
-                r.count = count;
-                r.partial = (lflags & LeaksFlag.PARTIAL) !== 0;
-              });
-            } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
-              const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
-              rd.inPayload(payloadEnd, name, length, () => {
-                r.library = rd.u();
-                r.path = r.subkind === ExtKind.LIBRARY ? rd.str() : '';
-              });
-              // CALLER follows its heap record and that record's LINKED (if any); it does not break the FREE–LINKED pairing.
-              if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
-            } else if (r.subkind === ExtKind.BRANCH) {
-              readBranch(rd, r, cur, payloadEnd, length);
-            } else {
-              problems.add('unknown-ext', 'warning', offset, thread, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
-              r.ignored = true;
-            }
-            // Fields a newer minor appended to a known subkind are skipped too.
-            rd.p = payloadEnd;
-            break;
-          }
-          default:
-            throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
-        }
-        if (kind !== Kind.TIME) cur.canLink = linkable;
-        visitor.record(r);
-      } catch (e) {
-        if (!(e instanceof RecordStop)) throw e;
-        if (e === MORE) {
-          // Read the record again from its first byte, with a window at least twice the size of the one it overran.
-          cur.seq = seqBefore;
-          cur.addr = addrBefore;
-          size = Math.max(size, 2 * rd.b.length);
-          fill(offset, end, size);
-          continue;
-        }
-        const rest = `thread ${thread}'s later records are skipped`;
-        if (e.code === 'truncated' && cutByEof) {
-          problems.add('truncated-file', 'error', offset, thread, `the file ends (at ${formatOffset(len)}) inside this ${kindName(kind)} record; ${rest}`);
-        } else if (e.code === 'truncated') {
-          problems.add('truncated-record', 'error', offset, thread, `${kindName(kind)} record runs past the end of its chunk's used bytes (${formatOffset(end)}); ${rest}`);
-        } else if (e.code === 'ext-truncated') {
-          const cause = cutByEof ? `the file ends at ${formatOffset(len)}` : "the chunk's used bytes end there";
-          problems.add('truncated-ext', 'error', offset, thread, `truncated EXT record: ${e.detail} (${cause}); ${rest}`);
-        } else if (e.code === 'unknown-kind') {
-          problems.add('unknown-kind', 'error', offset, thread, `${e.detail}; ${rest}`);
-        } else {
-          problems.add(`record-${e.code}`, 'error', offset, thread, `corrupt ${kindName(kind)} record: ${e.detail}; ${rest}`);
-        }
-        cur.stopped = true;
-        return false;
+/**
+ * Reads the fields of the record whose tag byte was just read (at file offset `offset`) into `r`, and advances the
+ * thread's state. Throws RecordStop when the bytes cannot be read as a record (MORE: the window holds too little).
+ */
+function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: ParseContext, offset: number, tag: number): void {
+  const { header, problems, versionNote } = ctx;
+  const thread = cur.index;
+  const kind = tag & 0x0f;
+  const flags = tag >> 4;
+  r.offset = offset;
+  r.thread = thread;
+  r.kind = kind;
+  r.flags = flags;
+    if (kind === Kind.ALLOC || kind === Kind.FREE || kind === Kind.REALLOC || kind === Kind.THREAD_BEGIN) {
+      const next = (flags & Flag.SEQ_NEXT) !== 0 ? cur.seq + 1 : cur.seq + rd.u();
+      if (next === cur.seq) {
+        problems.add('seq-repeated', 'warning', offset, thread, `${kindName(kind)} record repeats sequence number 0x${next.toString(16)}`);
+      }
+      cur.seq = next;
+      if (kind !== Kind.THREAD_BEGIN) {
+        r.site = rd.u();
+        r.interposed = (flags & Flag.INTERPOSED) !== 0;
+        r.fn = r.interposed ? rd.u() : 0;
       }
     }
-    return true;
-  }
+    r.seq = cur.seq;
+    r.ignored = false;
+    let linkable = false;
+    switch (kind) {
+      case Kind.THREAD_BEGIN:
+        r.osTid = rd.u();
+        break;
+      case Kind.UNIT: {
+        const base = rd.u();
+        const n = rd.count(5, 'site count');
+        const m = rd.count(1, 'string count');
+        const unit: UnitTable = { base, strings: [], kind: [], file: [], func: [], name: [], line: [] };
+        for (let i = 0; i < m; i++) unit.strings.push(rd.str());
+        if (n * 5 > rd.chunkEnd - rd.p) {
+          throw new RecordStop('corrupt', `site count ${n} cannot fit in the ${rd.chunkEnd - rd.p} bytes left in the chunk`);
+        }
+        if (n * 5 > rd.end - rd.p) throw MORE;
+        for (let i = 0; i < n; i++) {
+          unit.kind.push(rd.u());
+          unit.file.push(rd.u());
+          unit.func.push(rd.u());
+          unit.name.push(rd.u());
+          unit.line.push(rd.u());
+        }
+        r.unit = unit;
+        break;
+      }
+      case Kind.STATIC:
+        r.site = rd.u();
+        r.address = rd.u();
+        r.size = rd.u();
+        break;
+      case Kind.ENTER: {
+        r.site = rd.u();
+        const depth = cur.depth + rd.s();
+        if (depth < 0) {
+          problems.add('negative-depth', 'warning', offset, thread, `ENTER record gives a negative stack depth (${depth}); using 0`);
+        }
+        cur.depth = depth;
+        r.depth = depth < 0 ? 0 : depth;
+        cur.frames.push(r.site);
+        break;
+      }
+      case Kind.EXIT: {
+        const delta = rd.s();
+        const entry = cur.frames.pop();
+        if (entry === undefined) {
+          problems.add('exit-without-frame', 'warning', offset, thread, 'EXIT record but no frame is open; ignored');
+          r.ignored = true;
+          r.entrySite = 0;
+          r.site = delta;
+        } else {
+          r.entrySite = entry;
+          r.site = entry + delta;
+        }
+        break;
+      }
+      case Kind.UNWIND: {
+        const count = rd.u();
+        const open = cur.frames.length;
+        if (count > open) {
+          problems.add('unwind-too-many', 'warning', offset, thread, `UNWIND of ${count} frames but only ${open} are open`);
+        }
+        r.count = Math.min(count, open);
+        cur.frames.length = open - r.count;
+        break;
+      }
+      case Kind.ALLOC:
+        r.size = rd.u();
+        cur.addr += rd.s();
+        r.address = cur.addr;
+        r.usable = r.size + rd.u();
+        break;
+      case Kind.FREE:
+        r.untracked = (flags & Flag.FREE_UNTRACKED) !== 0;
+        if (r.untracked) {
+          r.address = rd.u();
+          r.block = 0;
+        } else {
+          r.address = 0;
+          r.block = cur.seq - rd.u();
+          linkable = true;
+        }
+        break;
+      case Kind.REALLOC: {
+        const d = rd.u();
+        r.block = d === 0 ? 0 : cur.seq - d;
+        r.size = rd.u();
+        r.noBlock = (flags & Flag.REALLOC_NO_BLOCK) !== 0;
+        r.failed = (flags & Flag.REALLOC_FAILED) !== 0;
+        if (r.noBlock) {
+          r.address = 0;
+          r.usable = 0;
+        } else {
+          cur.addr += rd.s();
+          r.address = cur.addr;
+          r.usable = r.size + rd.u();
+        }
+        linkable = r.block !== 0 && !r.failed;
+        break;
+      }
+      case Kind.LINKED: {
+        const count = rd.count(1, 'linked block count');
+        const ids = new Array<number>(count);
+        for (let i = 0; i < count; i++) ids[i] = cur.seq - rd.u();
+        r.ids = ids;
+        r.count = count;
+        r.partial = (flags & Flag.LINKED_PARTIAL) !== 0;
+        if (!cur.canLink) {
+          problems.add('linked-without-free', 'warning', offset, thread, 'LINKED record does not follow a FREE or REALLOC that ended a block; ignored');
+          r.ignored = true;
+        }
+        break;
+      }
+      case Kind.TIME:
+        r.delta = rd.u();
+        cur.time += r.delta;
+        r.time = cur.time;
+        break;
+      case Kind.END:
+        r.how = rd.u();
+        r.status = rd.u();
+        break;
+      case Kind.THREAD_END:
+        break;
+      case Kind.PROGRAM:
+        r.path = rd.str();
+        r.cwd = rd.str();
+        break;
+      case Kind.LOST:
+        r.count = rd.u();
+        break;
+      case Kind.EXT: {
+        // Format 1.1: a 1.0 trace has no EXT records, so kind 0 there stays an unknown kind.
+        if (header.major !== 1 || header.minor < 1) {
+          throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
+        }
+        r.subkind = rd.u();
+        const length = rd.u();
+        const payload = rd.p;
+        if (length > rd.chunkEnd - payload) {
+          throw new RecordStop(
+            'ext-truncated',
+            `its payload of ${length} bytes (from ${formatOffset(rd.base + payload)}) runs past ${formatOffset(rd.base + rd.chunkEnd)}`,
+          );
+        }
+        if (length > rd.end - payload) throw MORE;
+        r.payloadLength = length;
+        const payloadEnd = payload + length;
+        if (r.subkind === ExtKind.LEAKS) {
+          rd.inPayload(payloadEnd, 'LEAKS', length, () => {
+            const lflags = rd.u();
+            const count = rd.count(2, 'classified block count');
+            const ids = new Array<number>(count);
+            const classes = new Array<number>(count);
+            for (let i = 0; i < count; i++) {
+              ids[i] = cur.seq - rd.s();
+              classes[i] = rd.u();
+            }
+            r.ids = ids;
+            r.classes = classes;
+            r.count = count;
+            r.partial = (lflags & LeaksFlag.PARTIAL) !== 0;
+          });
+        } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
+          const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
+          rd.inPayload(payloadEnd, name, length, () => {
+            r.library = rd.u();
+            r.path = r.subkind === ExtKind.LIBRARY ? rd.str() : '';
+          });
+          // CALLER follows its heap record and that record's LINKED (if any); it does not break the FREE–LINKED pairing.
+          if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
+        } else if (r.subkind === ExtKind.BRANCH) {
+          readBranch(rd, r, cur, payloadEnd, length);
+        } else {
+          problems.add('unknown-ext', 'warning', offset, thread, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
+          r.ignored = true;
+        }
+        // Fields a newer minor appended to a known subkind are skipped too.
+        rd.p = payloadEnd;
+        break;
+      }
+      default:
+        throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
+    }
+    if (kind !== Kind.TIME) cur.canLink = linkable;
+}
 
+/** One chunk as its header describes it, with what of it the file holds. */
+export interface ChunkEntry extends ChunkInfo {
+  /** File offset of the payload. */
+  payload: number;
+  /** The file ends before the chunk's used bytes do. */
+  cutByEof: boolean;
+}
+
+/**
+ * Calls `onChunk` for each chunk header in file order, up to the end of the chunk list (the end of the file, a zero
+ * header, or damage, which goes to `problems`).
+ */
+export function scanChunks(source: ByteSource, header: TraceHeader, problems: ProblemLog, onChunk: (c: ChunkEntry) => void): void {
+  const len = source.size;
   let off = header.headerSize;
   while (off < len) {
     const head = source.read(off, CHUNK_HEADER_SIZE);
@@ -546,6 +507,7 @@ export function walkRecords(
       break;
     }
     const view = new DataView(head.buffer, head.byteOffset, CHUNK_HEADER_SIZE);
+    const le = header.littleEndian;
     const thread = view.getUint32(4, le);
     const capacity = view.getUint32(8, le);
     const used = view.getUint32(12, le);
@@ -557,19 +519,143 @@ export function walkRecords(
     }
     const cutByEof = payload + readable > len;
     if (cutByEof) readable = len - payload;
-    visitor.chunk?.({ offset: off, thread, capacity, used, readable });
-    let cur = cursors.get(thread);
-    if (cur === undefined) {
-      cur = new ThreadCursor(thread);
-      cursors.set(thread, cur);
-    }
-    if (!cur.stopped) {
-      const ok = walkChunk(cur, payload, payload + readable, cutByEof);
-      if (ok && cutByEof) {
-        problems.add('truncated-file', 'error', off, thread, `the file ends at ${formatOffset(len)}, inside this chunk's ${used} used bytes; the records after that point are lost`);
+    onChunk({ offset: off, thread, capacity, used, readable, payload, cutByEof });
+    off = payload + capacity;
+  }
+}
+
+/** A window's tail shorter than this is read again with the next window, so a record seldom straddles two. */
+const TAIL = 64 << 10;
+
+/**
+ * Reads the records of one thread's chunks, one record at a time, through a window of its own. After the last
+ * record of a chunk that the file cuts short, it reports that the rest was lost.
+ */
+export class ChunkRecords {
+  private readonly rd = new ByteReader();
+  private readonly source: ByteSource;
+  private chunk: ChunkEntry | null = null;
+  private size = 0;
+  /** The file cuts the chunk short and that is still to be said when its last record has been read. */
+  private cutPending = false;
+
+  constructor(
+    source: ByteSource,
+    private readonly ctx: ParseContext,
+    /** Bytes per window (at most the source's). */
+    window = source.window,
+  ) {
+    this.source = source.clone();
+    this.window = Math.min(window, source.window);
+  }
+
+  private readonly window: number;
+
+  /** Reads the window that starts at file offset `from`: `size` bytes, or to the chunk's end if that is nearer. */
+  private fill(from: number): void {
+    const c = this.chunk!;
+    const end = c.payload + c.readable;
+    const rd = this.rd;
+    rd.b = this.source.read(from, Math.min(end - from, this.size));
+    rd.base = from;
+    rd.p = 0;
+    rd.end = rd.b.length;
+    rd.chunkEnd = end - from;
+  }
+
+  start(chunk: ChunkEntry): void {
+    this.chunk = chunk;
+    this.cutPending = chunk.cutByEof;
+    this.size = this.window;
+    this.fill(chunk.payload);
+  }
+
+  /** The chunk's next record into `r`: false at the chunk's end, or when the thread's stream cannot be read further. */
+  next(cur: ThreadCursor, r: TraceRecord): boolean {
+    const rd = this.rd;
+    const c = this.chunk!;
+    if (cur.stopped) return false;
+    for (;;) {
+      if (rd.p >= rd.chunkEnd) {
+        if (this.cutPending) {
+          this.cutPending = false;
+          this.ctx.problems.add('truncated-file', 'error', c.offset, c.thread, `the file ends at ${formatOffset(this.source.size)}, inside this chunk's ${c.used} used bytes; the records after that point are lost`);
+        }
+        return false;
+      }
+      if (rd.more && rd.end - rd.p < TAIL) this.fill(rd.base + rd.p);
+      const offset = rd.base + rd.p;
+      const seqBefore = cur.seq;
+      const addrBefore = cur.addr;
+      const tag = rd.b[rd.p++]!;
+      try {
+        parseRecord(rd, cur, r, this.ctx, offset, tag);
+        return true;
+      } catch (e) {
+        if (!(e instanceof RecordStop)) throw e;
+        if (e === MORE) {
+          // Read the record again from its first byte, with a window at least twice the size of the one it overran.
+          cur.seq = seqBefore;
+          cur.addr = addrBefore;
+          this.size = Math.max(this.size, 2 * rd.b.length);
+          this.fill(offset);
+          continue;
+        }
+        this.stop(e, cur, offset, tag & 0x0f);
+        return false;
       }
     }
-    off = payload + capacity;
-    options.onProgress?.(Math.min(off, len), len);
   }
+
+  /** Says why the thread's stream ends at `offset`, and stops the thread. */
+  private stop(e: RecordStop, cur: ThreadCursor, offset: number, kind: number): void {
+    const c = this.chunk!;
+    const problems = this.ctx.problems;
+    const thread = cur.index;
+    const len = this.source.size;
+    const rest = `thread ${thread}'s later records are skipped`;
+    if (e.code === 'truncated' && c.cutByEof) {
+      problems.add('truncated-file', 'error', offset, thread, `the file ends (at ${formatOffset(len)}) inside this ${kindName(kind)} record; ${rest}`);
+    } else if (e.code === 'truncated') {
+      problems.add('truncated-record', 'error', offset, thread, `${kindName(kind)} record runs past the end of its chunk's used bytes (${formatOffset(c.payload + c.readable)}); ${rest}`);
+    } else if (e.code === 'ext-truncated') {
+      const cause = c.cutByEof ? `the file ends at ${formatOffset(len)}` : "the chunk's used bytes end there";
+      problems.add('truncated-ext', 'error', offset, thread, `truncated EXT record: ${e.detail} (${cause}); ${rest}`);
+    } else if (e.code === 'unknown-kind') {
+      problems.add('unknown-kind', 'error', offset, thread, `${e.detail}; ${rest}`);
+    } else {
+      problems.add(`record-${e.code}`, 'error', offset, thread, `corrupt ${kindName(kind)} record: ${e.detail}; ${rest}`);
+    }
+    cur.stopped = true;
+  }
+}
+
+/**
+ * Calls `visitor.record` for every readable record, in file order. Never throws on bad data: problems go to `problems`,
+ * and a thread whose stream cannot be read further is stopped (its later chunks are skipped).
+ */
+export function walkRecords(
+  input: Uint8Array | ByteSource,
+  header: TraceHeader,
+  visitor: RecordVisitor,
+  problems: ProblemLog,
+  options: WalkOptions = {},
+): void {
+  const source = input instanceof Uint8Array ? memorySource(input) : input;
+  const reader = new ChunkRecords(source, parseContext(header, problems));
+  const r = new TraceRecord();
+  const cursors = new Map<number, ThreadCursor>();
+  scanChunks(source, header, problems, (chunk) => {
+    visitor.chunk?.(chunk);
+    let cur = cursors.get(chunk.thread);
+    if (cur === undefined) {
+      cur = new ThreadCursor(chunk.thread);
+      cursors.set(chunk.thread, cur);
+    }
+    if (!cur.stopped) {
+      reader.start(chunk);
+      while (reader.next(cur, r)) visitor.record(r);
+    }
+    options.onProgress?.(Math.min(chunk.payload + chunk.capacity, source.size), source.size);
+  });
 }

@@ -1,0 +1,139 @@
+// The records of all threads in the trace's one global order, read from the file as they are needed: each thread's
+// chunks through a window of its own, the threads merged by their heap sequence numbers. Memory holds one window per
+// thread and the list of chunk headers (one entry per chunk, a millionth of the trace), never the records.
+//
+// The order is the decoder's (decode.ts, mergeRuns): a thread's events form runs of equal merge key, the seq of the
+// thread's latest heap or THREAD_BEGIN record; whole runs are placed in order of (key, thread index). The records
+// that are not events (UNIT, TIME, LINKED, EXT …) travel with the run they are read in.
+import type { ByteSource } from './byte-source.js';
+import type { TraceHeader } from './header.js';
+import { ChunkRecords, parseContext, scanChunks, ThreadCursor, TraceRecord, type ChunkEntry } from './records.js';
+import type { ProblemLog } from '../problems.js';
+
+/** Window per thread: a whole chunk when there are few threads, less when there are many (memory grows with threads). */
+const WINDOW_BUDGET = 256 << 20;
+const WINDOW_MIN = 64 << 10;
+
+/** One thread's stream: its chunks in file order, read one record ahead. */
+class ThreadStream {
+  readonly cursor: ThreadCursor;
+  readonly peeked = new TraceRecord();
+  /** `peeked` holds the thread's next record. */
+  hasNext = false;
+  private next = 0;
+
+  constructor(
+    readonly index: number,
+    private readonly chunks: ChunkEntry[],
+    private readonly reader: ChunkRecords,
+  ) {
+    this.cursor = new ThreadCursor(index);
+    if (chunks.length > 0) reader.start(chunks[0]!);
+    this.advance();
+  }
+
+  /** Reads the next record into `peeked`, moving on to the thread's next chunk when one ends. */
+  advance(): void {
+    for (;;) {
+      if (this.next < this.chunks.length && this.reader.next(this.cursor, this.peeked)) {
+        this.hasNext = true;
+        return;
+      }
+      this.next++;
+      if (this.cursor.stopped || this.next >= this.chunks.length) {
+        this.hasNext = false;
+        return;
+      }
+      this.reader.start(this.chunks[this.next]!);
+    }
+  }
+}
+
+export interface StreamOptions {
+  /** Bytes read per window and thread (tests use small ones). */
+  window?: number;
+  /** Called after each chunk header pass and now and then while reading, with the bytes read so far. */
+  onProgress?: (done: number, total: number) => void;
+}
+
+/**
+ * Calls `visit` with every readable record in the global order. The record object is reused: copy what you keep.
+ * Problems (damage, truncation) go to `problems`, each thread's in its own stream's order.
+ */
+export function streamRecords(
+  source: ByteSource,
+  header: TraceHeader,
+  problems: ProblemLog,
+  visit: (r: TraceRecord) => void,
+  options: StreamOptions = {},
+): void {
+  const byThread = new Map<number, ChunkEntry[]>();
+  scanChunks(source, header, problems, (c) => {
+    let list = byThread.get(c.thread);
+    if (list === undefined) byThread.set(c.thread, (list = []));
+    list.push(c);
+  });
+  const indices = [...byThread.keys()].sort((a, b) => a - b);
+  const window = options.window ?? Math.max(WINDOW_MIN, Math.floor(WINDOW_BUDGET / Math.max(1, indices.length)));
+  const ctx = parseContext(header, problems);
+  const threads = indices.map((i) => new ThreadStream(i, byThread.get(i)!, new ChunkRecords(source, ctx, window)));
+  const total = source.size;
+  let done = 0;
+  let sinceProgress = 0;
+
+  // Threads with a next record, as a binary min-heap by (the key of that record, thread index); ranks index `threads`.
+  const heap: number[] = [];
+  const less = (a: number, b: number): boolean => {
+    const ka = threads[a]!.peeked.seq;
+    const kb = threads[b]!.peeked.seq;
+    return ka < kb || (ka === kb && a < b);
+  };
+  const siftDown = (i: number): void => {
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
+      if (m === i) return;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  };
+  const push = (t: number): void => {
+    let i = heap.length;
+    heap.push(t);
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!less(heap[i]!, heap[p]!)) return;
+      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
+      i = p;
+    }
+  };
+  for (let t = 0; t < threads.length; t++) if (threads[t]!.hasNext) push(t);
+
+  while (heap.length > 0) {
+    const t = heap[0]!;
+    const s = threads[t]!;
+    const key = s.peeked.seq;
+    // The whole run: every record of this thread read while its merge key stays the same.
+    do {
+      visit(s.peeked);
+      if (options.onProgress !== undefined && ++sinceProgress === 1 << 16) {
+        sinceProgress = 0;
+        done = Math.max(done, s.peeked.offset);
+        options.onProgress(done, total);
+      }
+      s.advance();
+    } while (s.hasNext && s.peeked.seq === key);
+    if (s.hasNext) siftDown(0);
+    else {
+      const last = heap.pop()!;
+      if (heap.length > 0) {
+        heap[0] = last;
+        siftDown(0);
+      }
+    }
+  }
+  options.onProgress?.(total, total);
+}
