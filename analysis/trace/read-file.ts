@@ -1,4 +1,4 @@
-// Reads a trace file from disk and decodes it (the only I/O in analysis/; the GUI passes bytes to decodeTrace instead).
+// Reads a trace file from disk and decodes it (with file-source.ts, the only I/O in analysis/; the GUI passes bytes to decodeTrace instead).
 import { readFile } from 'node:fs/promises';
 import { decodeTrace, type DecodeOptions } from './decode.js';
 import type { Model } from '../model.js';

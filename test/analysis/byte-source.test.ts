@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { dumpTraceText } from '../../analysis/dump.js';
 import type { Model } from '../../analysis/model.js';
-import { FileSource, withFileSource } from '../../analysis/trace/byte-source.js';
+import { FileSource, withFileSource } from '../../analysis/trace/file-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { basicTrace, rareRecordsTrace, twoThreadsTrace } from '../fixtures/scenarios.js';
 import { TraceBuilder } from '../fixtures/trace-builder.js';

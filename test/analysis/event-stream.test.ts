@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { memorySource, withFileSource, type ByteSource } from '../../analysis/trace/byte-source.js';
+import { memorySource, type ByteSource } from '../../analysis/trace/byte-source.js';
+import { withFileSource } from '../../analysis/trace/file-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { streamRecords } from '../../analysis/trace/event-stream.js';
 import { Kind } from '../../analysis/trace/format.js';
