@@ -108,4 +108,26 @@ describe('the import graph of the source folders', () => {
     expect(violation({ from: path.normalize('cli/report.ts'), to: path.normalize('host/trace-file.ts') })).toBeNull();
     expect(violation({ from: path.normalize('gui/main/ipc.ts'), to: path.normalize('host/trace-session.ts') })).toBeNull();
   });
+
+  test('the renderer reaches no Node module: every file it imports, directly or not, runs in a browser', () => {
+    const renderer = sourceFiles(path.join('gui', 'renderer', 'src'));
+    const byFile = new Map<string, string[]>();
+    for (const e of edges) byFile.set(e.from, [...(byFile.get(e.from) ?? []), e.to]);
+    const seen = new Set<string>();
+    const todo = [...renderer];
+    while (todo.length > 0) {
+      const f = todo.pop()!.replace(/\?.*$/, ''); // Vite's `?worker&inline` imports name a file too
+      if (seen.has(f)) continue;
+      seen.add(f);
+      todo.push(...(byFile.get(f) ?? []));
+    }
+    expect(seen.has(path.join('analysis', 'trace', 'decode.ts'))).toBe(true);
+    const nodeImports = [...seen].flatMap((f) =>
+      ts.preProcessFile(readFileSync(path.join(packageRoot, f), 'utf8'), true, true).importedFiles
+        .map((i) => i.fileName)
+        .filter((spec) => spec.startsWith('node:'))
+        .map((spec) => `${f} imports ${spec}`),
+    );
+    expect(nodeImports).toEqual([]);
+  });
 });
