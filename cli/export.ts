@@ -1,14 +1,21 @@
-// `cc-memwrap export <trace> --format massif|csv`: the memory timeline of a run as a Massif file (for ms_print) or as CSV.
+// `cc-memwrap export <trace> --format massif|csv|folded|speedscope`: the memory timeline of a run as a Massif file (for
+// ms_print) or as CSV; or heap and stack by call path as folded stacks (flame graph tools) or a speedscope file.
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readTraceFile } from '../analysis/trace/read-file.js';
 import { exportMassif } from '../analysis/export-massif.js';
 import { exportCsv } from '../analysis/export-csv.js';
 import { IntervalError, intervalSeries, type IntervalSpec } from '../analysis/timeline.js';
 import { describeReadError } from '../host/read-errors.js';
+import { CALL_PATH_METRICS, METRIC_MEANING, callPaths, type CallPathMetric } from '../analysis/call-paths.js';
+import { foldedLines, speedscopeJson } from '../analysis/export-call-paths.js';
+import { FileSource } from '../analysis/trace/file-source.js';
+import { readHeader } from '../analysis/trace/header.js';
+import { ProblemLog } from '../analysis/problems.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 
-export const EXPORT_FORMATS = ['massif', 'csv'] as const;
+export const EXPORT_FORMATS = ['massif', 'csv', 'folded', 'speedscope'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** Massif files hold at most this many snapshots (Massif's own --max-snapshots limit). */
@@ -19,9 +26,13 @@ const DEFAULT_CSV_ROWS = 1000;
 
 export const EXPORT_HELP = `Usage: cc-memwrap export <trace> --format massif|csv [--interval N|TIME]
                           [-o FILE]
+       cc-memwrap export <trace> --format folded [--metric M] [-o FILE]
+       cc-memwrap export <trace> --format speedscope [-o FILE]
 
 Writes the memory a run used over time: heap bytes requested and usable,
 stack bytes (all threads) and static bytes, after each event or per interval.
+Or heap and stack by call path (functions of the open frames, outermost
+first), for flame graph tools and speedscope.
 
 Formats:
   massif     a Valgrind Massif file: read it with ms_print FILE or
@@ -32,9 +43,19 @@ Formats:
   csv        header "event,time_ns,heap_requested,heap_usable,stack,static",
              then one row per interval (about 1000 rows by default): values
              after the interval's last event (analysis/README.md)
+  folded     one line per call path, "main;insert;new_node 144": the
+             path's own value of one metric (--metric), as flamegraph.pl,
+             inferno and speedscope read it. Allocations inside libc or
+             uninstrumented code end in the frame "(libc or uninstrumented
+             code)" below the function that was running
+  speedscope speedscope's JSON file format: one profile per metric
+
+Metrics (--metric, folded; default allocated):
+${CALL_PATH_METRICS.map((m) => `  ${m.padEnd(10)} ${METRIC_MEANING[m]}`).join('\n')}
 
 Options:
-  -f, --format F   massif or csv (required)
+  -f, --format F   massif, csv, folded or speedscope (required)
+  --metric M       folded: ${CALL_PATH_METRICS.join(', ')}
   --interval N     N events per interval (--interval 1: every event)
   --interval TIME  intervals of wall time: 500ns, 20us, 10ms, 1.5s
                    (massif: one snapshot at the end of each interval,
@@ -73,6 +94,7 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
       options: {
         format: { type: 'string', short: 'f' },
         interval: { type: 'string' },
+        metric: { type: 'string' },
         output: { type: 'string', short: 'o' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -100,8 +122,36 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
     }
   }
   if (values.output === '') return fail('-o wants a file name');
+  if (values.metric !== undefined && format !== 'folded') return fail(`--metric goes with --format folded (speedscope files hold every metric)`);
+  if (values.metric !== undefined && !(CALL_PATH_METRICS as readonly string[]).includes(values.metric)) {
+    return fail(`--metric wants ${CALL_PATH_METRICS.join(', ')}, got '${values.metric}'`);
+  }
+  if (spec !== null && (format === 'folded' || format === 'speedscope')) return fail(`--interval goes with --format massif or csv`);
 
   const file = positionals[0]!;
+  if (format === 'folded' || format === 'speedscope') {
+    let text: string;
+    const progress = progressLine(io, file);
+    const problems = new ProblemLog();
+    try {
+      const metric = (values.metric ?? 'allocated') as CallPathMetric;
+      const source = FileSource.open(file);
+      try {
+        const header = readHeader(source);
+        const paths = callPaths(source, header, problems, { peak: format === 'speedscope' || metric === 'peak', onProgress: progress.update });
+        text = format === 'folded' ? foldedLines(paths.root, metric) : speedscopeJson(paths.root, path.basename(file), 'cc-memwrap');
+      } finally {
+        source.close();
+      }
+    } catch (e) {
+      progress.done();
+      return fail(describeReadError(file, e));
+    }
+    progress.done();
+    for (const p of problems.list()) io.err(`cc-memwrap export: ${file}: ${p.severity}: ${p.message}\n`);
+    return writeOut(text);
+  }
+
   const progress = progressLine(io, file);
   let model;
   try {
@@ -139,15 +189,19 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
     throw e;
   }
 
-  if (values.output !== undefined) {
-    try {
-      await writeFile(values.output, text);
-    } catch (e) {
-      return fail(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  return writeOut(text);
+
+  async function writeOut(text: string): Promise<number> {
+    if (values.output !== undefined) {
+      try {
+        await writeFile(values.output, text);
+      } catch (e) {
+        return fail(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+    } else {
+      io.out(text);
+      await io.flush();
     }
-  } else {
-    io.out(text);
-    await io.flush();
+    return 0;
   }
-  return 0;
 }

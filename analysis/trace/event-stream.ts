@@ -57,14 +57,14 @@ export interface StreamOptions {
 }
 
 /**
- * Calls `visit` with every readable record in the global order. The record object is reused: copy what you keep.
- * Problems (damage, truncation) go to `problems`, each thread's in its own stream's order.
+ * Calls `visit` with every readable record in the global order, until it returns false. The record object is reused:
+ * copy what you keep. Problems (damage, truncation) go to `problems`, each thread's in its own stream's order.
  */
 export function streamRecords(
   source: ByteSource,
   header: TraceHeader,
   problems: ProblemLog,
-  visit: (r: TraceRecord) => void,
+  visit: (r: TraceRecord) => boolean | void,
   options: StreamOptions = {},
 ): void {
   const byThread = new Map<number, ChunkEntry[]>();
@@ -118,7 +118,7 @@ export function streamRecords(
     const key = s.peeked.seq;
     // The whole run: every record of this thread read while its merge key stays the same.
     do {
-      visit(s.peeked);
+      if (visit(s.peeked) === false) return;
       if (options.onProgress !== undefined && ++sinceProgress === 1 << 16) {
         sinceProgress = 0;
         done = Math.max(done, s.peeked.offset);

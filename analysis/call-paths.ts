@@ -1,0 +1,206 @@
+// Heap and stack by call path, folded over the streamed records in one or two passes: a tree of the call paths seen
+// (functions from the entry sites of the open frames, outermost first), each with bytes allocated, allocations,
+// bytes live at the heap's peak, bytes leaked at the end, and the most stack in use with that path open. Memory grows
+// with call paths, sites, threads and live blocks, never with events.
+import type { ByteSource } from './trace/byte-source.js';
+import { streamRecords } from './trace/event-stream.js';
+import { Kind } from './trace/format.js';
+import type { TraceHeader } from './trace/header.js';
+import type { TraceRecord } from './trace/records.js';
+import { ProblemLog } from './problems.js';
+
+export const CALL_PATH_METRICS = ['allocated', 'count', 'peak', 'leaked', 'stack'] as const;
+export type CallPathMetric = (typeof CALL_PATH_METRICS)[number];
+
+export const METRIC_MEANING: Record<CallPathMetric, string> = {
+  allocated: 'bytes allocated (requested) by the path, over the whole run',
+  count: 'allocations made by the path',
+  peak: 'bytes allocated by the path and still live at the heap peak (requested bytes, first time the peak is reached)',
+  leaked: 'bytes allocated by the path and still live at the end of the trace',
+  stack: 'the most stack bytes in use (from the thread stack base) while the path was the whole call stack',
+};
+
+/** Allocations inside libc or uninstrumented code hang below the innermost instrumented frame under this name. */
+export const UNINSTRUMENTED_FRAME = '(libc or uninstrumented code)';
+/** Allocations made while no instrumented frame was open (static constructors, libc at start-up). */
+export const NO_FRAME = '(no instrumented frame)';
+
+export class PathNode {
+  readonly children = new Map<string, PathNode>();
+  readonly values: Record<CallPathMetric, number> = { allocated: 0, count: 0, peak: 0, leaked: 0, stack: 0 };
+  /** Where the function is defined (its entry site), when known. */
+  file: string | null = null;
+  line: number | null = null;
+
+  constructor(
+    readonly name: string,
+    readonly parent: PathNode | null,
+  ) {}
+
+  child(name: string): PathNode {
+    let c = this.children.get(name);
+    if (c === undefined) this.children.set(name, (c = new PathNode(name, this)));
+    return c;
+  }
+
+  /** Function names from the outermost frame down to this one. */
+  path(): string[] {
+    const names: string[] = [];
+    for (let n: PathNode | null = this; n !== null && n.parent !== null; n = n.parent) names.push(n.name);
+    return names.reverse();
+  }
+}
+
+export interface CallPaths {
+  root: PathNode;
+  /** Requested bytes live at the heap's peak, and the event (in the trace's global order) where it was first reached. */
+  peak: { bytes: number; event: number | null };
+  events: number;
+}
+
+const EVENT_KINDS = new Set<number>([Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]);
+
+interface Live {
+  node: PathNode;
+  size: number;
+}
+
+/** One pass over the records: the tree with everything but `peak`, the peak's event, and the blocks live at the end. */
+class PathFold {
+  readonly root = new PathNode('', null);
+  /** Site id → function name and definition, from the UNIT records read so far. */
+  private readonly sites = new Map<number, { func: string; file: string; line: number }>();
+  /** Per thread: the path node of each open frame, innermost last. */
+  private readonly stacks = new Map<number, PathNode[]>();
+  readonly live = new Map<number, Live>();
+  heap = 0;
+  peakBytes = 0;
+  peakEvent: number | null = null;
+  events = 0;
+
+  constructor(
+    /** Stop after this event (for the second pass, which snapshots the live blocks at the peak). */
+    private readonly stopAfter: number | null = null,
+  ) {}
+
+  done = false;
+
+  private top(thread: number): PathNode[] {
+    let s = this.stacks.get(thread);
+    if (s === undefined) this.stacks.set(thread, (s = []));
+    return s;
+  }
+
+  /** The node an allocation on `thread` is charged to. */
+  private owner(r: TraceRecord): PathNode {
+    const s = this.top(r.thread);
+    const inner = s.length > 0 ? s[s.length - 1]! : this.root.child(NO_FRAME);
+    return r.interposed ? inner.child(UNINSTRUMENTED_FRAME) : inner;
+  }
+
+  private create(r: TraceRecord): void {
+    const node = this.owner(r);
+    node.values.allocated += r.size;
+    node.values.count += 1;
+    this.live.set(r.seq, { node, size: r.size });
+    this.heap += r.size;
+  }
+
+  private end(id: number): void {
+    const b = this.live.get(id);
+    if (b === undefined) return; // a block the trace never created: the decoder reports it
+    this.live.delete(id);
+    this.heap -= b.size;
+  }
+
+  /** Takes one record; false once the event to stop after has been taken. */
+  record(r: TraceRecord): boolean {
+    if (this.done) return false;
+    if (r.ignored) return true;
+    switch (r.kind) {
+      case Kind.UNIT: {
+        const u = r.unit!;
+        for (let i = 0; i < u.kind.length; i++) {
+          const id = u.base + i;
+          if (!this.sites.has(id)) this.sites.set(id, { func: u.strings[u.func[i]!] ?? '?', file: u.strings[u.file[i]!] ?? '', line: u.line[i]! });
+        }
+        break;
+      }
+      case Kind.ENTER: {
+        const s = this.top(r.thread);
+        const site = this.sites.get(r.site);
+        const node = (s.length > 0 ? s[s.length - 1]! : this.root).child(site?.func ?? `site ${r.site}`);
+        if (node.file === null && site !== undefined) {
+          node.file = site.file;
+          node.line = site.line;
+        }
+        node.values.stack = Math.max(node.values.stack, r.depth);
+        s.push(node);
+        break;
+      }
+      case Kind.EXIT:
+        this.top(r.thread).pop();
+        break;
+      case Kind.UNWIND: {
+        const s = this.top(r.thread);
+        s.length = Math.max(0, s.length - r.count);
+        break;
+      }
+      case Kind.THREAD_END:
+        this.stacks.delete(r.thread);
+        break;
+      case Kind.ALLOC:
+        this.create(r);
+        break;
+      case Kind.FREE:
+        if (!r.untracked) this.end(r.block);
+        break;
+      case Kind.REALLOC:
+        if (r.failed) break;
+        if (r.block !== 0) this.end(r.block);
+        if (!r.noBlock) this.create(r);
+        break;
+    }
+    if (!EVENT_KINDS.has(r.kind)) return true;
+    if (this.heap > this.peakBytes) {
+      this.peakBytes = this.heap;
+      this.peakEvent = this.events;
+    }
+    if (this.events === this.stopAfter) this.done = true;
+    this.events++;
+    return !this.done;
+  }
+}
+
+/**
+ * The call-path tree of a trace. Two passes over the records when `peak` is wanted: the first finds the heap's peak,
+ * the second stops there and charges the blocks then live.
+ */
+export function callPaths(
+  source: ByteSource,
+  header: TraceHeader,
+  problems: ProblemLog,
+  options: { peak?: boolean; onProgress?: (fraction: number, phase: string) => void } = {},
+): CallPaths {
+  const progress = options.onProgress;
+  const passes = options.peak === false ? 1 : 2;
+  const fold = new PathFold();
+  streamRecords(source, header, problems, (r) => fold.record(r), {
+    onProgress: progress && ((done, total) => progress(done / total / passes, 'reading records')),
+  });
+  for (const b of fold.live.values()) b.node.values.leaked += b.size;
+  if (passes === 2 && fold.peakEvent !== null) {
+    const atPeak = new PathFold(fold.peakEvent);
+    // The same records again: their problems were logged by the first pass.
+    streamRecords(source, header, new ProblemLog(), (r) => atPeak.record(r), {
+      onProgress: progress && ((done, total) => progress(0.5 + done / total / 2, 'blocks live at the peak')),
+    });
+    for (const b of atPeak.live.values()) {
+      // The second pass built its own tree: find the same path in the first one.
+      let node = fold.root;
+      for (const name of b.node.path()) node = node.child(name);
+      node.values.peak += b.size;
+    }
+  }
+  return { root: fold.root, peak: { bytes: fold.peakBytes, event: fold.peakEvent }, events: fold.events };
+}
