@@ -2,6 +2,7 @@
 import { ExtKind, Flag, Kind, LeakClass, SiteKind, kindName } from './format.js';
 import { readHeader, type TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
+import { IndexHeap } from './index-heap.js';
 import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
 import { NONE, type BlockTable, type BranchTable, type EventTable, type FrameTable, type Model, type RunEnd, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
@@ -120,53 +121,23 @@ function mergeRuns(counter: Counter): number[] {
     return order;
   }
   const cursor = new Int32Array(T);
-  // Binary min-heap of thread ranks keyed by (key of the thread's next run, rank).
-  const heap: number[] = [];
+  // Thread ranks keyed by (key of the thread's next run, rank).
   const keyOf = (rank: number): number => threads[order[rank]!]!.runKey[cursor[rank]!]!;
-  const less = (a: number, b: number): boolean => {
+  const heap = new IndexHeap((a, b) => {
     const ka = keyOf(a);
     const kb = keyOf(b);
     return ka < kb || (ka === kb && a < b);
-  };
-  const push = (t: number): void => {
-    let i = heap.length;
-    heap.push(t);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!less(heap[i]!, heap[p]!)) break;
-      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-      i = p;
-    }
-  };
-  const pop = (): number => {
-    const top = heap[0]!;
-    const last = heap.pop()!;
-    if (heap.length > 0) {
-      heap[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
-        if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
-        if (m === i) break;
-        [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-        i = m;
-      }
-    }
-    return top;
-  };
-  for (let rank = 0; rank < T; rank++) if (threads[order[rank]!]!.runs > 0) push(rank);
+  });
+  for (let rank = 0; rank < T; rank++) if (threads[order[rank]!]!.runs > 0) heap.push(rank);
   let out = 0;
-  while (heap.length > 0) {
-    const rank = pop();
+  while (heap.size > 0) {
+    const rank = heap.pop();
     const t = threads[order[rank]!]!;
     const k = cursor[rank]!;
     t.runStart[k] = out;
     out += t.runLen[k]!;
     cursor[rank] = k + 1;
-    if (k + 1 < t.runs) push(rank);
+    if (k + 1 < t.runs) heap.push(rank);
   }
   return order;
 }

@@ -9,6 +9,7 @@ import type { ByteSource } from './byte-source.js';
 import type { TraceHeader } from './header.js';
 import { ChunkRecords, parseContext, scanChunks, ThreadCursor, TraceRecord, type ChunkEntry } from './records.js';
 import type { ProblemLog } from '../problems.js';
+import { IndexHeap } from './index-heap.js';
 
 /** Window per thread: a whole chunk when there are few threads, less when there are many (memory grows with threads). */
 const WINDOW_BUDGET = 256 << 20;
@@ -81,39 +82,16 @@ export function streamRecords(
   let done = 0;
   let sinceProgress = 0;
 
-  // Threads with a next record, as a binary min-heap by (the key of that record, thread index); ranks index `threads`.
-  const heap: number[] = [];
-  const less = (a: number, b: number): boolean => {
+  // Threads with a next record, by (the key of that record, thread index); ranks index `threads`.
+  const heap = new IndexHeap((a, b) => {
     const ka = threads[a]!.peeked.seq;
     const kb = threads[b]!.peeked.seq;
     return ka < kb || (ka === kb && a < b);
-  };
-  const siftDown = (i: number): void => {
-    for (;;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
-      if (m === i) return;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  };
-  const push = (t: number): void => {
-    let i = heap.length;
-    heap.push(t);
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!less(heap[i]!, heap[p]!)) return;
-      [heap[i], heap[p]] = [heap[p]!, heap[i]!];
-      i = p;
-    }
-  };
-  for (let t = 0; t < threads.length; t++) if (threads[t]!.hasNext) push(t);
+  });
+  for (let t = 0; t < threads.length; t++) if (threads[t]!.hasNext) heap.push(t);
 
-  while (heap.length > 0) {
-    const t = heap[0]!;
+  while (heap.size > 0) {
+    const t = heap.top();
     const s = threads[t]!;
     const key = s.peeked.seq;
     // The whole run: every record of this thread read while its merge key stays the same.
@@ -126,14 +104,8 @@ export function streamRecords(
       }
       s.advance();
     } while (s.hasNext && s.peeked.seq === key);
-    if (s.hasNext) siftDown(0);
-    else {
-      const last = heap.pop()!;
-      if (heap.length > 0) {
-        heap[0] = last;
-        siftDown(0);
-      }
-    }
+    if (s.hasNext) heap.topChanged();
+    else heap.pop();
   }
   options.onProgress?.(total, total);
 }
