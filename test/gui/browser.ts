@@ -121,6 +121,11 @@ export function paintedPixels(page: Page): Promise<number> {
   });
 }
 
+/** The chart's canvas as a PNG data URL: two pictures are equal only when every pixel is. */
+export function plotPicture(page: Page): Promise<string> {
+  return page.evaluate(() => (document.querySelector('canvas.plot') as HTMLCanvasElement).toDataURL());
+}
+
 export interface Viewer {
   browser: Browser;
   server: RunningServer;
@@ -163,7 +168,15 @@ export function traceProgram(source: string): { trace: string; model: Model; std
   return { trace, model: decodeTrace(new Uint8Array(readFileSync(trace))), stdout: ran.stdout };
 }
 
-/** The event the page has selected (its automation handle), or null. */
-export function selectedEvent(page: Page): Promise<number | null> {
-  return page.evaluate(() => (window as unknown as { ccMemwrapView: { selected: number | null } }).ccMemwrapView.selected);
+/**
+ * The event the page shows as selected: the number the detail pane's "event" fact starts with ("123 · ALLOC · …"),
+ * or null when the pane shows no event (its hint). Read from the page as a person reads it.
+ */
+export async function selectedEvent(page: Page): Promise<number | null> {
+  const fact = page.locator('#detail dl.facts dd').first();
+  if ((await fact.count()) === 0) return null;
+  const text = (await fact.textContent()) ?? '';
+  const m = /^(\d+) · /.exec(text);
+  if (m === null) throw new Error(`the detail pane's event fact reads "${text}"`);
+  return Number(m[1]);
 }

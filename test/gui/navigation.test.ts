@@ -6,14 +6,7 @@ import { nextEventOfClass } from '../../analysis/event-sets.js';
 import type { Model } from '../../analysis/model.js';
 import { packageRoot } from '../../package-root.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { SCREENSHOTS, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
-
-/** The event number the detail pane shows (its first fact reads "N · KIND …"), or null when nothing is selected. */
-async function detailEvent(page: Page): Promise<number | null> {
-  const facts = page.locator('#detail .facts dd').first();
-  if ((await facts.count()) === 0) return null;
-  return Number(/^(\d+) ·/.exec((await facts.textContent()) ?? '')?.[1] ?? NaN);
-}
+import { SCREENSHOTS, selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 describe('search and the keyboard, on samples/linked-list.c', () => {
   let viewer: Viewer;
@@ -38,14 +31,14 @@ describe('search and the keyboard, on samples/linked-list.c', () => {
     await shot(page, 'search-typed');
     await page.keyboard.press('Enter');
     await results.waitFor({ state: 'hidden' });
-    const first = await detailEvent(page);
+    const first = await selectedEvent(page);
     expect(await page.locator('#detail h3').textContent()).toBe('ENTER main');
     // n: the next call after main's entry (make_node's), as on the page; nothing goes into the box and no list opens.
     await page.keyboard.press('n');
     await shot(page, 'search-enter-then-n');
     const next = nextEventOfClass(model, first!, 1, 'call');
     expect(next).not.toBeNull();
-    expect(await detailEvent(page)).toBe(next);
+    expect(await selectedEvent(page)).toBe(next);
     expect(await page.locator('#detail h3').textContent()).toBe('ENTER make_node');
     expect(await page.locator('#search').inputValue()).toBe('main');
     expect(await results.isHidden()).toBe(true);
@@ -74,7 +67,7 @@ describe('search and the keyboard, on samples/linked-list.c', () => {
       await page.keyboard.type('qqq');
       await results.waitFor({ state: 'visible' });
       expect(await results.textContent()).toContain('nothing matches “qqq”');
-      const before = await detailEvent(page);
+      const before = await selectedEvent(page);
       await close();
       await results.waitFor({ state: 'hidden', timeout: 2000 }).catch(() => {
         throw new Error(`${how} left the list open`);
@@ -87,7 +80,7 @@ describe('search and the keyboard, on samples/linked-list.c', () => {
       if (how !== 'a click on the chart') {
         const expected = nextEventOfClass(model, before!, key === 'n' ? 1 : -1, 'call');
         expect(expected).not.toBeNull();
-        expect(await detailEvent(page)).toBe(expected);
+        expect(await selectedEvent(page)).toBe(expected);
       }
     }
     await shot(page, 'search-closed');
@@ -244,7 +237,7 @@ describe('deep zoom on a million-event trace (gui/bench/workload.c)', () => {
     const canvas = (await page.locator('canvas.plot').boundingBox())!;
     // A click 4 % into the plot, where zooming around the centre loses it at the first +.
     await page.mouse.click(axis.plotLeft + 0.04 * (axis.plotRight - axis.plotLeft), canvas.y + canvas.height * 0.3);
-    const selected = await detailEvent(page);
+    const selected = await selectedEvent(page);
     expect(selected).not.toBeNull();
     const x0 = await selectedMarkX(page, axis);
     expect(x0).not.toBeNull();
@@ -255,7 +248,7 @@ describe('deep zoom on a million-event trace (gui/bench/workload.c)', () => {
       const x = await selectedMarkX(page, axis);
       expect(x, `mark after ${i} presses of +`).not.toBeNull();
       expect(Math.abs(x! - x0!), `mark after ${i} presses of +`).toBeLessThan(3);
-      expect(await detailEvent(page)).toBe(selected);
+      expect(await selectedEvent(page)).toBe(selected);
     }
     // Zoomed to single events: the axis, read at the mark between its outermost ticks, names the selected event.
     const first = axis.ticks[0]!;

@@ -21,8 +21,6 @@ function framesOf(model: Model, name: string): number[] {
 }
 
 const openPanel = (page: Page, name: string) => page.locator(`#panel-tabs button[data-panel=${name}]`).click();
-/** The event number the detail pane shows (its "event" fact starts with it). */
-const detailEvent = async (page: Page) => Number((await page.locator('#detail dl.facts dd').first().textContent())!.split(' · ')[0]);
 
 describe('viewer on test/programs/bst.c', () => {
   let trace: string;
@@ -93,7 +91,7 @@ describe('viewer on test/programs/bst.c', () => {
     expect((await button.textContent())!.trim()).toBe('Total peak');
     expect(await button.getAttribute('title')).toContain('heap + stack + static');
     await button.click();
-    expect(await detailEvent(page)).toBe(p.total.event);
+    expect(await selectedEvent(page)).toBe(p.total.event);
     expect(await selectedEvent(page)).toBe(p.total.event);
 
     const tab = page.locator('#panel-tabs button[data-panel=peak]');
@@ -102,14 +100,14 @@ describe('viewer on test/programs/bst.c', () => {
     const heapLink = page.locator('#panel-body [data-role=heap-peak]');
     expect(await heapLink.textContent()).toBe(`Heap peak: ${formatBytes(p.heap.peakBytes)} at event ${p.heap.event} (${p.heap.liveBlocks} live blocks)`);
     await heapLink.click();
-    expect(await detailEvent(page)).toBe(p.heap.event);
+    expect(await selectedEvent(page)).toBe(p.heap.event);
     // The panel names the total peak too, and its link goes where the toolbar's button goes.
     const totalLink = page.locator('#panel-body [data-role=total-peak]');
     expect(await totalLink.textContent()).toBe(`${formatBytes(p.total.peakBytes)} at event ${p.total.event}`);
     expect(await page.locator('#panel-body p.hint').textContent()).toContain('Total peak (heap + stack + static');
     await shot(page, 'student-peaks');
     await totalLink.click();
-    expect(await detailEvent(page)).toBe(p.total.event);
+    expect(await selectedEvent(page)).toBe(p.total.event);
     expect(viewer.errors).toEqual([]);
   });
 

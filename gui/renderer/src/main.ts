@@ -7,8 +7,9 @@ import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
 import { Chart, type BudgetMark } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
-import { chartPng, chartSvg, download } from './chart/export.js';
-import { CLASS_COLOURS, CLASS_LABELS, MARK_COLOURS, SERIES_COLOURS } from './chart/palette.js';
+import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
+import { LEGEND_KEYS, type LegendKey } from './chart/legend.js';
+import { VOCABULARY_NOTES } from './vocabulary.js';
 import { noSourceText, renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
@@ -117,29 +118,25 @@ function progress(label: string | null, fraction = 0): void {
 }
 
 function legend(): void {
-  const swatch = (colour: string, label: string, cls = 'swatch'): HTMLElement => {
-    const s = el('span', { class: cls });
-    s.style.background = colour;
-    return el('span', { class: 'key' }, s, label);
+  const swatch = (k: LegendKey): HTMLElement => {
+    const s = el('span', { class: k.shape === 'box' ? 'swatch' : `swatch ${k.shape}` });
+    s.style.background = k.colour;
+    return el('span', { class: 'key' }, s, k.label);
   };
-  fill(
-    byId('legend'),
-    ...(['alloc', 'free', 'call', 'return'] as EventClass[]).map((c) => swatch(CLASS_COLOURS[c], CLASS_LABELS[c])),
-    swatch(SERIES_COLOURS.stack, 'stack (summarised)'),
-    swatch(SERIES_COLOURS.static, 'static'),
-    swatch(SERIES_COLOURS.heap, 'heap (summarised)'),
-    // Zoomed out, a column stands for many events: its light part reaches the largest value among them, its dark
-    // part the smallest, and thin rows under the plot are coloured by the kinds of event it holds. The strip under
-    // the x axis is the whole run, where a range can be brushed.
-    swatch(SERIES_COLOURS.heapMin, 'darker: the smallest in a column'),
-    swatch(CLASS_COLOURS.alloc, 'rows under the plot: the kinds of event in a column', 'swatch rug'),
-    swatch(SERIES_COLOURS.stack, 'strip under the axis: the whole run (drag to zoom)'),
-    swatch(MARK_COLOURS.selected, 'selected', 'swatch line'),
-    swatch(MARK_COLOURS.related, 'its other end / linked', 'swatch line'),
-    swatch(MARK_COLOURS.orphaned, 'orphaned by the free', 'swatch line'),
-    swatch(MARK_COLOURS.highlight, 'highlighted'),
-    swatch(MARK_COLOURS.budget, 'budget', 'swatch line'),
-  );
+  fill(byId('legend'), ...LEGEND_KEYS.map(swatch), ...VOCABULARY_NOTES.map((n) => el('span', { class: 'note' }, n)));
+}
+
+/** The exports' title band: the trace and its program, and the events shown. */
+function exportTitle(): ExportTitle {
+  const view = state.view;
+  const program = view?.summary.process.program ?? null;
+  const [a, b] = chart.visibleEvents();
+  const thread = byId<HTMLSelectElement>('thread');
+  const whose = thread.value === 'all' ? '' : `, ${thread.selectedOptions[0]?.textContent ?? ''}`;
+  return {
+    title: program === null ? state.traceTitle : `${program.split('/').pop()} — ${state.traceTitle}`,
+    subtitle: `events ${a.toLocaleString('en-US')}–${Math.max(a, b - 1).toLocaleString('en-US')} of ${(view?.model.events.count ?? 0).toLocaleString('en-US')}${whose}`,
+  };
 }
 
 /** Decodes trace bytes in the worker; resolves with everything the page shows. */
@@ -475,9 +472,9 @@ byId('peak').addEventListener('click', jumpToPeak);
 byId('x-mode').addEventListener('change', applyXMode);
 byId('thread').addEventListener('change', applyThread);
 byId('show-libc').addEventListener('change', applyLibcHeap);
-byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, state.traceTitle)], { type: 'image/svg+xml' }), `${state.traceTitle}.svg`));
+byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, exportTitle())], { type: 'image/svg+xml' }), `${state.traceTitle}.svg`));
 byId('export-png').addEventListener('click', () => {
-  chartPng(chart, state.traceTitle).then(
+  chartPng(chart, exportTitle()).then(
     (blob) => download(blob, `${state.traceTitle}.png`),
     (e: unknown) => showError(`PNG export failed: ${(e as Error).message}`),
   );

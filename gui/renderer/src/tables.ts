@@ -1,5 +1,7 @@
 // The analysis tables behind the panels, computed on first use and kept: a panel costs one pass over the model when it is first opened (about 0.1 s for five million events), not before the first chart.
 import { attribution, type Attribution, type AttributionBy } from '../../../analysis/attribution.js';
+import { Kind } from '../../../analysis/trace/format.js';
+import { NONE } from '../../../analysis/model.js';
 import { leaksAtExit, type LeaksAtExit } from '../../../analysis/leaks.js';
 import { linkedFrees, type LinkedFree } from '../../../analysis/linked.js';
 import type { Model } from '../../../analysis/model.js';
@@ -7,6 +9,18 @@ import { peaks, type Peaks } from '../../../analysis/peak.js';
 import { leakCauses, type LeakCauses } from '../../../analysis/leak-causes.js';
 import { stackReport, type StackReport } from '../../../analysis/stack-report.js';
 import type { StackInfo } from '../../../host/session-types.js';
+
+/** Blocks made and ended, as the panels count them (vocabulary.ts), and how many of each a realloc did. */
+export interface BlockCounts {
+  allocations: number;
+  frees: number;
+  byRealloc: { allocations: number; frees: number };
+}
+
+/** An attribution table and, by row key, the blocks its events made and ended. */
+export interface AttributionWithBlocks extends Attribution {
+  blocks: Map<string, { allocations: number; frees: number }>;
+}
 
 /** Rows shown per table; beyond, the panel says how many there are. */
 export const TABLE_ROWS = 500;
@@ -25,8 +39,34 @@ export class Tables {
     return this.memo.get(key) as T;
   }
 
-  attribution(by: AttributionBy): Attribution {
-    return this.once(`by:${by}`, () => attribution(this.model, { by }));
+  attribution(by: AttributionBy): AttributionWithBlocks {
+    return this.once(`by:${by}`, () => {
+      const { newBlock, oldBlock } = this.model.events;
+      const blocks = new Map<string, { allocations: number; frees: number }>();
+      const a = attribution(this.model, { by }, (e, key) => {
+        let n = blocks.get(key);
+        if (n === undefined) blocks.set(key, (n = { allocations: 0, frees: 0 }));
+        if (newBlock[e] !== NONE) n.allocations++;
+        if (oldBlock[e] !== NONE) n.frees++;
+      });
+      return { ...a, blocks };
+    });
+  }
+
+  /** The run's blocks made and ended, and those a realloc made or ended: one pass over the blocks. */
+  blockCounts(): BlockCounts {
+    return this.once('blocks', () => {
+      const { blocks, events } = this.model;
+      const out: BlockCounts = { allocations: blocks.count, frees: 0, byRealloc: { allocations: 0, frees: 0 } };
+      for (let b = 0; b < blocks.count; b++) {
+        if (events.kind[blocks.allocEvent[b]!] === Kind.REALLOC) out.byRealloc.allocations++;
+        const f = blocks.freeEvent[b]!;
+        if (f === NONE) continue;
+        out.frees++;
+        if (events.kind[f] === Kind.REALLOC) out.byRealloc.frees++;
+      }
+      return out;
+    });
   }
 
   peaks(): Peaks {

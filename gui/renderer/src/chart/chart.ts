@@ -5,12 +5,17 @@ import { formatBytesFine } from '../../../../analysis/units.js';
 import { lowerBound } from '../../../../analysis/lod.js';
 import { anyIn, byteTicks, layout, MIN_BAR_PX, positionOf, eventAt, representative, type Bars, type ChartData, type Columns, type XMode } from './columns.js';
 import { CLASS_COLOURS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
+import { CanvasPainter, type Painter, type TextStyle } from './painter.js';
+import { STACK_MEASURE } from '../vocabulary.js';
 
 export const MARGIN = { left: 72, right: 12, top: 8, bottom: 22 };
 /** Share of the plot height above the axis (stack and static). */
 const UPPER_SHARE = 0.4;
 /** Height of the class rug under the plot: one 3 px row per class. */
 const RUG_ROW = 3;
+const BUDGET_DASH = [6, 4] as const;
+const MARK_DASH = [4, 3] as const;
+const BUDGET_TEXT: TextStyle = { colour: MARK_COLOURS.budget, size: 11 };
 
 export interface BudgetMark {
   label: string;
@@ -65,6 +70,8 @@ export class Chart {
   private syncingBrush = false;
   private lastLayout: Columns | Bars | null = null;
   private xAxis: SVGGElement | null = null;
+  private readonly screen = new CanvasPainter();
+  private readonly ovScreen = new CanvasPainter();
   budgets: BudgetMark[] = [];
   marks: ChartMarks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   /** Milliseconds of each draw, for the benchmark and the status line. */
@@ -226,149 +233,98 @@ export class Chart {
     this.fitBytes(x);
     const lay = layout(data, this.mode, x, this.geo.plotW, this.lastLayout?.kind === 'columns' ? this.lastLayout : null);
     this.lastLayout = lay;
-    this.drawRanges(ctx, x);
-    if (lay.kind === 'bars') this.drawBars(ctx, lay);
-    else this.drawColumns(ctx, lay, (v) => this.y('above', v), (v) => this.y('heap', v), this.geo.zeroY, this.geo.zeroY + this.geo.lowerH + 3);
-    this.drawBudgetLines(ctx);
-    this.drawMarks(ctx, lay, x);
+    this.screen.ctx = ctx;
+    this.paint(this.screen, lay, x);
     ctx.restore();
     this.drawAxes(x);
     this.drawTimes.push(performance.now() - t0);
     if (this.drawTimes.length > 2000) this.drawTimes.splice(0, 1000);
   }
 
+  /**
+   * The plot, in plot coordinates (x from the plot's left edge), through `p`: exceeded budget ranges, bars or
+   * summarised columns with the static layer and the class rug, budget lines with their labels, and the marks. The
+   * screen draws it on the canvas every frame; the export writes it as SVG.
+   */
+  private paint(p: Painter, lay: Columns | Bars, x: ScaleLinear<number, number>): void {
+    this.paintRanges(p, x);
+    if (lay.kind === 'bars') this.paintBars(p, lay);
+    else paintColumns(p, lay, (v) => this.y('above', v), (v) => this.y('heap', v), this.geo.zeroY, this.geo.zeroY + this.geo.lowerH + 3);
+    this.paintBudgetLines(p);
+    this.paintMarks(p, lay, x);
+  }
+
   private y(side: 'above' | 'heap', bytes: number): number {
     return side === 'above' ? MARGIN.top + this.upper(bytes) : this.geo.zeroY + this.lower(bytes);
   }
 
-  /** Summarised columns: max (light) and min (dark) of each series; with `rugTop`, the class rug under the plot. */
-  private drawColumns(ctx: CanvasRenderingContext2D, cols: Columns, up: (v: number) => number, down: (v: number) => number, zeroY: number, rugTop: number | null): void {
-    // One path and one fill per colour: thousands of fillRect calls cost more than the layout itself.
-    const fillCols = (colour: string, top: (c: number) => number, bottom: (c: number) => number): void => {
-      ctx.fillStyle = colour;
-      ctx.beginPath();
-      for (let c = 0; c < cols.width; c++) {
-        const a = top(c);
-        const b = bottom(c);
-        if (b - a >= 0.5) ctx.rect(c, a, 1, b - a);
-      }
-      ctx.fill();
-    };
-    fillCols(SERIES_COLOURS.stack, (c) => up(cols.aboveMax[c]!), () => zeroY);
-    fillCols(SERIES_COLOURS.stackMin, (c) => up(cols.aboveMin[c]!), () => zeroY);
-    fillCols(SERIES_COLOURS.static, (c) => up(cols.staticMax[c]!), () => zeroY);
-    fillCols(SERIES_COLOURS.heap, () => zeroY, (c) => down(cols.heapMax[c]!));
-    fillCols(SERIES_COLOURS.heapMin, () => zeroY, (c) => down(cols.heapMin[c]!));
-    if (rugTop === null) return;
-    // The rug: which classes of event occur in each column.
-    EVENT_CLASSES.slice(0, 4).forEach((cls, row) => {
-      ctx.fillStyle = CLASS_COLOURS[cls];
-      const bit = 1 << row;
-      ctx.beginPath();
-      for (let c = 0; c < cols.width; c++) if (cols.masks[c]! & bit) ctx.rect(c, rugTop + row * RUG_ROW, 1, RUG_ROW - 1);
-      ctx.fill();
-    });
-  }
-
-  private drawBars(ctx: CanvasRenderingContext2D, lay: Bars): void {
+  private paintBars(p: Painter, lay: Bars): void {
     const s = this.data!.series;
+    const zeroY = this.geo.zeroY;
     const gap = (lay.bars[0] ? lay.bars[0].x1 - lay.bars[0].x0 : 0) > 6 ? 1 : 0;
     for (const bar of lay.bars) {
       const e = bar.event;
       const w = Math.max(1, bar.x1 - bar.x0 - gap);
-      ctx.fillStyle = CLASS_COLOURS[eventClassOfKind(this.kinds[e]!)];
+      const colour = CLASS_COLOURS[eventClassOfKind(this.kinds[e]!)];
       const top = this.y('above', s.above[e]!);
-      ctx.fillRect(bar.x0, top, w, this.geo.zeroY - top);
-      ctx.fillRect(bar.x0, this.geo.zeroY, w, this.y('heap', s.heap[e]!) - this.geo.zeroY);
+      p.fillRect(bar.x0, top, w, zeroY - top, colour);
+      p.fillRect(bar.x0, zeroY, w, this.y('heap', s.heap[e]!) - zeroY, colour);
       const st = this.y('above', s.static[e]!);
-      if (this.geo.zeroY - st >= 0.5) {
-        ctx.fillStyle = SERIES_COLOURS.static;
-        ctx.fillRect(bar.x0, st, w, this.geo.zeroY - st);
-      }
+      if (zeroY - st >= 0.5) p.fillRect(bar.x0, st, w, zeroY - st, SERIES_COLOURS.static);
     }
   }
 
-  private drawRanges(ctx: CanvasRenderingContext2D, x: ScaleLinear<number, number>): void {
+  private paintRanges(p: Painter, x: ScaleLinear<number, number>): void {
     const data = this.data!;
-    ctx.fillStyle = MARK_COLOURS.exceeded;
+    p.begin(MARK_COLOURS.exceeded);
     for (const b of this.budgets) {
       for (const [s, e] of b.ranges) {
         const x0 = Math.max(0, x(positionOf(data, this.mode, s)));
         const x1 = Math.min(this.geo.plotW, x(positionOf(data, this.mode, e + 1)));
         // Shaded on its own side of the axis: a heap range below, stack, static and total ranges above.
         const [top, height] = b.side === 'heap' ? [this.geo.zeroY, this.geo.lowerH] : [MARGIN.top, this.geo.upperH];
-        if (x1 >= 0 && x0 <= this.geo.plotW) ctx.fillRect(x0, top, Math.max(1, x1 - x0), height);
+        if (x1 >= 0 && x0 <= this.geo.plotW) p.rect(x0, top, Math.max(1, x1 - x0), height);
       }
     }
+    p.end();
   }
 
-  private drawBudgetLines(ctx: CanvasRenderingContext2D): void {
-    ctx.save();
-    ctx.strokeStyle = MARK_COLOURS.budget;
-    ctx.fillStyle = MARK_COLOURS.budget;
-    ctx.setLineDash([6, 4]);
-    ctx.font = '11px sans-serif';
+  private paintBudgetLines(p: Painter): void {
     for (const b of this.budgets) {
       // Zoomed in, the byte axes fit the events in view and a budget may lie beyond them: not drawn then.
       if (b.bytes > (b.side === 'above' ? this.upper : this.lower).domain()[1]!) continue;
       const y = Math.round(this.y(b.side, b.bytes)) + 0.5;
-      ctx.beginPath();
-      ctx.moveTo(0, y);
-      ctx.lineTo(this.geo.plotW, y);
-      ctx.stroke();
-      ctx.fillText(`${b.label} budget ${formatBytesFine(b.bytes)}`, 4, b.side === 'above' ? y - 3 : y + 12);
+      p.line(0, y, this.geo.plotW, y, MARK_COLOURS.budget, 1, BUDGET_DASH);
+      p.text(budgetLabel(b), 4, b.side === 'above' ? y - 3 : y + 12, BUDGET_TEXT);
     }
-    ctx.restore();
   }
 
-  private drawMarks(ctx: CanvasRenderingContext2D, lay: Columns | Bars, x: ScaleLinear<number, number>): void {
+  private paintMarks(p: Painter, lay: Columns | Bars, x: ScaleLinear<number, number>): void {
     const data = this.data!;
     const { highlight, related, orphaned, selected } = this.marks;
+    const { zeroY, plotH, plotW } = this.geo;
     const markAt = (px: number, colour: string, dashed: boolean, width: number): void => {
-      ctx.save();
-      ctx.strokeStyle = colour;
-      ctx.lineWidth = width;
-      if (dashed) ctx.setLineDash([4, 3]);
-      ctx.beginPath();
-      ctx.moveTo(px, MARGIN.top);
-      ctx.lineTo(px, MARGIN.top + this.geo.plotH);
-      ctx.stroke();
-      ctx.restore();
+      if (px >= 0 && px <= plotW) p.line(px, MARGIN.top, px, MARGIN.top + plotH, colour, width, dashed ? MARK_DASH : null);
     };
-    const tri = (px: number, colour: string): void => {
-      ctx.fillStyle = colour;
-      ctx.beginPath();
-      ctx.moveTo(px, this.geo.zeroY - 1);
-      ctx.lineTo(px - 4, this.geo.zeroY - 8);
-      ctx.lineTo(px + 4, this.geo.zeroY - 8);
-      ctx.fill();
-    };
+    const tri = (px: number): void => p.triangle(px, zeroY - 1, px - 4, zeroY - 8, px + 4, zeroY - 8);
     if (highlight.length > 0) {
+      p.begin(MARK_COLOURS.highlight);
       if (lay.kind === 'columns') {
-        for (let c = 0; c < lay.width; c++) if (lay.end[c]! > lay.first[c]! && anyIn(highlight, lay.first[c]!, lay.end[c]!)) tri(c + 0.5, MARK_COLOURS.highlight);
+        for (let c = 0; c < lay.width; c++) if (lay.end[c]! > lay.first[c]! && anyIn(highlight, lay.first[c]!, lay.end[c]!)) tri(c + 0.5);
       } else {
-        for (const bar of lay.bars) if (anyIn(highlight, bar.event, bar.event + 1)) tri((bar.x0 + bar.x1) / 2, MARK_COLOURS.highlight);
+        for (const bar of lay.bars) if (anyIn(highlight, bar.event, bar.event + 1)) tri((bar.x0 + bar.x1) / 2);
       }
+      p.end();
     }
     const centre = (e: number): number => {
       const a = x(positionOf(data, this.mode, e));
       const b = e + 1 < data.count ? x(positionOf(data, this.mode, e + 1)) : a + 1;
       return (a + Math.max(b, a + 1)) / 2;
     };
-    for (const e of related) {
-      const px = centre(e);
-      if (px >= 0 && px <= this.geo.plotW) markAt(px, MARK_COLOURS.related, true, 2);
-    }
-    for (const e of orphaned) {
-      const px = centre(e);
-      if (px >= 0 && px <= this.geo.plotW) markAt(px, MARK_COLOURS.orphaned, true, 3);
-    }
-    if (selected !== null) {
-      const px = centre(selected);
-      if (px >= 0 && px <= this.geo.plotW) markAt(px, MARK_COLOURS.selected, false, 1.5);
-    }
+    for (const e of related) markAt(centre(e), MARK_COLOURS.related, true, 2);
+    for (const e of orphaned) markAt(centre(e), MARK_COLOURS.orphaned, true, 3);
+    if (selected !== null) markAt(centre(selected), MARK_COLOURS.selected, false, 1.5);
   }
-
   /** The parts of the axes that change only with the size or the data: byte axes, zero line, labels, and the x axis group. */
   private buildAxes(): void {
     const svg = select(this.axes);
@@ -384,7 +340,7 @@ export class Chart {
       .attr('y1', this.geo.zeroY + 0.5)
       .attr('y2', this.geo.zeroY + 0.5)
       .attr('class', 'zero');
-    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', MARGIN.top + 10).text('stack + static ↑');
+    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', MARGIN.top + 10).text(`stack (${STACK_MEASURE}) + static ↑`);
     svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', this.geo.zeroY + this.geo.lowerH - 4).text('heap ↓');
   }
 
@@ -434,18 +390,18 @@ export class Chart {
     const upMax = byteTicks(this.fullUp, 3).at(-1)!;
     const downMax = byteTicks(this.fullDown, 4).at(-1)!;
     const lay = layout(data, this.mode, scaleLinear().domain(this.base.domain()).range([0, plotW]), plotW);
+    const p = this.ovScreen;
+    p.ctx = ctx;
     ctx.save();
     ctx.translate(MARGIN.left, 0);
     if (lay.kind === 'bars') {
       for (const bar of lay.bars) {
         const w = Math.max(1, bar.x1 - bar.x0 - 1);
-        ctx.fillStyle = SERIES_COLOURS.stack;
         const top = zeroY - (data.series.above[bar.event]! / upMax) * upperH;
-        ctx.fillRect(bar.x0, top, w, zeroY - top);
-        ctx.fillStyle = SERIES_COLOURS.heap;
-        ctx.fillRect(bar.x0, zeroY, w, (data.series.heap[bar.event]! / downMax) * (h - 4 - upperH));
+        p.fillRect(bar.x0, top, w, zeroY - top, SERIES_COLOURS.stack);
+        p.fillRect(bar.x0, zeroY, w, (data.series.heap[bar.event]! / downMax) * (h - 4 - upperH), SERIES_COLOURS.heap);
       }
-    } else this.drawColumns(ctx, lay, (v) => zeroY - (v / upMax) * upperH, (v) => zeroY + (v / downMax) * (h - 4 - upperH), zeroY, null);
+    } else paintColumns(p, lay, (v) => zeroY - (v / upMax) * upperH, (v) => zeroY + (v / downMax) * (h - 4 - upperH), zeroY, null);
     ctx.restore();
   }
 
@@ -569,25 +525,50 @@ export class Chart {
     return [eventAt(data, this.mode, d0), Math.min(data.count, eventAt(data, this.mode, d1) + 1)];
   }
 
-  /** The current drawing as layers for the SVG/PNG export: the same layout, no per-event elements. */
-  exportLayers(): { width: number; height: number; plot: HTMLCanvasElement; axes: SVGSVGElement } {
-    return { width: this.geo.width, height: this.geo.height, plot: this.canvas, axes: this.axes };
+  /**
+   * The current view painted through `p` (the export's SVG), exactly as the screen's last frame: the same layout, in
+   * plot coordinates. Returns the sizes and the axes (d3's SVG, numbers only) to put around it; null before a trace.
+   */
+  paintExport(p: Painter): { width: number; height: number; plotW: number; axes: SVGSVGElement } | null {
+    const lay = this.lastLayout;
+    if (this.data === null || lay === null) return null;
+    this.paint(p, lay, this.xs());
+    return { width: this.geo.width, height: this.geo.height, plotW: this.geo.plotW, axes: this.axes };
   }
+}
 
-  /** What the export needs to redraw the plot as vectors. */
-  exportModel(): { layout: Columns | Bars | null; upper: (v: number) => number; lower: (v: number) => number; zeroY: number; plotW: number; plotH: number; kinds: Uint8Array; data: ChartData | null; budgets: BudgetMark[] } {
-    return {
-      layout: this.lastLayout,
-      upper: (v) => MARGIN.top + this.upper(v),
-      lower: (v) => this.geo.zeroY + this.lower(v),
-      zeroY: this.geo.zeroY,
-      plotW: this.geo.plotW,
-      plotH: this.geo.plotH,
-      kinds: this.kinds,
-      data: this.data,
-      budgets: this.budgets,
-    };
-  }
+/** A budget line's label: its kind, its limit, and for a stack budget the stack figure it checks. */
+export function budgetLabel(b: BudgetMark): string {
+  return `${b.label} budget ${formatBytesFine(b.bytes)}${b.label === 'stack' ? ` (${STACK_MEASURE})` : ''}`;
+}
+
+/**
+ * Summarised columns through `p`: max (light) and min (dark) of each series, one batch per colour (thousands of
+ * separate rectangles cost more than the layout itself); with `rugTop`, the class rug under the plot.
+ */
+function paintColumns(p: Painter, cols: Columns, up: (v: number) => number, down: (v: number) => number, zeroY: number, rugTop: number | null): void {
+  const fillCols = (colour: string, top: (c: number) => number, bottom: (c: number) => number): void => {
+    p.begin(colour);
+    for (let c = 0; c < cols.width; c++) {
+      const a = top(c);
+      const b = bottom(c);
+      if (b - a >= 0.5) p.rect(c, a, 1, b - a);
+    }
+    p.end();
+  };
+  fillCols(SERIES_COLOURS.stack, (c) => up(cols.aboveMax[c]!), () => zeroY);
+  fillCols(SERIES_COLOURS.stackMin, (c) => up(cols.aboveMin[c]!), () => zeroY);
+  fillCols(SERIES_COLOURS.static, (c) => up(cols.staticMax[c]!), () => zeroY);
+  fillCols(SERIES_COLOURS.heap, () => zeroY, (c) => down(cols.heapMax[c]!));
+  fillCols(SERIES_COLOURS.heapMin, () => zeroY, (c) => down(cols.heapMin[c]!));
+  if (rugTop === null) return;
+  // The rug: which classes of event occur in each column.
+  EVENT_CLASSES.slice(0, 4).forEach((cls, row) => {
+    const bit = 1 << row;
+    p.begin(CLASS_COLOURS[cls]);
+    for (let c = 0; c < cols.width; c++) if (cols.masks[c]! & bit) p.rect(c, rugTop + row * RUG_ROW, 1, RUG_ROW - 1);
+    p.end();
+  });
 }
 
 function sizeCanvas(c: HTMLCanvasElement, w: number, h: number): void {

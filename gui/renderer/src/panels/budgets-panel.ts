@@ -3,6 +3,7 @@ import type { BudgetCheck, BudgetRange, BudgetStack } from '../../../../analysis
 import { formatBytes, formatCount, plural } from '../../../../analysis/units.js';
 import { el, fill } from '../dom.js';
 import { table } from './table.js';
+import { STACK_MEASURE } from '../vocabulary.js';
 
 /** Ranges listed per budget; the analysis holds them all. */
 const RANGES_SHOWN = 200;
@@ -55,7 +56,7 @@ function stackDetail(x: Row, act: BudgetActions): HTMLElement {
   const head = el('h4', {}, `${x.c.kind} ≤ ${formatBytes(x.c.limitBytes)}, ${range}: the stack at its start (event ${r.startEvent})`);
   const threads = (r.stacks ?? []).map((s) => {
     const frames = s.frames.map((f, i) => {
-      const label = i === 0 ? `${f.function} ${exact(f.depthBytes)} from the stack base` : `${f.function} ${exact(f.frameBytes ?? 0)}`;
+      const label = i === 0 ? `${f.function} ${exact(f.depthBytes)} ${STACK_MEASURE}` : `${f.function} ${exact(f.frameBytes ?? 0)}`;
       const b = el('button', { type: 'button', class: 'link' }, label);
       b.addEventListener('click', () => act.goto(f.event));
       return el('li', {}, b);
@@ -74,7 +75,7 @@ export function budgetsPanel(checks: BudgetCheck[], act: BudgetActions): HTMLEle
   };
   const t = table<Row>(
     [
-      { label: 'budget', cell: (x) => `${x.c.kind} ≤ ${formatBytes(x.c.limitBytes)}` },
+      { label: 'budget', cell: (x) => `${x.c.kind} ≤ ${formatBytes(x.c.limitBytes)}${x.c.kind === 'stack' ? ` ${STACK_MEASURE}` : ''}` },
       { label: 'status', cell: (x) => (x.c.exceeded ? 'exceeded' : `kept (max ${formatBytes(x.c.maxBytes)})`), cls: (x) => (x.c.exceeded ? 'bad' : 'good') },
       { label: 'range (events)', cell: (x) => (x.r ? `${x.r.startEvent}–${x.r.endEvent}` : '') },
       { label: 'max', cell: (x) => (x.r ? formatBytes(x.r.maxBytes) : ''), numeric: true },

@@ -12,6 +12,7 @@ import { budgetsPanel } from './budgets-panel.js';
 import { leakCausesPanel } from './leak-causes-panel.js';
 import { stackPanel } from './stack-panel.js';
 import type { SourceMark } from '../source/source-pane.js';
+import { COUNT_WORDS } from '../vocabulary.js';
 
 export interface PanelActions {
   /** Highlight the events of an attribution row and open its source. */
@@ -84,7 +85,7 @@ export class Panels {
   private render(name: PanelName, d: ViewData, t: Tables): HTMLElement {
     switch (name) {
       case 'summary':
-        return this.summary(d);
+        return this.summary(d, t);
       case 'function':
       case 'site':
       case 'thread':
@@ -107,15 +108,18 @@ export class Panels {
     }
   }
 
-  private summary(d: ViewData): HTMLElement {
+  private summary(d: ViewData, t: Tables): HTMLElement {
     const s = d.summary;
+    const n = t.blockCounts();
+    const w = COUNT_WORDS;
+    const cap = (word: string): string => word[0]!.toUpperCase() + word.slice(1);
     const rows: Array<[string, string]> = [
       ['Program', s.process.program ?? '?'],
       ['Run', s.end.description],
       ['Threads', String(s.threads.length)],
       ['Events', formatCount(s.events)],
-      ['Allocations', `${formatCount(s.allocations)} (${bytes(s.bytesAllocated.requested)} requested)`],
-      ['Frees', formatCount(s.frees)],
+      [cap(w.allocations), `${formatCount(n.allocations)} (${formatCount(n.allocations - n.byRealloc.allocations)} by malloc, calloc…, ${formatCount(n.byRealloc.allocations)} by realloc; ${bytes(s.bytesAllocated.requested)} requested)`],
+      [cap(w.frees), `${formatCount(n.frees)} (${formatCount(n.frees - n.byRealloc.frees)} by free, ${formatCount(n.byRealloc.frees)} by realloc)`],
       ['Peak heap', `${bytes(s.peakHeap.requested.bytes)} at event ${s.peakHeap.requested.event ?? '—'}`],
       ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
       ['Static', `${bytes(s.static.bytes)} in ${plural(s.static.objects, 'object')}`],
@@ -133,11 +137,11 @@ export class Panels {
         { label: by, cell: (r) => r.label },
         { label: 'max', cell: (r) => bytes(r.maxBytes), numeric: true },
         { label: 'net', cell: (r) => bytes(r.netBytes), numeric: true },
-        { label: 'allocated', cell: (r) => bytes(r.bytesAllocated), numeric: true },
-        { label: 'freed', cell: (r) => bytes(r.bytesFreed), numeric: true },
-        { label: 'allocs', cell: (r) => formatCount(r.counts.malloc + r.counts.calloc + r.counts.aligned + r.counts.strdup), numeric: true },
-        { label: 'reallocs', cell: (r) => formatCount(r.counts.realloc), numeric: true },
-        { label: 'frees', cell: (r) => formatCount(r.counts.free), numeric: true },
+        { label: 'bytes allocated', cell: (r) => bytes(r.bytesAllocated), numeric: true },
+        { label: 'bytes freed', cell: (r) => bytes(r.bytesFreed), numeric: true },
+        { label: COUNT_WORDS.allocations, cell: (r) => formatCount(t.blocks.get(r.key)?.allocations ?? 0), numeric: true },
+        { label: COUNT_WORDS.frees, cell: (r) => formatCount(t.blocks.get(r.key)?.frees ?? 0), numeric: true },
+        { label: COUNT_WORDS.reallocs, cell: (r) => formatCount(r.counts.realloc), numeric: true },
       ],
       shown,
       (row) => this.act.attributionRow(by, row),
