@@ -54,9 +54,10 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
 
 /** Reads and decodes the trace, with progress on stderr. */
 async function read(file: string, io: CliIo): Promise<{ file: TraceFile; model: Model }> {
-  const progress = progressLine(io, file);
+  let progress = progressLine(io, file);
   try {
     const trace = await TraceFile.read(file);
+    progress = progressLine(io, file, trace.bytes.length);
     return { file: trace, model: trace.decode({ onProgress: progress.update }) };
   } catch (e) {
     throw new ReportFailure(describeReadError(file, e));
