@@ -15,11 +15,17 @@ export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] 
                           [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--leak-causes] [--stack]
                           [--fail-on budget|leaks] [--html FILE]
+       cc-memwrap report <trace> <trace>… | <folder> [--by G] [--top N] [--json]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
 ended, threads, events, allocations and frees, bytes allocated (requested and
 usable), peak heap and stack, static memory, blocks leaked at exit, the
 Valgrind-style totals, and the top allocation sites with file:line.
+
+Given several traces (or a folder of them: MPI ranks, a program and the
+children it forked, the programs of a test suite), it prints one row per
+process and their totals, and --by tables summed over the processes and then
+per process. The traces are read one at a time.
 
 Options:
   --top N    list the N allocation sites with the most bytes (default 10);
@@ -126,7 +132,12 @@ function normalizeArgs(args: string[]): string[] {
 
 /** A report to make: the trace, the request, budgets given on the command line, and the output's form. */
 export interface ReportArgs {
+  /** The first trace named; with several (`files`), the report is one per process with totals (report-many.ts). */
   file: string;
+  /** Every trace or folder named, in order. */
+  files: string[];
+  /** The first option given that reads one trace only (refused with several), or null. */
+  singleOnly: string | null;
   request: ReportRequest;
   /** Budgets from --budget and --budget-KIND, or null (then a memwrap.json beside the program may give some). */
   budgets: Budgets | null;
@@ -141,6 +152,13 @@ export interface ReportArgs {
 export type ParsedReportArgs = { kind: 'help' } | { kind: 'error'; message: string; usage: boolean } | ({ kind: 'report' } & ReportArgs);
 
 class ArgError extends Error {}
+
+const SINGLE_TRACE_OPTIONS = ['peak', 'linked', 'leaks', 'temporary', 'calls', 'interval', 'stack', 'leak-causes', 'fail-on', 'html', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS)];
+
+/** Why `option` cannot go with `traces` traces. */
+export function severalRefuse(option: string, traces: number): string {
+  return `--${option} reads one trace; got ${traces} (report them one at a time, or leave --${option} out)`;
+}
 
 export function parseReportArgs(args: string[]): ParsedReportArgs {
   let parsed;
@@ -173,7 +191,10 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
-  if (positionals.length !== 1) return { kind: 'error', message: `expected one trace file, got ${positionals.length}`, usage: true };
+  if (positionals.length === 0) return { kind: 'error', message: 'expected a trace file (or several, or a folder of them)', usage: true };
+  // One table per process and totals: the options that read one run's events in order do not add up across runs.
+  const singleOnly = SINGLE_TRACE_OPTIONS.find((o) => (values as Record<string, unknown>)[o] !== undefined) ?? null;
+  if (positionals.length > 1 && singleOnly !== null) return { kind: 'error', message: severalRefuse(singleOnly, positionals.length), usage: false };
   try {
     // Checked in the order the options are documented, so the first mistake is the one named.
     const top = wholeNumber(values.top, 10, '--top wants a whole number');
@@ -199,6 +220,8 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
     return {
       kind: 'report',
       file: positionals[0]!,
+      files: positionals,
+      singleOnly,
       request,
       budgets,
       json: values.json === true,

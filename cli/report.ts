@@ -16,6 +16,7 @@ import { HtmlReportError, writeHtmlReport } from '../host/html-report.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
+import { namesSeveral, runReportMany } from './report-many.js';
 
 export { REPORT_HELP };
 
@@ -33,6 +34,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     io.err(`cc-memwrap report: ${parsed.message}\n${parsed.usage ? "Try 'cc-memwrap report --help'.\n" : ''}`);
     return 2;
   }
+  if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
   let result: ReportResult;
   try {
     const trace = await read(parsed.file, io);
