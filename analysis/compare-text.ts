@@ -1,0 +1,90 @@
+// Renders a Comparison (compare.ts) as `cc-memwrap report A --compare B` prints it, in 80 columns: the two runs, the
+// totals side by side with B - A, then sites and functions with the largest change first (each name on a line of its
+// own above its numbers), then the budgets of either run.
+import { COMPARE_SCHEMA, type Comparison, type CompareRow, type HeapCounts } from './compare.js';
+import { fit, REPORT_WIDTH, table } from './report-text.js';
+import { formatBytesFine, formatCount } from './units.js';
+
+/** A change with its sign: "+96 B", "-989", "0". */
+function signed(n: number, format: (n: number) => string): string {
+  return n > 0 ? `+${format(n)}` : format(n);
+}
+
+/** "1,000 → 11", with "-" on a side that does not have the row. */
+function fromTo(a: HeapCounts | null, b: HeapCounts | null, value: (c: HeapCounts) => number, format: (n: number) => string): string {
+  return `${a === null ? '-' : format(value(a))} → ${b === null ? '-' : format(value(b))}`;
+}
+
+/** What a row's label says beside its name: the side it is missing from, or the line it had in A when it moved. */
+function note(r: CompareRow): string {
+  if (r.a === null) return ' (only in B)';
+  if (r.b === null) return ' (only in A)';
+  if (r.lineA !== null && r.lineB !== null && r.lineA !== r.lineB) return ` (line ${r.lineA} in A)`;
+  return '';
+}
+
+function rowsTable(title: string, rows: CompareRow[], top: number): string[] {
+  const shown = rows.slice(0, Math.max(0, top));
+  const unchanged = rows.filter((r) => r.change.allocs === 0 && r.change.requestedBytes === 0 && r.change.liveRequestedBytes === 0 && r.a !== null && r.b !== null).length;
+  const out = ['', `${title} (${shown.length} of ${rows.length}${unchanged > 0 ? `, ${unchanged} unchanged` : ''})`];
+  if (shown.length === 0) {
+    out.push('  (no allocations in either run)');
+    return out;
+  }
+  const cells = shown.map((r) => [
+    fromTo(r.a, r.b, (c) => c.allocs, formatCount),
+    signed(r.change.allocs, formatCount),
+    fromTo(r.a, r.b, (c) => c.requestedBytes, formatBytesFine),
+    signed(r.change.requestedBytes, formatBytesFine),
+    fromTo(r.a, r.b, (c) => c.liveRequestedBytes, formatBytesFine),
+    signed(r.change.liveRequestedBytes, formatBytesFine),
+  ]);
+  const lines = table(['allocs', 'B - A', 'requested', 'B - A', 'live at end', 'B - A'], cells, 6);
+  out.push('  ' + lines[0]!);
+  shown.forEach((r, i) => out.push(fit(`  ${r.label}${note(r)}`, REPORT_WIDTH), '  ' + lines[i + 1]!));
+  return out;
+}
+
+/** The comparison as text; `top` rows per table. */
+export function compareText(c: Comparison, top: number): string {
+  const name = (run: Comparison['a']): string => fit(`${run.file} (pid ${run.pid})`, REPORT_WIDTH - 15);
+  const out = [`Compare      A ${name(c.a)}`, `  with       B ${name(c.b)}`, 'Every change is B - A.', ''];
+  const rows = c.totals.map((t) => {
+    const format = t.unit === 'bytes' ? formatBytesFine : formatCount;
+    return [t.name, format(t.a), format(t.b), signed(t.change, format)];
+  });
+  // The name column is left-aligned: the numbers after it right-aligned by hand.
+  const width = Math.max(...rows.map((r) => r[0]!.length));
+  out.push('Totals', ...table([''.padEnd(width), 'A', 'B', 'B - A'], rows.map((r) => [r[0]!.padEnd(width), ...r.slice(1)]), 4));
+  out.push(...rowsTable('Allocation sites, largest change first', c.sites, top));
+  out.push(...rowsTable('Functions (heap allocated in them), largest change first', c.functions, top));
+  if (c.budgets !== null) {
+    const b = c.budgets;
+    const src = b.sourceA === b.sourceB ? `${b.sourceA ?? 'none'}` : `A: ${b.sourceA ?? 'none'}; B: ${b.sourceB ?? 'none'}`;
+    out.push('', fit(`Budgets (${src})`, REPORT_WIDTH));
+    for (const k of b.checks) {
+      const limits = k.a?.limitBytes === k.b?.limitBytes ? formatBytesFine(k.a!.limitBytes) : `${k.a === null ? '-' : formatBytesFine(k.a.limitBytes)} (A) / ${k.b === null ? '-' : formatBytesFine(k.b.limitBytes)} (B)`;
+      const max = (side: typeof k.a): string => (side === null ? '-' : formatBytesFine(side.maxBytes));
+      const verdict = (side: typeof k.a): string => (side === null ? 'not checked' : side.exceeded ? 'EXCEEDED' : 'ok');
+      const change = k.a !== null && k.b !== null ? ` (${signed(k.b.maxBytes - k.a.maxBytes, formatBytesFine)})` : '';
+      out.push(`  ${k.kind} ≤ ${limits}: max ${max(k.a)} → ${max(k.b)}${change}, ${verdict(k.a)} → ${verdict(k.b)}`);
+    }
+  }
+  return out.join('\n') + '\n';
+}
+
+/** `report --compare --json`: the comparison with each list cut to `top`, its full length beside it. */
+export function compareJson(c: Comparison, top: number): object {
+  const n = Math.max(0, top);
+  return {
+    schema: COMPARE_SCHEMA,
+    a: c.a,
+    b: c.b,
+    totals: c.totals,
+    siteCount: c.sites.length,
+    sites: c.sites.slice(0, n),
+    functionCount: c.functions.length,
+    functions: c.functions.slice(0, n),
+    ...(c.budgets === null ? {} : { budgets: c.budgets }),
+  };
+}
