@@ -47,7 +47,7 @@ function rowsTable(title: string, rows: CompareRow[], top: number): string[] {
 
 /** The comparison as text; `top` rows per table. */
 export function compareText(c: Comparison, top: number): string {
-  const name = (run: Comparison['a']): string => fit(`${run.file} (pid ${run.pid})`, REPORT_WIDTH - 15);
+  const name = (run: Comparison['a']): string => fit(run.file, REPORT_WIDTH - 15);
   const out = [`Compare      A ${name(c.a)}`, `  with       B ${name(c.b)}`, 'Every change is B - A.', ''];
   const rows = c.totals.map((t) => {
     const format = t.unit === 'bytes' ? formatBytesFine : formatCount;
@@ -60,7 +60,10 @@ export function compareText(c: Comparison, top: number): string {
   out.push(...rowsTable('Functions (heap allocated in them), largest change first', c.functions, top));
   if (c.budgets !== null) {
     const b = c.budgets;
-    const src = b.sourceA === b.sourceB ? `${b.sourceA ?? 'none'}` : `A: ${b.sourceA ?? 'none'}; B: ${b.sourceB ?? 'none'}`;
+    // A memwrap.json under the run's working directory is named from there, as the user would type it.
+    const dir = c.a.cwd === null ? null : c.a.cwd.replace(/\/?$/, '/');
+    const named = (s: string | null): string => (s === null ? 'none' : dir !== null && s.startsWith(dir) ? s.slice(dir.length) : s);
+    const src = b.sourceA === b.sourceB ? named(b.sourceA) : `A: ${named(b.sourceA)}; B: ${named(b.sourceB)}`;
     out.push('', fit(`Budgets (${src})`, REPORT_WIDTH));
     for (const k of b.checks) {
       const limits = k.a?.limitBytes === k.b?.limitBytes ? formatBytesFine(k.a!.limitBytes) : `${k.a === null ? '-' : formatBytesFine(k.a.limitBytes)} (A) / ${k.b === null ? '-' : formatBytesFine(k.b.limitBytes)} (B)`;

@@ -1,8 +1,8 @@
 // Two runs compared (`cc-memwrap report A --compare B`, the viewer's compare page): each run's report as
 // computeReport makes it, then B - A per total, per allocation site, per function and per budget. The two builds differ,
-// so sites are matched by what they are, not by their ids: file, line, function and allocator; then, for the sites left
-// over, file, function and allocator alone (a define that adds lines moves a site without changing it). A site found
-// in one run only is a row of its own with nothing on the other side.
+// so sites are matched by what they are, not by their ids: file, function and allocator, in line order (a define or an
+// edit that adds lines moves a site without changing it; see matchSites). A site found in one run only is a row of its
+// own with nothing on the other side.
 import type { Model } from './model.js';
 import { computeReport, type ReportInputs, type ReportResult } from './report.js';
 import type { SiteRow } from './summary.js';
@@ -147,43 +147,52 @@ function identity(r: SiteRow): string {
 }
 
 /**
- * Pairs the sites of A and B: first those equal in file, line, function and allocator; then, of those left, the ones
- * equal in all but the line, in line order, where both runs have as many of them; the rest stand alone.
+ * Pairs the sites of A and B. Sites equal in file, function and allocator are paired in line order when both runs have
+ * as many of them (lines that moved keep their order); when the counts differ, those on the same line are paired and
+ * the rest, if then as many, in line order; any left stand alone.
  */
 function matchSites(as: SiteRow[], bs: SiteRow[]): CompareRow[] {
   const out: CompareRow[] = [];
-  const exact = new Map<string, SiteRow>();
-  for (const s of bs) exact.set(`${identity(s)}\0${s.line}`, s);
-  const leftA: SiteRow[] = [];
-  for (const s of as) {
-    const key = `${identity(s)}\0${s.line}`;
-    const other = exact.get(key);
-    if (other === undefined) leftA.push(s);
-    else {
-      exact.delete(key);
-      out.push(row(other.label, other.function, [s.line, other.line], countsOf(s), countsOf(other)));
-    }
-  }
-  const leftB = [...exact.values()];
-  const group = (rows: SiteRow[]): Map<string, SiteRow[]> => {
-    const m = new Map<string, SiteRow[]>();
-    for (const s of [...rows].sort((x, y) => (x.line ?? 0) - (y.line ?? 0))) {
-      const list = m.get(identity(s)) ?? [];
-      list.push(s);
-      m.set(identity(s), list);
-    }
-    return m;
+  const pair = (a: SiteRow, b: SiteRow): void => {
+    out.push(row(b.label, b.function, [a.line, b.line], countsOf(a), countsOf(b)));
   };
-  const groupsB = group(leftB);
-  for (const [key, listA] of group(leftA)) {
-    const listB = groupsB.get(key);
-    if (listB !== undefined && listB.length === listA.length) {
-      groupsB.delete(key);
-      listA.forEach((s, i) => out.push(row(listB[i]!.label, listB[i]!.function, [s.line, listB[i]!.line], countsOf(s), countsOf(listB[i]!))));
-    } else for (const s of listA) out.push(row(s.label, s.function, [s.line, null], countsOf(s), null));
+  const groupsB = groupByIdentity(bs);
+  for (const [key, listA] of groupByIdentity(as)) {
+    let restA = listA;
+    let restB = groupsB.get(key) ?? [];
+    groupsB.delete(key);
+    if (restA.length !== restB.length) {
+      const sameLine = (a: SiteRow): SiteRow | undefined => restB.find((b) => b.line === a.line);
+      const paired = new Set<SiteRow>();
+      for (const a of restA) {
+        const b = sameLine(a);
+        if (b !== undefined) {
+          pair(a, b);
+          paired.add(a).add(b);
+        }
+      }
+      restA = restA.filter((a) => !paired.has(a));
+      restB = restB.filter((b) => !paired.has(b));
+    }
+    if (restA.length === restB.length) restA.forEach((a, i) => pair(a, restB[i]!));
+    else {
+      for (const a of restA) out.push(row(a.label, a.function, [a.line, null], countsOf(a), null));
+      for (const b of restB) out.push(row(b.label, b.function, [null, b.line], null, countsOf(b)));
+    }
   }
-  for (const listB of groupsB.values()) for (const s of listB) out.push(row(s.label, s.function, [null, s.line], null, countsOf(s)));
+  for (const listB of groupsB.values()) for (const b of listB) out.push(row(b.label, b.function, [null, b.line], null, countsOf(b)));
   return out;
+}
+
+/** Sites by identity(), each list in line order. */
+function groupByIdentity(rows: SiteRow[]): Map<string, SiteRow[]> {
+  const m = new Map<string, SiteRow[]>();
+  for (const s of [...rows].sort((x, y) => (x.line ?? 0) - (y.line ?? 0))) {
+    const list = m.get(identity(s)) ?? [];
+    list.push(s);
+    m.set(identity(s), list);
+  }
+  return m;
 }
 
 /** The sites' heap added up per function (the function containing the allocation, or the one charged for it). */

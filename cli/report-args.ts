@@ -107,9 +107,10 @@ Options:
              then allocation sites and functions with their allocations,
              bytes requested and bytes live at the end, largest change
              first; then each budget's largest usage and verdict in both.
-             Sites are matched by file, line, function and allocator, then
-             (a line that moved) by file, function and allocator; a site of
-             one run only is marked "(only in A)" or "(only in B)". Goes
+             Sites are matched by file, function and allocator, in line
+             order (a site whose line moved is one row, "(line N in A)");
+             a site of one run only is marked "(only in A)" or "(only in
+             B)". Goes
              with --top, --json and the budget options (and each run's
              memwrap.json), not with the other sections
   -h, --help this text

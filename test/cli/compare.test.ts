@@ -1,0 +1,150 @@
+// `cc-memwrap report A --compare B` on two lessons built before and after their change, as their texts tell a student
+// to (in a directory of their own, from the directory above samples/): the numbers each text promises, and the compare
+// output each text shows, which must be what the command prints today (trace names' process ids aside).
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { parseReportArgs } from '../../cli/report-args.js';
+import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
+import { must, run, samplesDir, scratch, wrapper } from '../support/programs.js';
+import { basicTrace } from '../fixtures/scenarios.js';
+
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The environment of a student's shell: traces go beside the program as <name>.<pid>.mwtrace. */
+function plainEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.MEMWRAP_TRACE;
+  return env;
+}
+
+/** Builds samples/<source> as `exe` in `dir` (with `defines`) and runs it there; returns the trace's name. */
+function buildAndRun(dir: string, source: string, exe: string, defines: string[]): string {
+  mkdirSync(path.join(dir, 'samples'), { recursive: true });
+  copyFileSync(path.join(samplesDir, source), path.join(dir, 'samples', source));
+  must(wrapper, ['--mw-strict', 'gcc', '-O0', ...defines, `samples/${source}`, '-o', exe], { cwd: dir });
+  const ran = must(path.join(dir, exe), [], { cwd: dir, env: plainEnv() });
+  return `${exe}.${ran.pid}.mwtrace`;
+}
+
+/** `report A --compare B` in `dir`, as text and as JSON. */
+function compare(dir: string, a: string, b: string): { text: string; json: Json } {
+  const text = must(process.execPath, [wrapper, 'report', a, '--compare', b], { cwd: dir }).stdout;
+  const json = JSON.parse(must(process.execPath, [wrapper, 'report', a, '--compare', b, '--json'], { cwd: dir }).stdout) as Json;
+  return { text, json };
+}
+
+/** Process ids in trace names vary from run to run. */
+function withoutPids(text: string): string {
+  return text.replace(/\.\d+\.mwtrace/g, '.PID.mwtrace');
+}
+
+function total(json: Json, name: string): Json {
+  return json.totals.find((t: Json) => t.name === name);
+}
+
+describe('report --compare on the lessons (gcc -O0, x86-64 glibc)', () => {
+  skipAllWhen(notX86_64Glibc);
+
+  test('4. realloc-growth: 1000 reallocs become 11 with -DDOUBLING, the peak 4000 bytes becomes 4096', () => {
+    const dir = scratch('compare-realloc');
+    const a = buildAndRun(dir, 'realloc-growth.c', 'grow', []);
+    const b = buildAndRun(dir, 'realloc-growth.c', 'grow2', ['-DDOUBLING']);
+    const { text, json } = compare(dir, a, b);
+    expect(json.sites).toHaveLength(1);
+    expect(json.sites[0]).toMatchObject({
+      label: 'samples/realloc-growth.c:31 append → realloc',
+      a: { allocs: 1000 },
+      b: { allocs: 11 },
+      change: { allocs: -989 },
+    });
+    expect(total(json, 'peak heap')).toEqual({ name: 'peak heap', unit: 'bytes', a: 4000, b: 4096, change: 96 });
+    expect(text).toMatch(/^ {2}peak heap +4,000 B +4,096 B +\+96 B$/m);
+    expect(text).toMatch(/^ {2}samples\/realloc-growth\.c:31 append → realloc\n +1,000 → 11 +-989 /m);
+    expect(withoutPids(readFileSync(path.join(samplesDir, 'realloc-growth.md'), 'utf8'))).toContain(withoutPids(text));
+  });
+
+  test('6. ring-buffer: heap 2048 breaks the 1 KiB heap budget; with -DSTATIC_RING static 2048 fits', () => {
+    const dir = scratch('compare-ring');
+    writeFileSync(path.join(dir, 'memwrap.json'), '{ "budgets": { "heap": "1K", "static": "4K" } }\n');
+    const a = buildAndRun(dir, 'ring-buffer.c', 'ring', []);
+    const b = buildAndRun(dir, 'ring-buffer.c', 'ring2', ['-DSTATIC_RING']);
+    const { text, json } = compare(dir, a, b);
+    expect(total(json, 'peak heap')).toMatchObject({ a: 2048, b: 0 });
+    expect(total(json, 'static')).toMatchObject({ a: 0, b: 2048, change: 2048 });
+    expect(json.sites).toEqual([expect.objectContaining({ label: 'samples/ring-buffer.c:32 ring_init → malloc', a: expect.objectContaining({ allocs: 1, requestedBytes: 2048 }), b: null })]);
+    expect(json.budgets.checks).toEqual([
+      { kind: 'heap', a: { limitBytes: 1024, maxBytes: 2048, exceeded: true }, b: { limitBytes: 1024, maxBytes: 0, exceeded: false } },
+      { kind: 'static', a: { limitBytes: 4096, maxBytes: 0, exceeded: false }, b: { limitBytes: 4096, maxBytes: 2048, exceeded: false } },
+    ]);
+    expect(text).toContain('samples/ring-buffer.c:32 ring_init → malloc (only in A)');
+    expect(text).toContain('heap ≤ 1,024 B: max 2,048 B → 0 B (-2,048 B), EXCEEDED → ok');
+    expect(withoutPids(readFileSync(path.join(samplesDir, 'ring-buffer.md'), 'utf8'))).toContain(withoutPids(text));
+  });
+});
+
+describe('report --compare matches sites across builds', () => {
+  skipAllWhen(notX86_64Glibc);
+
+  test('a site whose line moved is one row (with its line in A); a site of one build only stands alone', () => {
+    const dir = scratch('compare-moved');
+    const program = (extra: string): string =>
+      ['#include <stdlib.h>', 'static void *keep;', 'int main(void) {', extra, '  void *p = malloc(16);', '  free(p);', '  keep = malloc(8);', '  return 0;', '}', ''].join('\n');
+    writeFileSync(path.join(dir, 'a.c'), program(''));
+    // B: two lines more above every call, and one allocation more.
+    writeFileSync(path.join(dir, 'b.c'), program('  /* two lines\n     more */\n  free(calloc(4, 8));'));
+    const traces = ['a', 'b'].map((name) => {
+      must(wrapper, ['--mw-strict', 'gcc', '-O0', `${name}.c`, '-o', name], { cwd: dir });
+      return `${name}.${must(path.join(dir, name), [], { cwd: dir, env: plainEnv() }).pid}.mwtrace`;
+    });
+    const { text, json } = compare(dir, traces[0]!, traces[1]!);
+    const sites = json.sites.map((s: Json) => [s.function, s.lineA, s.lineB, s.a?.allocs ?? null, s.b?.allocs ?? null]);
+    // The files differ (a.c, b.c): matched by the line-free identity they do not share, nothing pairs up.
+    expect(sites).toHaveLength(5);
+    // Same file, lines moved: built from one file name.
+    writeFileSync(path.join(dir, 'a.c'), program('  /* two lines\n     more */\n  free(calloc(4, 8));'));
+    must(wrapper, ['--mw-strict', 'gcc', '-O0', 'a.c', '-o', 'a2'], { cwd: dir });
+    const moved = `a2.${must(path.join(dir, 'a2'), [], { cwd: dir, env: plainEnv() }).pid}.mwtrace`;
+    const again = compare(dir, traces[0]!, moved);
+    expect(again.json.sites.map((s: Json) => [s.label, s.lineA, s.lineB, s.a?.allocs ?? null, s.b?.allocs ?? null])).toEqual([
+      ['a.c:6 main → calloc', null, 6, null, 1],
+      ['a.c:7 main → malloc', 5, 7, 1, 1],
+      ['a.c:9 main → malloc', 7, 9, 1, 1],
+    ]);
+    expect(again.text).toContain('a.c:7 main → malloc (line 5 in A)');
+    expect(again.text).toContain('a.c:6 main → calloc (only in B)');
+    expect(text).toContain('(only in A)');
+  });
+});
+
+describe('report --compare arguments', () => {
+  test('go with --top, --json and budgets', () => {
+    const p = parseReportArgs(['a.mwtrace', '--compare', 'b.mwtrace', '--top', '3', '--json', '--budget-heap', '1K']);
+    expect(p).toMatchObject({ kind: 'report', file: 'a.mwtrace', compare: 'b.mwtrace', json: true, budgets: { heap: 1024 } });
+  });
+
+  test.each([
+    [['a', '--compare', 'b', '--peak'], '--compare cannot be combined with --peak'],
+    [['a', '--html', 'x.html', '--compare', 'b'], '--compare cannot be combined with --html'],
+    [['a', '--compare', 'b', '--fail-on', 'leaks'], '--compare cannot be combined with --fail-on'],
+    [['a', '--compare', ''], '--compare wants a second trace file'],
+  ])('%j is refused', (args, message) => {
+    const p = parseReportArgs(args);
+    expect(p.kind).toBe('error');
+    expect(p.kind === 'error' && p.message).toContain(message);
+  });
+
+  test('a missing or unreadable B is named, exit 2', () => {
+    const dir = scratch('compare-missing');
+    const a = path.join(dir, 'a.mwtrace');
+    writeFileSync(a, basicTrace().build());
+    writeFileSync(path.join(dir, 'notes.txt'), 'not a trace');
+    const missing = run(process.execPath, [wrapper, 'report', a, '--compare', path.join(dir, 'b.mwtrace')]);
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^cc-memwrap report: .*b\.mwtrace: no such file/m);
+    const notATrace = run(process.execPath, [wrapper, 'report', a, '--compare', path.join(dir, 'notes.txt')]);
+    expect(notATrace.status).toBe(2);
+    expect(notATrace.stderr).toMatch(/^cc-memwrap report: .*notes\.txt: /m);
+    expect(must(process.execPath, [wrapper, 'report', a, '--compare', a]).stdout).toContain('Every change is B - A.');
+  });
+});
