@@ -1,22 +1,22 @@
 // Renders a Comparison (compare.ts) as `cc-memwrap report A --compare B` prints it, in 80 columns: the two runs, the
 // totals side by side with B - A, then sites and functions with the largest change first (each name on a line of its
 // own above its numbers), then the budgets of either run.
-import { COMPARE_SCHEMA, type Comparison, type CompareRow, type HeapCounts } from './compare.js';
+import { COMPARE_SCHEMA, type CompareBudget, type Comparison, type CompareRow, type HeapCounts } from './compare.js';
 import { fit, REPORT_WIDTH, table } from './report-text.js';
 import { formatBytesFine, formatCount } from './units.js';
 
 /** A change with its sign: "+96 B", "-989", "0". */
-function signed(n: number, format: (n: number) => string): string {
+export function signed(n: number, format: (n: number) => string): string {
   return n > 0 ? `+${format(n)}` : format(n);
 }
 
 /** "1,000 → 11", with "-" on a side that does not have the row. */
-function fromTo(a: HeapCounts | null, b: HeapCounts | null, value: (c: HeapCounts) => number, format: (n: number) => string): string {
+export function fromTo(a: HeapCounts | null, b: HeapCounts | null, value: (c: HeapCounts) => number, format: (n: number) => string): string {
   return `${a === null ? '-' : format(value(a))} → ${b === null ? '-' : format(value(b))}`;
 }
 
 /** What a row's label says beside its name: the side it is missing from, or the line it had in A when it moved. */
-function note(r: CompareRow): string {
+export function note(r: CompareRow): string {
   if (r.a === null) return ' (only in B)';
   if (r.b === null) return ' (only in A)';
   if (r.lineA !== null && r.lineB !== null && r.lineA !== r.lineB) return ` (line ${r.lineA} in A)`;
@@ -65,15 +65,18 @@ export function compareText(c: Comparison, top: number): string {
     const named = (s: string | null): string => (s === null ? 'none' : dir !== null && s.startsWith(dir) ? s.slice(dir.length) : s);
     const src = b.sourceA === b.sourceB ? named(b.sourceA) : `A: ${named(b.sourceA)}; B: ${named(b.sourceB)}`;
     out.push('', fit(`Budgets (${src})`, REPORT_WIDTH));
-    for (const k of b.checks) {
-      const limits = k.a?.limitBytes === k.b?.limitBytes ? formatBytesFine(k.a!.limitBytes) : `${k.a === null ? '-' : formatBytesFine(k.a.limitBytes)} (A) / ${k.b === null ? '-' : formatBytesFine(k.b.limitBytes)} (B)`;
-      const max = (side: typeof k.a): string => (side === null ? '-' : formatBytesFine(side.maxBytes));
-      const verdict = (side: typeof k.a): string => (side === null ? 'not checked' : side.exceeded ? 'EXCEEDED' : 'ok');
-      const change = k.a !== null && k.b !== null ? ` (${signed(k.b.maxBytes - k.a.maxBytes, formatBytesFine)})` : '';
-      out.push(`  ${k.kind} ≤ ${limits}: max ${max(k.a)} → ${max(k.b)}${change}, ${verdict(k.a)} → ${verdict(k.b)}`);
-    }
+    for (const k of b.checks) out.push(`  ${budgetLine(k)}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** "heap ≤ 1,024 B: max 2,048 B → 0 B (-2,048 B), EXCEEDED → ok". */
+export function budgetLine(k: CompareBudget): string {
+  const limits = k.a?.limitBytes === k.b?.limitBytes ? formatBytesFine(k.a!.limitBytes) : `${k.a === null ? '-' : formatBytesFine(k.a.limitBytes)} (A) / ${k.b === null ? '-' : formatBytesFine(k.b.limitBytes)} (B)`;
+  const max = (side: CompareBudget['a']): string => (side === null ? '-' : formatBytesFine(side.maxBytes));
+  const verdict = (side: CompareBudget['a']): string => (side === null ? 'not checked' : side.exceeded ? 'EXCEEDED' : 'ok');
+  const change = k.a !== null && k.b !== null ? ` (${signed(k.b.maxBytes - k.a.maxBytes, formatBytesFine)})` : '';
+  return `${k.kind} ≤ ${limits}: max ${max(k.a)} → ${max(k.b)}${change}, ${verdict(k.a)} → ${verdict(k.b)}`;
 }
 
 /** `report --compare --json`: the comparison with each list cut to `top`, its full length beside it. */
