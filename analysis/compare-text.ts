@@ -3,7 +3,12 @@
 // own above its numbers), then the budgets of either run.
 import { COMPARE_SCHEMA, type CompareBudget, type Comparison, type CompareRow, type HeapCounts } from './compare.js';
 import { fit, REPORT_WIDTH, table } from './report-text.js';
-import { formatBytesFine, formatCount } from './units.js';
+import { formatBytes, formatCount } from './units.js';
+
+/** Bytes exactly below 1 MiB ("16,640 B", the numbers a lesson derives by hand), else as formatBytes. */
+export function exactBytes(n: number): string {
+  return Math.abs(n) < 1024 * 1024 ? `${formatCount(n)} B` : formatBytes(n);
+}
 
 /** A change with its sign: "+96 B", "-989", "0". */
 export function signed(n: number, format: (n: number) => string): string {
@@ -34,10 +39,10 @@ function rowsTable(title: string, rows: CompareRow[], top: number): string[] {
   const cells = shown.map((r) => [
     fromTo(r.a, r.b, (c) => c.allocs, formatCount),
     signed(r.change.allocs, formatCount),
-    fromTo(r.a, r.b, (c) => c.requestedBytes, formatBytesFine),
-    signed(r.change.requestedBytes, formatBytesFine),
-    fromTo(r.a, r.b, (c) => c.liveRequestedBytes, formatBytesFine),
-    signed(r.change.liveRequestedBytes, formatBytesFine),
+    fromTo(r.a, r.b, (c) => c.requestedBytes, exactBytes),
+    signed(r.change.requestedBytes, exactBytes),
+    fromTo(r.a, r.b, (c) => c.liveRequestedBytes, exactBytes),
+    signed(r.change.liveRequestedBytes, exactBytes),
   ]);
   const lines = table(['allocs', 'B - A', 'requested', 'B - A', 'live at end', 'B - A'], cells, 6);
   out.push('  ' + lines[0]!);
@@ -50,7 +55,7 @@ export function compareText(c: Comparison, top: number): string {
   const name = (run: Comparison['a']): string => fit(run.file, REPORT_WIDTH - 15);
   const out = [`Compare      A ${name(c.a)}`, `  with       B ${name(c.b)}`, 'Every change is B - A.', ''];
   const rows = c.totals.map((t) => {
-    const format = t.unit === 'bytes' ? formatBytesFine : formatCount;
+    const format = t.unit === 'bytes' ? exactBytes : formatCount;
     return [t.name, format(t.a), format(t.b), signed(t.change, format)];
   });
   // The name column is left-aligned: the numbers after it right-aligned by hand.
@@ -72,10 +77,10 @@ export function compareText(c: Comparison, top: number): string {
 
 /** "heap ≤ 1,024 B: max 2,048 B → 0 B (-2,048 B), EXCEEDED → ok". */
 export function budgetLine(k: CompareBudget): string {
-  const limits = k.a?.limitBytes === k.b?.limitBytes ? formatBytesFine(k.a!.limitBytes) : `${k.a === null ? '-' : formatBytesFine(k.a.limitBytes)} (A) / ${k.b === null ? '-' : formatBytesFine(k.b.limitBytes)} (B)`;
-  const max = (side: CompareBudget['a']): string => (side === null ? '-' : formatBytesFine(side.maxBytes));
+  const limits = k.a?.limitBytes === k.b?.limitBytes ? exactBytes(k.a!.limitBytes) : `${k.a === null ? '-' : exactBytes(k.a.limitBytes)} (A) / ${k.b === null ? '-' : exactBytes(k.b.limitBytes)} (B)`;
+  const max = (side: CompareBudget['a']): string => (side === null ? '-' : exactBytes(side.maxBytes));
   const verdict = (side: CompareBudget['a']): string => (side === null ? 'not checked' : side.exceeded ? 'EXCEEDED' : 'ok');
-  const change = k.a !== null && k.b !== null ? ` (${signed(k.b.maxBytes - k.a.maxBytes, formatBytesFine)})` : '';
+  const change = k.a !== null && k.b !== null ? ` (${signed(k.b.maxBytes - k.a.maxBytes, exactBytes)})` : '';
   return `${k.kind} ≤ ${limits}: max ${max(k.a)} → ${max(k.b)}${change}, ${verdict(k.a)} → ${verdict(k.b)}`;
 }
 

@@ -107,6 +107,7 @@ function totals(a: ReportResult, b: ReportResult): CompareTotal[] {
     ['allocations', 'count', (r) => r.summary.allocations],
     ['frees', 'count', (r) => r.summary.frees],
     ['heap requested', 'bytes', (r) => r.summary.bytesAllocated.requested],
+    ['heap usable', 'bytes', (r) => r.summary.bytesAllocated.usable],
     ['peak heap', 'bytes', (r) => r.summary.peakHeap.requested.bytes],
     ['peak stack', 'bytes', (r) => r.summary.peakStack.bytes],
     ['static', 'bytes', (r) => r.summary.static.bytes],
@@ -154,7 +155,7 @@ function identity(r: SiteRow): string {
 function matchSites(as: SiteRow[], bs: SiteRow[]): CompareRow[] {
   const out: CompareRow[] = [];
   const pair = (a: SiteRow, b: SiteRow): void => {
-    out.push(row(b.label, b.function, [a.line, b.line], countsOf(a), countsOf(b)));
+    out.push(row(b.label, b.function, [lineOf(a), lineOf(b)], countsOf(a), countsOf(b)));
   };
   const groupsB = groupByIdentity(bs);
   for (const [key, listA] of groupByIdentity(as)) {
@@ -176,12 +177,17 @@ function matchSites(as: SiteRow[], bs: SiteRow[]): CompareRow[] {
     }
     if (restA.length === restB.length) restA.forEach((a, i) => pair(a, restB[i]!));
     else {
-      for (const a of restA) out.push(row(a.label, a.function, [a.line, null], countsOf(a), null));
-      for (const b of restB) out.push(row(b.label, b.function, [null, b.line], null, countsOf(b)));
+      for (const a of restA) out.push(row(a.label, a.function, [lineOf(a), null], countsOf(a), null));
+      for (const b of restB) out.push(row(b.label, b.function, [null, lineOf(b)], null, countsOf(b)));
     }
   }
-  for (const listB of groupsB.values()) for (const b of listB) out.push(row(b.label, b.function, [null, b.line], null, countsOf(b)));
+  for (const listB of groupsB.values()) for (const b of listB) out.push(row(b.label, b.function, [null, lineOf(b)], null, countsOf(b)));
   return out;
+}
+
+/** A site's line; none for allocations seen only by the interposed allocator (grouped by function, not by line). */
+function lineOf(r: SiteRow): number | null {
+  return r.kind === 'interposed' ? null : r.line;
 }
 
 /** Sites by identity(), each list in line order. */

@@ -81,6 +81,38 @@ describe('report --compare on the lessons (gcc -O0, x86-64 glibc)', () => {
     expect(text).toContain('heap ≤ 1,024 B: max 2,048 B → 0 B (-2,048 B), EXCEEDED → ok');
     expect(withoutPids(readFileSync(path.join(samplesDir, 'ring-buffer.md'), 'utf8'))).toContain(withoutPids(text));
   });
+
+  test('3. error-path-leak: 1 leak of 64 bytes and a peak of 128 become no leak and a peak of 64 with -DFIXED', () => {
+    const dir = scratch('compare-leak');
+    const { text, json } = compare(dir, buildAndRun(dir, 'error-path-leak.c', 'leak', []), buildAndRun(dir, 'error-path-leak.c', 'leak2', ['-DFIXED']));
+    expect(total(json, 'leaked blocks')).toMatchObject({ a: 1, b: 0 });
+    expect(total(json, 'leaked')).toMatchObject({ a: 64, b: 0 });
+    expect(total(json, 'peak heap')).toMatchObject({ a: 128, b: 64 });
+    expect(withoutPids(readFileSync(path.join(samplesDir, 'error-path-leak.md'), 'utf8'))).toContain(withoutPids(text));
+  });
+
+  test('5. pool: 100 blocks of 2400 usable bytes become 1 block of 2008 with -DPOOL', () => {
+    const dir = scratch('compare-pool');
+    const { text, json } = compare(dir, buildAndRun(dir, 'pool.c', 'pool', []), buildAndRun(dir, 'pool.c', 'pool2', ['-DPOOL']));
+    expect(total(json, 'allocations')).toMatchObject({ a: 100, b: 1 });
+    expect(total(json, 'heap usable')).toMatchObject({ a: 2400, b: 2008 });
+    expect(withoutPids(readFileSync(path.join(samplesDir, 'pool.md'), 'utf8'))).toContain(withoutPids(text));
+  });
+
+  test('7. struct-padding: 2400 bytes of 24-byte structs become 1600 with -DREORDERED', () => {
+    const dir = scratch('compare-pad');
+    const { text, json } = compare(dir, buildAndRun(dir, 'struct-padding.c', 'pad', []), buildAndRun(dir, 'struct-padding.c', 'pad2', ['-DREORDERED']));
+    expect(json.sites).toEqual([expect.objectContaining({ label: 'samples/struct-padding.c:37 main → calloc', a: expect.objectContaining({ requestedBytes: 2400 }), b: expect.objectContaining({ requestedBytes: 1600 }) })]);
+    expect(withoutPids(readFileSync(path.join(samplesDir, 'struct-padding.md'), 'utf8'))).toContain(withoutPids(text));
+  });
+
+  test('2. recursion: the loop version reaches 16,368 - 432 bytes less stack', () => {
+    const dir = scratch('compare-recursion');
+    const { text, json } = compare(dir, buildAndRun(dir, 'recursion.c', 'recursion', []), buildAndRun(dir, 'recursion-iterative.c', 'iterative', []));
+    // Both measured from the stack base, the same C start-up code below main in both.
+    expect(total(json, 'peak stack').change).toBe(432 - 16368);
+    expect(withoutPids(readFileSync(path.join(samplesDir, 'recursion.md'), 'utf8'))).toContain(withoutPids(text));
+  });
 });
 
 describe('report --compare matches sites across builds', () => {

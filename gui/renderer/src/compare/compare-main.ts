@@ -3,9 +3,9 @@
 // one byte scale above the axis and one below for both), zoomed and panned together; under them the differences
 // `report A --compare B` prints (analysis/compare.ts), as tables.
 import { compareRuns, type Comparison, type CompareRow, type HeapCounts } from '../../../../analysis/compare.js';
-import { budgetLine, fromTo, note, signed } from '../../../../analysis/compare-text.js';
+import { budgetLine, exactBytes, fromTo, note, signed } from '../../../../analysis/compare-text.js';
 import { chartSeries, eventClassMasks } from '../../../../analysis/lod.js';
-import { formatBytesFine, formatCount } from '../../../../analysis/units.js';
+import { formatCount } from '../../../../analysis/units.js';
 import type { SessionInfo } from '../backend.js';
 import { Chart } from '../chart/chart.js';
 import { chartData, type ChartData } from '../chart/columns.js';
@@ -53,7 +53,7 @@ function progress(label: string | null, fraction = 0): void {
 /** "A  grow.123.mwtrace: 3,005 events, peak heap 4,000 B, peak stack 400 B, static 0 B". */
 function runTitle(side: string, r: Run): string {
   const s = r.view.summary;
-  return `${side}  ${r.info.trace.name}: ${formatCount(s.events)} events, peak heap ${formatBytesFine(s.peakHeap.requested.bytes)}, peak stack ${formatBytesFine(s.peakStack.bytes)}, static ${formatBytesFine(s.static.bytes)}`;
+  return `${side}  ${r.info.trace.name}: ${formatCount(s.events)} events, peak heap ${exactBytes(s.peakHeap.requested.bytes)}, peak stack ${exactBytes(s.peakStack.bytes)}, static ${exactBytes(s.static.bytes)}`;
 }
 
 function cells(tag: 'td' | 'th', values: string[], numeric: number): HTMLTableRowElement {
@@ -66,7 +66,7 @@ function rowsTable(title: string, rows: CompareRow[]): HTMLElement {
   const head = ['', 'allocs', 'B − A', 'requested', 'B − A', 'live at end', 'B − A'];
   const value = (r: CompareRow, pick: (c: HeapCounts) => number, format: (n: number) => string): string[] => [fromTo(r.a, r.b, pick, format), signed(pick(r.change), format)];
   const body = rows.map((r) =>
-    cells('td', [r.label + note(r), ...value(r, (c) => c.allocs, formatCount), ...value(r, (c) => c.requestedBytes, formatBytesFine), ...value(r, (c) => c.liveRequestedBytes, formatBytesFine)], 6),
+    cells('td', [r.label + note(r), ...value(r, (c) => c.allocs, formatCount), ...value(r, (c) => c.requestedBytes, exactBytes), ...value(r, (c) => c.liveRequestedBytes, exactBytes)], 6),
   );
   return el(
     'div',
@@ -78,7 +78,7 @@ function rowsTable(title: string, rows: CompareRow[]): HTMLElement {
 
 function differences(c: Comparison): void {
   const totals = c.totals.map((t) => {
-    const format = t.unit === 'bytes' ? formatBytesFine : formatCount;
+    const format = t.unit === 'bytes' ? exactBytes : formatCount;
     return cells('td', [t.name, format(t.a), format(t.b), signed(t.change, format)], 3);
   });
   fill(
