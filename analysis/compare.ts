@@ -67,11 +67,14 @@ export interface CompareRun {
 
 /** Compares two runs: B - A. */
 export function compareRuns(a: CompareRun, b: CompareRun): Comparison {
-  return compareReports(fullReport(a), fullReport(b));
+  return compareReports(compareReport(a), compareReport(b));
 }
 
-/** The report of a run with every allocation site listed and no optional section. */
-function fullReport(run: CompareRun): ReportResult {
+/**
+ * The report of a run as compareReports needs it: every allocation site listed, no optional section. (What it keeps
+ * grows with sites and budget ranges, not events: a caller may let go of one model before reading the other.)
+ */
+export function compareReport(run: CompareRun): ReportResult {
   const request = {
     top: Number.MAX_SAFE_INTEGER,
     by: null,

@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
-import { compareRuns, type CompareRun, type Comparison } from '../analysis/compare.js';
+import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
 import { compareJson, compareText } from '../analysis/compare-text.js';
 import { computeReport, type ReportInputs, type ReportResult } from '../analysis/report.js';
 import type { Budgets } from '../analysis/budgets.js';
@@ -59,13 +59,14 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
 async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<number> {
   let comparison: Comparison;
   try {
-    const runs: CompareRun[] = [];
+    // One trace decoded at a time: A's model is let go once its report is made.
+    const reports: ReportResult[] = [];
     for (const file of [a.file, other]) {
       const trace = await read(file, io);
-      runs.push({ model: trace.model, file, inputs: { budgets: budgetsFor(a.budgets, trace.file), frameSizes: null } });
+      reports.push(compareReport({ model: trace.model, file, inputs: { budgets: budgetsFor(a.budgets, trace.file), frameSizes: null } }));
       for (const p of trace.model.problems) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
     }
-    comparison = compareRuns(runs[0]!, runs[1]!);
+    comparison = compareReports(reports[0]!, reports[1]!);
   } catch (e) {
     if (!(e instanceof ReportFailure)) throw e;
     io.err(`cc-memwrap report: ${e.message}\n`);
