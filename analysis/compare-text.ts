@@ -32,10 +32,8 @@ function rowsTable(title: string, rows: CompareRow[], top: number): string[] {
   const shown = rows.slice(0, Math.max(0, top));
   const unchanged = rows.filter((r) => r.change.allocs === 0 && r.change.requestedBytes === 0 && r.change.liveRequestedBytes === 0 && r.a !== null && r.b !== null).length;
   const out = ['', `${title} (${shown.length} of ${rows.length}${unchanged > 0 ? `, ${unchanged} unchanged` : ''})`];
-  if (shown.length === 0) {
-    out.push('  (no allocations in either run)');
-    return out;
-  }
+  if (rows.length === 0) out.push('  (no allocations in either run)');
+  if (shown.length === 0) return out;
   const cells = shown.map((r) => [
     fromTo(r.a, r.b, (c) => c.allocs, formatCount),
     signed(r.change.allocs, formatCount),

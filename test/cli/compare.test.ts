@@ -175,4 +175,16 @@ describe('report --compare arguments', () => {
     expect(notATrace.stderr).toMatch(/^cc-memwrap report: .*notes\.txt: /m);
     expect(must(process.execPath, [wrapper, 'report', a, '--compare', a]).stdout).toContain('Every change is B - A.');
   });
+
+  test('--top 0 lists no rows, without saying there were none', () => {
+    const a = path.join(scratch('compare-top'), 'a.mwtrace');
+    writeFileSync(a, basicTrace().build());
+    const full = must(process.execPath, [wrapper, 'report', a, '--compare', a]).stdout;
+    const none = must(process.execPath, [wrapper, 'report', a, '--compare', a, '--top', '0']).stdout;
+    const sites = /Allocation sites, largest change first \((\d+) of (\d+), \d+ unchanged\)/.exec(full)!;
+    expect(sites[1]).toBe(sites[2]);
+    expect(Number(sites[2])).toBeGreaterThan(0);
+    expect(none).toContain(`Allocation sites, largest change first (0 of ${sites[2]}, ${sites[2]} unchanged)`);
+    expect(none).not.toContain('no allocations');
+  });
 });
