@@ -132,6 +132,7 @@ describe('view A --compare B (Chromium)', () => {
     await page.mouse.wheel(0, -600);
     await expect.poll(() => ticks(page, 'b', 'x-axis')).not.toEqual(before);
     await expect.poll(async () => JSON.stringify(await ticks(page, 'b', 'x-axis'))).toBe(JSON.stringify(await ticks(page, 'a', 'x-axis')));
+    await page.screenshot({ path: '/tmp/compare-view-zoomed.png' });
     await page.mouse.wheel(0, 600);
     await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
     await page.screenshot({ path: '/tmp/compare-view.png', fullPage: true });
