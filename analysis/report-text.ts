@@ -19,12 +19,12 @@ import { formatBytes, formatCount, plural } from './units.js';
 export const REPORT_WIDTH = 80;
 
 /** Cuts `s` to `width` columns, keeping its end (file:line and names matter more than leading directories). */
-function fit(s: string, width: number): string {
+export function fit(s: string, width: number): string {
   return s.length <= width ? s : '…' + s.slice(s.length - width + 1);
 }
 
 /** Right-aligned columns, the last one left-aligned. */
-function table(head: string[], rows: string[][], rightAligned: number): string[] {
+export function table(head: string[], rows: string[][], rightAligned: number): string[] {
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const line = (cells: string[]): string =>
     cells

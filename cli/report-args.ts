@@ -15,6 +15,8 @@ export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] 
                           [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--leak-causes] [--stack]
                           [--fail-on budget|leaks] [--html FILE]
+       cc-memwrap report <trace A> --compare <trace B> [--top N] [--json]
+                          [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
        cc-memwrap report <trace> <trace>… | <folder> [--by G] [--top N] [--json]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
@@ -104,6 +106,19 @@ Options:
              and the source files it names (only those under the run's
              working directory) inside it; it opens from disk in a browser
              without network or server
+  --compare B
+             compare this run (A) with the trace B, e.g. before and after a
+             fix: events, allocations, frees, heap requested, peak heap,
+             peak stack, static and leaked bytes side by side with B - A;
+             then allocation sites and functions with their allocations,
+             bytes requested and bytes live at the end, largest change
+             first; then each budget's largest usage and verdict in both.
+             Sites are matched by file, function and allocator, in line
+             order (a site whose line moved is one row, "(line N in A)");
+             a site of one run only is marked "(only in A)" or "(only in
+             B)". Goes
+             with --top, --json and the budget options (and each run's
+             memwrap.json), not with the other sections
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
@@ -146,6 +161,8 @@ export interface ReportArgs {
   html: string | null;
   /** The text of --interval, to name it in an error found while computing. */
   interval: string | null;
+  /** --compare's trace (B), or null. */
+  compare: string | null;
 }
 
 /** `help`: print REPORT_HELP; `error`: the message (without the command's name), with `usage` when --help would help. */
@@ -183,6 +200,7 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
         'leak-causes': { type: 'boolean' },
         'fail-on': { type: 'string', multiple: true },
         html: { type: 'string' },
+        compare: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -204,6 +222,8 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
     const calls = callsOf(values.calls);
     const interval = intervalOf(values.interval);
     const failOn = failOnOf(values['fail-on'] ?? []);
+    const compare = compareOf(values);
+    if (compare !== null && positionals.length > 1) throw new ArgError(`--compare compares one trace (A) with another (B); got ${positionals.length} before it`);
     const request: ReportRequest = {
       top,
       by,
@@ -227,6 +247,7 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
       json: values.json === true,
       html: values.html ?? null,
       interval: values.interval ?? null,
+      compare,
     };
   } catch (e) {
     return { kind: 'error', message: (e as Error).message, usage: false };
@@ -266,6 +287,19 @@ function intervalOf(text: string | undefined): IntervalSpec | null {
   const spec = parseInterval(text);
   if (spec === null) throw new ArgError(`--interval wants a number of events (1000) or a time (500ns, 20us, 10ms, 1.5s), got '${text}'`);
   return spec;
+}
+
+/** The options a comparison shows; any other section is refused beside --compare. */
+const COMPARE_GOES_WITH = new Set(['compare', 'top', 'json', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS), 'help']);
+
+/** --compare's trace, or null; throws when an option it cannot show is given with it. */
+function compareOf(values: Record<string, unknown>): string | null {
+  const b = values.compare;
+  if (typeof b !== 'string') return null;
+  if (b === '') throw new ArgError('--compare wants a second trace file');
+  const other = Object.keys(values).find((k) => values[k] !== undefined && !COMPARE_GOES_WITH.has(k));
+  if (other !== undefined) throw new ArgError(`--compare cannot be combined with --${other} (it shows totals, sites, functions and budgets; --top, --json and budgets go with it)`);
+  return b;
 }
 
 /** --fail-on's values, repeatable and comma-separated. */

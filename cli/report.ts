@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
+import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
+import { compareJson, compareText } from '../analysis/compare-text.js';
 import { computeReport, type ReportInputs, type ReportResult } from '../analysis/report.js';
 import type { Budgets } from '../analysis/budgets.js';
 import { IntervalError } from '../analysis/timeline.js';
@@ -34,6 +36,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     io.err(`cc-memwrap report: ${parsed.message}\n${parsed.usage ? "Try 'cc-memwrap report --help'.\n" : ''}`);
     return 2;
   }
+  if (parsed.compare !== null) return runCompare(parsed, parsed.compare, io);
   if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
   let result: ReportResult;
   try {
@@ -52,6 +55,29 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   io.out(parsed.json ? JSON.stringify(reportJson(result), null, 2) + '\n' : reportText(result, sourceReader()));
   await io.flush();
   return result.failOn !== null && result.failOn.failed.length > 0 ? 1 : 0;
+}
+
+/** `report A --compare B`: both traces read and decoded, each with its own budgets, and B - A printed. */
+async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<number> {
+  let comparison: Comparison;
+  try {
+    // One trace decoded at a time: A's model is let go once its report is made.
+    const reports: ReportResult[] = [];
+    for (const file of [a.file, other]) {
+      const trace = await read(file, io);
+      reports.push(compareReport({ model: trace.model, file, inputs: { budgets: budgetsFor(a.budgets, trace.file), frameSizes: null } }));
+      for (const p of trace.model.problems) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+    }
+    comparison = compareReports(reports[0]!, reports[1]!);
+  } catch (e) {
+    if (!(e instanceof ReportFailure)) throw e;
+    io.err(`cc-memwrap report: ${e.message}\n`);
+    return 2;
+  }
+  const top = a.request.top;
+  io.out(a.json ? JSON.stringify(compareJson(comparison, top), null, 2) + '\n' : compareText(comparison, top));
+  await io.flush();
+  return 0;
 }
 
 /** Reads and decodes the trace, with progress on stderr. */

@@ -5,7 +5,7 @@ import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../..
 import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
 import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
-import { Chart, type BudgetMark } from './chart/chart.js';
+import { Chart } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
 import { LEGEND_KEYS, type LegendKey } from './chart/legend.js';
@@ -14,10 +14,10 @@ import { noSourceText, renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
-import { startDecodeWorker } from './start-worker.js';
+import { budgetMarks, decodeInWorker } from './decode.js';
 import { Tables } from './tables.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
-import type { ViewData, WorkerMessage } from './view-data.js';
+import type { ViewData } from './view-data.js';
 import './styles.css';
 
 /** Timings and controls for automation (tests, the benchmark): read-only views of the page's own state. */
@@ -139,34 +139,9 @@ function exportTitle(): ExportTitle {
   };
 }
 
-/** Decodes trace bytes in the worker; resolves with everything the page shows. */
+/** Decodes trace bytes in the worker, with the progress bar; resolves with everything the page shows. */
 function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<ViewData> {
-  const worker = startDecodeWorker();
-  return new Promise((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
-      const m = e.data;
-      if (m.type === 'progress') progress(`Decoding: ${m.phase}`, m.fraction);
-      else {
-        worker.terminate();
-        if (m.type === 'done') resolve(m.data);
-        else reject(new Error(m.message));
-      }
-    };
-    worker.onerror = (e) => {
-      worker.terminate();
-      reject(new Error(e.message || 'the decoding worker failed'));
-    };
-    worker.postMessage({ bytes, budgets }, [bytes]);
-  });
-}
-
-function budgetMarks(v: ViewData): BudgetMark[] {
-  return v.budgets.map((b) => ({
-    label: b.kind,
-    side: b.kind === 'heap' ? 'heap' : 'above',
-    bytes: b.limitBytes,
-    ranges: b.ranges.map((r) => [r.startEvent, r.endEvent] as [number, number]),
-  }));
+  return decodeInWorker(bytes, budgets, (phase, fraction) => progress(`Decoding: ${phase}`, fraction));
 }
 
 function threadOptions(v: ViewData): void {

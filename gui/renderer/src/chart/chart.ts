@@ -76,6 +76,14 @@ export class Chart {
   marks: ChartMarks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   /** Milliseconds of each draw, for the benchmark and the status line. */
   readonly drawTimes: number[] = [];
+  /**
+   * Axes shared with another chart (two runs one above the other): x from event 0 to `count`, bytes up to `up` above
+   * the axis and `down` below it, zoomed in too; null: this run's own, fitted to what is in view.
+   */
+  shared: { count: number; up: number; down: number } | null = null;
+  /** Every zoom and pan, to move another chart with this one (see follow()). */
+  onTransform: (t: ZoomTransform) => void = () => {};
+  private following = false;
   onPick: (event: number) => void = () => {};
   onHover: (event: number | null, clientX: number, clientY: number, columnEvents: number) => void = () => {};
 
@@ -99,6 +107,7 @@ export class Chart {
       this.transform = e.transform;
       this.schedule();
       this.syncBrush();
+      if (!this.following) this.onTransform(e.transform);
     });
     select(this.canvas).call(this.zoomer).on('dblclick.zoom', null);
     this.canvas.addEventListener('click', (e) => {
@@ -156,10 +165,10 @@ export class Chart {
     this.ovSvg.setAttribute('height', String(ovH));
     const data = this.data;
     if (data === null) return;
-    const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
+    const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, this.shared?.count ?? data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
     this.base = scaleLinear().domain(domain).range([0, plotW]);
-    this.fullUp = Math.max(1, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
-    this.fullDown = Math.max(1, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
+    this.fullUp = Math.max(1, this.shared?.up ?? 0, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
+    this.fullDown = Math.max(1, this.shared?.down ?? 0, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
     this.setByteScales(this.fullUp, this.fullDown);
     // Zoom in until the visible events are about 40 px wide each.
     const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : (data.count * 400) / plotW);
@@ -188,7 +197,7 @@ export class Chart {
     const data = this.data!;
     let up = this.fullUp;
     let down = this.fullDown;
-    if (this.transform.k > 1) {
+    if (this.transform.k > 1 && this.shared === null) {
       const [d0, d1] = x.domain() as [number, number];
       const lo = this.mode === 'events' ? Math.max(0, Math.floor(d0)) : Math.max(0, lowerBound(data.times, d0) - 1);
       const hi = this.mode === 'events' ? Math.min(data.count, Math.ceil(d1) + 1) : Math.min(data.count, lowerBound(data.times, d1) + 1);
@@ -208,6 +217,13 @@ export class Chart {
       this.pending = 0;
       this.draw();
     });
+  }
+
+  /** Zooms and pans to `t`, another chart's transform, without reporting it back through onTransform. */
+  follow(t: ZoomTransform): void {
+    this.following = true;
+    select(this.canvas).call(this.zoomer.transform, t);
+    this.following = false;
   }
 
   /** Redraws now (marks changed). */
