@@ -13,6 +13,7 @@ import { CLASS_COLOURS, CLASS_LABELS, MARK_COLOURS, SERIES_COLOURS } from './cha
 import { noSourceText, renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
+import { setupProjector } from './projector.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
 import { startDecodeWorker } from './start-worker.js';
 import { Tables } from './tables.js';
@@ -518,6 +519,7 @@ window.addEventListener('drop', (e) => {
 });
 
 legend();
+setupProjector(chart);
 backend.session().then(
   (info) => {
     if (info) void loadFromHost(info);

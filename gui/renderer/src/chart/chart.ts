@@ -7,6 +7,8 @@ import { anyIn, byteTicks, layout, MIN_BAR_PX, positionOf, eventAt, representati
 import { CLASS_COLOURS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
 
 export const MARGIN = { left: 72, right: 12, top: 8, bottom: 22 };
+/** The margins at 100 %; `Chart.setTextScale` widens them for larger axis labels (projector mode). */
+const BASE_MARGIN = { ...MARGIN };
 /** Share of the plot height above the axis (stack and static). */
 const UPPER_SHARE = 0.4;
 /** Height of the class rug under the plot: one 3 px row per class. */
@@ -66,6 +68,8 @@ export class Chart {
   private lastLayout: Columns | Bars | null = null;
   private xAxis: SVGGElement | null = null;
   budgets: BudgetMark[] = [];
+  /** How much larger than at 100 % the text is (the page's zoom control). */
+  private textScale = 1;
   marks: ChartMarks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   /** Milliseconds of each draw, for the benchmark and the status line. */
   readonly drawTimes: number[] = [];
@@ -120,6 +124,16 @@ export class Chart {
   setMode(mode: XMode): void {
     this.mode = mode;
     this.transform = zoomIdentity;
+    this.resize();
+  }
+
+  /**
+   * Text `scale` times its usual size (the page's zoom, set in CSS as `--zoom`): the margins grow with the axis
+   * labels, and the chart is laid out and redrawn at once, at the device's pixel ratio, so it stays crisp.
+   */
+  setTextScale(scale: number): void {
+    this.textScale = scale;
+    for (const side of ['left', 'right', 'top', 'bottom'] as const) MARGIN[side] = Math.round(BASE_MARGIN[side] * scale);
     this.resize();
   }
 
@@ -307,7 +321,7 @@ export class Chart {
     ctx.strokeStyle = MARK_COLOURS.budget;
     ctx.fillStyle = MARK_COLOURS.budget;
     ctx.setLineDash([6, 4]);
-    ctx.font = '11px sans-serif';
+    ctx.font = `${Math.round(11 * this.textScale)}px sans-serif`;
     for (const b of this.budgets) {
       // Zoomed in, the byte axes fit the events in view and a budget may lie beyond them: not drawn then.
       if (b.bytes > (b.side === 'above' ? this.upper : this.lower).domain()[1]!) continue;
