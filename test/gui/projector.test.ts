@@ -18,7 +18,8 @@ async function seen(page: Page) {
     table: await fontPx(page, '#panel-body table.rows td'),
     code: await fontPx(page, '#source-body .code'),
     tick: (await boxOf(page, '.chart svg.axes .y-heap .tick text')).height,
-    tickLeft: (await boxOf(page, '.chart svg.axes .y-heap .tick text')).x,
+    /** The leftmost edge of any axis label (the longest byte labels reach furthest left). */
+    tickLeft: await page.locator('.chart svg.axes .tick text').evaluateAll((ts) => Math.min(...ts.map((t) => t.getBoundingClientRect().left))),
     canvas: await page.locator('canvas.plot').evaluate((c: HTMLCanvasElement) => {
       const r = c.getBoundingClientRect();
       return { width: r.width, height: r.height, left: r.left, backingWidth: c.width, backingHeight: c.height, dpr: devicePixelRatio };
