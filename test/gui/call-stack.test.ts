@@ -3,7 +3,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Model } from '../../analysis/model.js';
+import { callStackAt } from '../../analysis/event-detail.js';
 import { siteInfo } from '../../analysis/sites.js';
+import { Kind } from '../../analysis/trace/format.js';
 import { formatBytesFine } from '../../analysis/units.js';
 import { programsDir } from '../support/programs.js';
 import { clickEvent, selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
@@ -54,7 +56,8 @@ describe('the call stack of an event inside the recursive checksum of bst.c', ()
     });
     expect(texts[6]).toContain('main — outermost frame');
     expect(texts[6]).toContain(`${formatBytesFine(model.frames.depth[model.frames.parent[frames[0]!]!]!)} from the stack base`);
-    expect(texts[6]).toContain('char *title');
+    // main's automatic objects, in order; not its static keys[], which is no part of the frame.
+    expect(texts[6]).toContain('locals (declared in its body): struct node *root, struct builder b, char *title, int i');
     // Each checksum frame holds its 128-byte buffer.
     for (const f of frames.slice(1)) expect(model.frames.depth[f]! - model.frames.depth[model.frames.parent[f]!]!).toBeGreaterThan(128);
     await shot(page, 'call-stack');
@@ -70,6 +73,29 @@ describe('the call stack of an event inside the recursive checksum of bst.c', ()
     // Its definition stays a click away.
     await items.nth(0).locator('button.frame-def').click();
     await expect.poll(() => selectedLine.getAttribute('data-line')).toBe(String(lineOf('static unsigned checksum(')));
+    expect(viewer.errors).toEqual([]);
+  });
+
+  test('a caller that calls a function on two lines names both, and the frame marks both', async () => {
+    const { page } = viewer;
+    // The allocation of a node three inserts deep: insert calls itself at two lines (left or right).
+    const e = [...model.events.kind.keys()].find((i) => model.events.kind[i] === Kind.ALLOC && callStackAt(model, i).filter((f) => f.function === 'insert').length === 3)!;
+    expect(e).toBeDefined();
+    await clickEvent(page, e);
+    expect(await selectedEvent(page)).toBe(e);
+    const items = page.locator('#detail ol.stack li.frame');
+    await expect.poll(() => items.count()).toBe(5);
+    const texts = await items.allTextContents();
+    const left = lineOf('root->left = insert(root->left, key)');
+    const right = lineOf('root->right = insert(root->right, key)');
+    expect(texts[0]).toContain(`new_node — called at bst.c:${lineOf('if (root == NULL) return new_node(key)')}`);
+    expect(texts[0]).toContain('locals (declared in its body): struct node *n');
+    expect(texts[1]).toContain(`insert — called at bst.c:${left} or ${right}`);
+    expect(texts[2]).toContain(`insert — called at bst.c:${left} or ${right}`);
+    expect(texts[3]).toContain(`insert — called at bst.c:${lineOf('root = insert(root, keys[i])')}`);
+    await items.nth(1).locator('button.frame-call').click();
+    await expect.poll(() => page.locator('#source-body .ln.selected').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-line')))).toEqual([String(left), String(right)]);
+    await shot(page, 'call-stack-two-lines');
     expect(viewer.errors).toEqual([]);
   });
 });
