@@ -43,6 +43,8 @@ describe('the call stack of an event inside the recursive checksum of bst.c', ()
     const items = page.locator('#detail ol.stack li.frame');
     await expect.poll(() => items.count()).toBe(7);
     const texts = await items.allTextContents();
+    // Where the numbers come from is said once, above the frames.
+    expect(await page.locator('#detail .stack-note').textContent()).toMatch(/^frame: the stack bytes it took, from the trace .*; compiler: .*; locals: the objects its body declares/);
     const recursive = lineOf('sum ^= checksum(text, level + 1)');
     const fromMain = lineOf('checksum(b.text, 1)');
     // Innermost first: checksum × 6, then main.
@@ -51,13 +53,13 @@ describe('the call stack of an event inside the recursive checksum of bst.c', ()
       const text = texts[i]!;
       const caller = i < 5 ? chain[i + 1]! : model.frames.parent[f]!;
       expect(text).toContain(`checksum — called at bst.c:${i < 5 ? recursive : fromMain}`);
-      expect(text).toContain(`frame ${formatBytesFine(model.frames.depth[f]! - model.frames.depth[caller]!)} (the trace's stack depth at its entry less its caller's)`);
-      expect(text).toContain('locals (declared in its body): char scratch[128], unsigned sum, const char *p');
+      expect(text).toContain(`frame ${formatBytesFine(model.frames.depth[f]! - model.frames.depth[caller]!)} · `);
+      expect(text).toContain('locals: char scratch[128], unsigned sum, const char *p');
     });
     expect(texts[6]).toContain('main — outermost frame');
     expect(texts[6]).toContain(`${formatBytesFine(model.frames.depth[model.frames.parent[frames[0]!]!]!)} from the stack base`);
     // main's automatic objects, in order; not its static keys[], which is no part of the frame.
-    expect(texts[6]).toContain('locals (declared in its body): struct node *root, struct builder b, char *title, int i');
+    expect(texts[6]).toContain('locals: struct node *root, struct builder b, char *title, int i');
     // Each checksum frame holds its 128-byte buffer.
     for (const f of frames.slice(1)) expect(model.frames.depth[f]! - model.frames.depth[model.frames.parent[f]!]!).toBeGreaterThan(128);
     await shot(page, 'call-stack');
@@ -89,13 +91,17 @@ describe('the call stack of an event inside the recursive checksum of bst.c', ()
     const left = lineOf('root->left = insert(root->left, key)');
     const right = lineOf('root->right = insert(root->right, key)');
     expect(texts[0]).toContain(`new_node — called at bst.c:${lineOf('if (root == NULL) return new_node(key)')}`);
-    expect(texts[0]).toContain('locals (declared in its body): struct node *n');
+    expect(texts[0]).toContain('locals: struct node *n');
     expect(texts[1]).toContain(`insert — called at bst.c:${left} or ${right}`);
     expect(texts[2]).toContain(`insert — called at bst.c:${left} or ${right}`);
     expect(texts[3]).toContain(`insert — called at bst.c:${lineOf('root = insert(root, keys[i])')}`);
     await items.nth(1).locator('button.frame-call').click();
     await expect.poll(() => page.locator('#source-body .ln.selected').evaluateAll((ls) => ls.map((l) => l.getAttribute('data-line')))).toEqual([String(left), String(right)]);
     await shot(page, 'call-stack-two-lines');
+    // The same on a projector (a picture only: projector.test.ts checks the sizes).
+    await page.setViewportSize({ width: 1920, height: 1080 });
+    await page.selectOption('#zoom', '1.5');
+    await shot(page, 'call-stack-projector');
     expect(viewer.errors).toEqual([]);
   });
 });

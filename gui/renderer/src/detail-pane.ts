@@ -40,6 +40,10 @@ export function noSourceText(d: EventDetail, end: string): string {
   }
 }
 
+/** Where the call stack's numbers and names come from, said once above it. */
+export const STACK_NOTE =
+  "frame: the stack bytes it took, from the trace (the stack in use at its entry less its caller's); compiler: the compiler's frame size, from the program; locals: the objects its body declares, as written.";
+
 /**
  * One frame of the call stack: its function and where its caller called it (the link opens that line, else its
  * definition), the stack bytes it took and where that number comes from, and the automatic objects it declares.
@@ -49,8 +53,8 @@ function frameItem(f: ExplainedFrame, outermost: boolean, namesCalls: boolean, a
   const where = f.call !== null ? `called at ${f.call.label}` : outermost ? 'outermost frame' : namesCalls ? 'call line unknown (a call through a pointer?)' : 'call line not in this trace';
   const open = f.call !== null ? () => act.source(f.call!.file, f.call!.lines) : () => act.source(f.file, f.line === null ? [] : [f.line]);
   const sizes: string[] = [];
-  sizes.push(f.bytes !== null ? `frame ${formatBytesFine(f.bytes)} (the trace's stack depth at its entry less its caller's)` : `${formatBytesFine(f.depth)} from the stack base`);
-  if (f.compilerBytes !== null) sizes.push(`compiler's frame size ${formatBytesFine(f.compilerBytes)}`);
+  sizes.push(f.bytes !== null ? `frame ${formatBytesFine(f.bytes)}` : `${formatBytesFine(f.depth)} from the stack base`);
+  if (f.compilerBytes !== null) sizes.push(`compiler ${formatBytesFine(f.compilerBytes)}`);
   return el(
     'li',
     { class: 'frame', 'data-function': f.function },
@@ -58,7 +62,7 @@ function frameItem(f: ExplainedFrame, outermost: boolean, namesCalls: boolean, a
     el('div', { class: 'frame-facts' }, sizes.join(' · '), ' · ', jump(`defined at ${f.label}`, () => act.source(f.file, f.line === null ? [] : [f.line]), { class: 'link frame-def' })),
     f.locals.length === 0
       ? null
-      : el('div', { class: 'frame-locals' }, 'locals (declared in its body): ', ...f.locals.flatMap((l, k) => [k > 0 ? ', ' : '', el('code', { title: `line ${l.line}` }, l.text)])),
+      : el('div', { class: 'frame-locals' }, 'locals: ', ...f.locals.flatMap((l, k) => [k > 0 ? ', ' : '', el('code', { title: `line ${l.line}` }, l.text)])),
   );
 }
 
@@ -124,6 +128,7 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: Explained
   }
   parts.push(
     el('h4', {}, 'Call stack (innermost first)'),
+    stack.length === 0 ? null : el('p', { class: 'stack-note' }, STACK_NOTE),
     stack.length === 0
       ? el('p', { class: 'empty' }, 'no instrumented frame open')
       : el('ol', { class: 'stack' }, ...stack.map((f, i) => frameItem(f, i === stack.length - 1, namesCalls, act))),
