@@ -96,6 +96,13 @@ describe('projector mode at 1920×1080', () => {
     expect(await page.locator('#zoom option:checked').textContent()).toBe('200%');
     expect(await fontPx(page, '#trace-name')).toBe(26);
     expect((await boxOf(page, '#chart-area')).height).toBeCloseTo(height, 0);
+    // A smaller window: the chart gives way, and the panels stay inside the window.
+    await page.setViewportSize({ width: 1920, height: 800 });
+    await expect.poll(async () => {
+      const p = await boxOf(page, '#panels');
+      return p.y + p.height;
+    }).toBeLessThanOrEqual(800);
+    await page.setViewportSize({ width: 1920, height: 1080 });
 
     // Ctrl+- and Ctrl+= step through the sizes; Ctrl+0 goes back to 100 %.
     await page.locator('canvas.plot').click({ position: { x: 5, y: 5 } });

@@ -67,6 +67,10 @@ export function setupProjector(chart: Chart): void {
   };
   const saved = remembered(CHART_HEIGHT_KEY);
   if (saved !== null) setHeight(saved, false);
+  // A smaller window: the chart gives way, so the panes below keep their least height.
+  window.addEventListener('resize', () => {
+    if (layout.style.getPropertyValue('--chart-height') !== '') setHeight(area.getBoundingClientRect().height, false);
+  });
   bar.addEventListener('pointerdown', (e) => {
     e.preventDefault();
     bar.setPointerCapture(e.pointerId);
