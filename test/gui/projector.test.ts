@@ -11,6 +11,13 @@ const fontPx = (page: Page, selector: string): Promise<number> => page.locator(s
 /** Rendered height in px of the first element matching `selector` (the glyphs' box, for SVG text). */
 const boxOf = async (page: Page, selector: string) => (await page.locator(selector).first().boundingBox())!;
 
+/** The chart canvas's box on screen and its size in device pixels. */
+const canvasOf = (page: Page) =>
+  page.locator('canvas.plot').evaluate((c: HTMLCanvasElement) => {
+    const r = c.getBoundingClientRect();
+    return { width: r.width, height: r.height, left: r.left, backingWidth: c.width, backingHeight: c.height, dpr: devicePixelRatio };
+  });
+
 /** What a person sees of the text and the chart: text sizes, the chart canvas's size on screen and in device pixels. */
 async function seen(page: Page) {
   return {
@@ -20,10 +27,7 @@ async function seen(page: Page) {
     tick: (await boxOf(page, '.chart svg.axes .y-heap .tick text')).height,
     /** The leftmost edge of any axis label (the longest byte labels reach furthest left). */
     tickLeft: await page.locator('.chart svg.axes .tick text').evaluateAll((ts) => Math.min(...ts.map((t) => t.getBoundingClientRect().left))),
-    canvas: await page.locator('canvas.plot').evaluate((c: HTMLCanvasElement) => {
-      const r = c.getBoundingClientRect();
-      return { width: r.width, height: r.height, left: r.left, backingWidth: c.width, backingHeight: c.height, dpr: devicePixelRatio };
-    }),
+    canvas: await canvasOf(page),
     area: await boxOf(page, '#chart-area'),
     panels: await boxOf(page, '#panels'),
     detailBox: await boxOf(page, '#detail'),
@@ -114,5 +118,23 @@ describe('projector mode at 1920×1080', () => {
     await page.keyboard.press('Control+0');
     await expect.poll(() => fontPx(page, '#trace-name')).toBe(13);
     expect(viewer.errors).toEqual([]);
+  });
+
+  test('on a screen of pixel ratio 2, the zoomed chart has two device pixels per screen pixel each way', async () => {
+    const context = await viewer.browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 2 });
+    try {
+      const hi = await context.newPage();
+      await hi.goto(viewer.server.url);
+      await hi.waitForFunction(() => (window as unknown as { ccMemwrapView?: { ready: boolean } }).ccMemwrapView?.ready === true);
+      await hi.selectOption('#zoom', '2');
+      await expect.poll(() => fontPx(hi, '#trace-name')).toBe(26);
+      const c = await canvasOf(hi);
+      expect(c.dpr).toBe(2);
+      expect(c.backingWidth).toBe(Math.round(c.width * 2));
+      expect(c.backingHeight).toBe(Math.round(c.height * 2));
+      await expect.poll(() => paintedPixels(hi)).toBeGreaterThan(80_000);
+    } finally {
+      await context.close();
+    }
   });
 });
