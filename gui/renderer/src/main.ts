@@ -1,6 +1,7 @@
 // The viewer page: loads a trace (from the host, a file dialog, drag and drop or the recent list), decodes it in a worker with a progress bar, and wires chart, detail, source, panels, search, keyboard and export together.
 import type { AttributionBy, AttributionRow } from '../../../analysis/attribution.js';
 import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
+import { explainStack, traceNamesCallLines } from '../../../analysis/frame-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
 import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
 import { formatBytesFine, plural } from '../../../analysis/units.js';
@@ -13,6 +14,7 @@ import { VOCABULARY_NOTES } from './vocabulary.js';
 import { noSourceText, renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
+import { setupProjector } from './projector.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
 import { budgetMarks, decodeInWorker } from './decode.js';
 import { Tables } from './tables.js';
@@ -327,9 +329,9 @@ function select(e: number): void {
   chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related), orphaned: Int32Array.from(orphaned) };
   chart.reveal(e);
   chart.redraw();
-  renderDetail(byId('detail'), d, callStackAt(m, e), {
+  renderDetail(byId('detail'), d, explainStack(m, callStackAt(m, e), state.hostSession?.stack.units ?? null), traceNamesCallLines(m), {
     goto: (x) => select(x),
-    source: (file, line) => void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]),
+    source: (file, lines) => void source.show(file, lines.map((line) => ({ line, kind: 'selected' }))),
   });
   if (d.class !== 'other') byId<HTMLSelectElement>('walk-kind').value = d.class;
   void source.show(d.place?.file ?? null, marks, noSourceText(d, view.summary.end.description));
@@ -489,6 +491,7 @@ window.addEventListener('drop', (e) => {
 });
 
 legend();
+setupProjector(chart);
 backend.session().then(
   (info) => {
     if (info) void loadFromHost(info);

@@ -9,6 +9,8 @@ import { CanvasPainter, type Painter, type TextStyle } from './painter.js';
 import { STACK_MEASURE } from '../vocabulary.js';
 
 export const MARGIN = { left: 72, right: 12, top: 8, bottom: 22 };
+/** The margins at 100 %; `Chart.setTextScale` widens them for larger axis labels (projector mode). */
+const BASE_MARGIN = { ...MARGIN };
 /** Share of the plot height above the axis (stack and static). */
 const UPPER_SHARE = 0.4;
 /** Height of the class rug under the plot: one 3 px row per class. */
@@ -73,6 +75,8 @@ export class Chart {
   private readonly screen = new CanvasPainter();
   private readonly ovScreen = new CanvasPainter();
   budgets: BudgetMark[] = [];
+  /** How much larger than at 100 % the text is (the page's zoom control). */
+  private textScale = 1;
   marks: ChartMarks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   /** Milliseconds of each draw, for the benchmark and the status line. */
   readonly drawTimes: number[] = [];
@@ -136,6 +140,16 @@ export class Chart {
   setMode(mode: XMode): void {
     this.mode = mode;
     this.transform = zoomIdentity;
+    this.resize();
+  }
+
+  /**
+   * Text `scale` times its usual size (the page's zoom, set in CSS as `--zoom`): the margins grow with the axis
+   * labels, and the chart is laid out and redrawn at once, at the device's pixel ratio, so it stays crisp.
+   */
+  setTextScale(scale: number): void {
+    this.textScale = scale;
+    for (const side of ['left', 'right', 'top', 'bottom'] as const) MARGIN[side] = Math.round(BASE_MARGIN[side] * scale);
     this.resize();
   }
 
@@ -306,12 +320,13 @@ export class Chart {
   }
 
   private paintBudgetLines(p: Painter): void {
+    const text = { ...BUDGET_TEXT, size: Math.round(BUDGET_TEXT.size * this.textScale) };
     for (const b of this.budgets) {
       // Zoomed in, the byte axes fit the events in view and a budget may lie beyond them: not drawn then.
       if (b.bytes > (b.side === 'above' ? this.upper : this.lower).domain()[1]!) continue;
       const y = Math.round(this.y(b.side, b.bytes)) + 0.5;
       p.line(0, y, this.geo.plotW, y, MARK_COLOURS.budget, 1, BUDGET_DASH);
-      p.text(budgetLabel(b), 4, b.side === 'above' ? y - 3 : y + 12, BUDGET_TEXT);
+      p.text(budgetLabel(b), 4, b.side === 'above' ? y - 3 : y + 1 + text.size, text);
     }
   }
 
