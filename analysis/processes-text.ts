@@ -33,7 +33,8 @@ export function renderProcesses(p: ProcessesReport, view: TextView): string {
   let text = out.join('\n') + '\n';
   if (p.by !== null) {
     const n = p.processes.length;
-    text += renderAttribution({ ...p.by, rows: p.by.groups }, view, `, ${formatCount(n)} processes summed (min, max: in one)`);
+    text += renderAttribution({ ...p.by, rows: p.by.groups }, view, `, ${formatCount(n)} processes`);
+    text += '  (summed over the processes; min and max: the lowest and highest net in any one)\n';
     const perProcess = p.by.groups.slice(0, Math.max(0, view.top)).flatMap((g) => g.perProcess.map(({ pid, row }) => ({ ...row, label: `${g.label} (pid ${pid})` })));
     text += renderAttribution({ ...p.by, rows: perProcess }, { ...view, top: perProcess.length }, ' and process');
   }

@@ -83,7 +83,7 @@ describe('report over the traces of several processes', () => {
     expect(forks.netBytes).toBe(forkRows.reduce((n, r) => n + r.netBytes, 0));
     expect(forks.counts.malloc).toBe(forkRows.reduce((n, r) => n + r.counts.malloc!, 0));
     const text = (await capture(runReport, [...files, '--by', 'function'])).out;
-    expect(text).toContain('Heap by function, innermost, 3 processes summed');
+    expect(text).toContain('Heap by function, innermost, 3 processes (2 of 2; net = allocated - freed)');
     expect(text).toMatch(/forks \(pid \d+\)/);
   });
 
