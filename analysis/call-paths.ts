@@ -58,7 +58,8 @@ export interface CallPaths {
   events: number;
 }
 
-const EVENT_KINDS = new Set<number>([Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]);
+/** The record kinds that are events (rows of Model.events), in the decoder's sense. */
+export const EVENT_KINDS = new Set<number>([Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]);
 
 interface Live {
   node: PathNode;
