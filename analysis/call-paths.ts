@@ -205,3 +205,83 @@ export function callPaths(
   }
   return { root: fold.root, peak: { bytes: fold.peakBytes, event: fold.peakEvent }, events: fold.events };
 }
+
+/** The call-path tree as plain data (a viewer draws it as a flame graph): each node's own values, metrics in CALL_PATH_METRICS order. */
+export interface FlameNode {
+  name: string;
+  file: string | null;
+  line: number | null;
+  values: number[];
+  children: FlameNode[];
+}
+
+/** Where a tree too large to hand over whole keeps the paths it drops: one child of the nearest kept frame. */
+export const OTHER_FRAME = '(other)';
+
+export interface FlameTree {
+  root: FlameNode;
+  /** Nodes below the root in the call-path tree, and how many of them were folded into OTHER_FRAME children. */
+  nodes: number;
+  pruned: number;
+}
+
+/** Adds `v`'s values to `into`'s: sums, but the most for the stack (the deepest, not a total). */
+function addValues(into: number[], v: readonly number[]): void {
+  CALL_PATH_METRICS.forEach((m, i) => (into[i] = m === 'stack' ? Math.max(into[i]!, v[i]!) : into[i]! + v[i]!));
+}
+
+/**
+ * The tree as FlameNodes, at most `maxNodes` of them: when there are more, the nodes of least weight (their share of
+ * the whole for the metric where it is largest, children included) are folded into an OTHER_FRAME child of their
+ * nearest kept ancestor, so every metric's total stays whole.
+ */
+export function flameTree(root: PathNode, maxNodes = 50_000): FlameTree {
+  const order: PathNode[] = [];
+  const todo = [...root.children.values()];
+  while (todo.length > 0) {
+    const n = todo.pop()!;
+    order.push(n);
+    todo.push(...n.children.values());
+  }
+  const own = (n: PathNode): number[] => CALL_PATH_METRICS.map((m) => n.values[m]);
+  let keep: Set<PathNode> | null = null;
+  if (order.length > maxNodes) {
+    // Children come after their parents in `order`: walking it backwards sums each subtree before its parent.
+    const inclusive = new Map<PathNode, number[]>();
+    const total = CALL_PATH_METRICS.map(() => 0);
+    for (let i = order.length - 1; i >= 0; i--) {
+      const n = order[i]!;
+      const v = own(n);
+      for (const c of n.children.values()) addValues(v, inclusive.get(c)!);
+      inclusive.set(n, v);
+      if (n.parent === root) addValues(total, v);
+    }
+    const weight = (n: PathNode): number => Math.max(...inclusive.get(n)!.map((v, i) => (total[i]! > 0 ? v / total[i]! : 0)));
+    const depth = (n: PathNode): number => n.path().length;
+    // A parent weighs at least as much as its children; on equal weight the shallower comes first, so parents stay.
+    const ranked = order.map((n) => ({ n, w: weight(n), d: depth(n) })).sort((a, b) => b.w - a.w || a.d - b.d);
+    keep = new Set(ranked.slice(0, maxNodes - 1).map((r) => r.n));
+  }
+  let pruned = 0;
+  const convert = (n: PathNode): FlameNode => {
+    const out: FlameNode = { name: n.name, file: n.file, line: n.line, values: own(n), children: [] };
+    let other: FlameNode | null = null;
+    for (const c of n.children.values()) {
+      if (keep === null || keep.has(c)) {
+        out.children.push(convert(c));
+        continue;
+      }
+      other ??= { name: OTHER_FRAME, file: null, line: null, values: CALL_PATH_METRICS.map(() => 0), children: [] };
+      const stack = [c];
+      while (stack.length > 0) {
+        const d = stack.pop()!;
+        pruned++;
+        addValues(other.values, own(d));
+        stack.push(...d.children.values());
+      }
+    }
+    if (other !== null) out.children.push(other);
+    return out;
+  };
+  return { root: convert(root), nodes: order.length, pruned };
+}

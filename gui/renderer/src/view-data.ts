@@ -2,6 +2,8 @@
 import type { BudgetCheck, Budgets } from '../../../analysis/budgets.js';
 import type { Model } from '../../../analysis/model.js';
 import type { Summary } from '../../../analysis/summary.js';
+import type { FlameTree } from '../../../analysis/call-paths.js';
+import type { Consumed } from '../../../analysis/consumed.js';
 
 export interface ViewData {
   model: Model;
@@ -11,6 +13,9 @@ export interface ViewData {
   orphanedBy: Int32Array;
   summary: Summary;
   budgets: BudgetCheck[];
+  /** Heap and stack by call path, and the live heap by top site over the run, folded over the streamed records (not the model); or why not. */
+  flame: FlameTree | string;
+  consumed: Consumed | string;
   /** Milliseconds spent decoding, and computing the rest. */
   decodeMs: number;
   tablesMs: number;
