@@ -1,3 +1,4 @@
+// What the viewer's Flame graph and Consumed panels draw.
 // The live heap by top allocation site (analysis/consumed.ts), streamed in two passes: at every bucket's end the bands
 // add up to the model's live requested heap after that event, and each top band holds the bytes of its site's blocks
 // live then (the model's blocks, grouped as the Heap peak panel groups them).
@@ -7,6 +8,8 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { BlockGroups } from '../../analysis/block-groups.js';
 import { NONE } from '../../analysis/model.js';
 import { consumed } from '../../analysis/consumed.js';
+import { CALL_PATH_METRICS, callPaths, flameTree, OTHER_FRAME, PathNode, type FlameNode } from '../../analysis/call-paths.js';
+import { allocationsOfCallPath } from '../../analysis/event-sets.js';
 import { ProblemLog } from '../../analysis/problems.js';
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
@@ -74,5 +77,65 @@ describe('consumed: live heap by top site', () => {
     const source = memorySource(traces['call-paths']!);
     const c = consumed(source, readHeader(source), new ProblemLog());
     expect(c.sites.map((s) => s.maxBytes)).toEqual([200, 120, 100, 32]);
+  });
+});
+
+/** Every node below the root with its count of allocations, its own and its callees'. */
+function inclusiveCounts(root: PathNode): { node: PathNode; count: number }[] {
+  const out: { node: PathNode; count: number }[] = [];
+  const visit = (n: PathNode): number => {
+    let sum = n.values.count;
+    for (const c of n.children.values()) sum += visit(c);
+    if (n !== root) out.push({ node: n, count: sum });
+    return sum;
+  };
+  visit(root);
+  return out;
+}
+
+/** Sums of each metric's own values over a FlameNode tree (the stack's most). */
+function totals(n: FlameNode, into = CALL_PATH_METRICS.map(() => 0)): number[] {
+  CALL_PATH_METRICS.forEach((m, i) => (into[i] = m === 'stack' ? Math.max(into[i]!, n.values[i]!) : into[i]! + n.values[i]!));
+  for (const c of n.children) totals(c, into);
+  return into;
+}
+
+const countNodes = (n: FlameNode): number => n.children.reduce((k, c) => k + 1 + countNodes(c), 0);
+
+describe('call paths in the flame graph', () => {
+  test.each(['call-paths', 'linked-list'])('%s: a frame’s allocations on the chart are as many as the flame graph counts under it', (name) => {
+    const bytes = traces[name]!;
+    const model = decodeTrace(bytes);
+    const source = memorySource(bytes);
+    const paths = callPaths(source, readHeader(source), new ProblemLog());
+    const nodes = inclusiveCounts(paths.root);
+    expect(nodes.length).toBeGreaterThanOrEqual(3);
+    for (const { node, count } of nodes) expect(allocationsOfCallPath(model, node.path()).length, node.path().join(';')).toBe(count);
+  });
+
+  test('call-paths.c: main;build highlights the five nodes new_node made', () => {
+    const bytes = traces['call-paths']!;
+    const model = decodeTrace(bytes);
+    const events = allocationsOfCallPath(model, ['main', 'build']);
+    expect([...events].map((e) => model.events.site[e])).toEqual(Array(5).fill(model.events.site[events[0]!]));
+  });
+
+  test('a tree over the node limit keeps the heaviest paths and folds the rest into "(other)", totals whole', () => {
+    const bytes = traces['linked-list']!;
+    const source = memorySource(bytes);
+    const root = callPaths(source, readHeader(source), new ProblemLog()).root;
+    const whole = flameTree(root);
+    expect(whole.pruned).toBe(0);
+    expect(countNodes(whole.root)).toBe(whole.nodes);
+    const small = flameTree(root, 2);
+    expect(small.nodes).toBe(whole.nodes);
+    expect(countNodes(small.root)).toBe(2);
+    expect(small.pruned).toBe(whole.nodes - (countNodes(small.root) - 1));
+    expect(totals(small.root)).toEqual(totals(whole.root));
+    const names: string[] = [];
+    const walk = (n: FlameNode): void => n.children.forEach((c) => (names.push(c.name), walk(c)));
+    walk(small.root);
+    expect(names).toContain(OTHER_FRAME);
+    expect(names).toContain('main');
   });
 });
