@@ -5,10 +5,10 @@ import { axisBottom, axisLeft, scaleLinear, schemeTableau10, select } from 'd3';
 import type { Consumed } from '../../../../analysis/consumed.js';
 import { formatBytes, formatBytesFine } from '../../../../analysis/units.js';
 import { el } from '../dom.js';
+import { MARGIN } from '../chart/chart.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
-const MARGIN = { left: 64, right: 12, top: 8, bottom: 22 };
 export const OTHER_SITES = 'every other site';
 const OTHER_COLOUR = '#ced4da';
 
