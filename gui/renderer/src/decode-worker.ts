@@ -55,9 +55,6 @@ scope.onmessage = (e) => {
     });
     const t1 = performance.now();
     scope.postMessage({ type: 'progress', fraction: 1, phase: 'computing the summary' });
-    // The decoder logged the trace's problems; these passes read the same records again.
-    const source = memorySource(bytes);
-    const header = readHeader(source);
     const data: ViewData = {
       model,
       statics: staticSeries(model),
@@ -65,13 +62,19 @@ scope.onmessage = (e) => {
       orphanedBy: orphaningEvents(model),
       summary: summarize(model),
       budgets: e.data.budgets ? checkBudgets(model, e.data.budgets) : [],
-      flame: attempt(() => flameTree(callPaths(source, header, new ProblemLog(), { peak: true }).root)),
-      consumed: attempt(() => consumed(source, header, new ProblemLog())),
+      flame: null,
+      consumed: null,
       decodeMs: t1 - t0,
       tablesMs: 0,
     };
     data.tablesMs = performance.now() - t1;
     scope.postMessage({ type: 'done', data }, [...buffersOf(data)]);
+    // Then the flame graph's call paths and the consumed chart, read from the records again (the decoder logged
+    // their problems): the page shows the chart without waiting for them.
+    const source = memorySource(bytes);
+    const header = readHeader(source);
+    const flame = attempt(() => flameTree(callPaths(source, header, new ProblemLog(), { peak: true }).root));
+    scope.postMessage({ type: 'extras', flame, consumed: attempt(() => consumed(source, header, new ProblemLog())) });
   } catch (err) {
     scope.postMessage({ type: 'error', message: (err as Error).message });
   }

@@ -143,14 +143,22 @@ function exportTitle(): ExportTitle {
 /** Decodes trace bytes in the worker; resolves with everything the page shows. */
 function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<ViewData> {
   const worker = startDecodeWorker();
+  let data: ViewData | null = null;
   return new Promise((resolve, reject) => {
     worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
       const m = e.data;
       if (m.type === 'progress') progress(`Decoding: ${m.phase}`, m.fraction);
-      else {
+      else if (m.type === 'done') {
+        data = m.data;
+        resolve(m.data);
+      } else if (m.type === 'extras') {
+        // The flame graph and consumed chart come after: the view shown by then gets them (a later one has its own worker).
         worker.terminate();
-        if (m.type === 'done') resolve(m.data);
-        else reject(new Error(m.message));
+        if (data !== null) Object.assign(data, { flame: m.flame, consumed: m.consumed });
+        if (data !== null && state.view === data) panels.refresh();
+      } else {
+        worker.terminate();
+        reject(new Error(m.message));
       }
     };
     worker.onerror = (e) => {

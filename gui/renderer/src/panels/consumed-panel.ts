@@ -27,10 +27,12 @@ export function consumedPanel(c: Consumed | string, label: (key: string) => stri
   // Cumulative tops, the largest site at the bottom.
   const tops = new Float64Array(c.bytes.length);
   let most = 0;
+  let rest = false;
   for (let b = 0; b < c.ends.length; b++) {
     let sum = 0;
     for (let k = 0; k < n; k++) tops[b * n + k] = sum += c.bytes[b * n + k]!;
     most = Math.max(most, sum);
+    rest ||= c.bytes[b * n + n - 1]! > 0;
   }
   const x = scaleLinear().domain([0, c.events]).range([MARGIN.left, width - MARGIN.right]);
   const y = scaleLinear().domain([0, Math.max(1, most)]).nice().range([HEIGHT - MARGIN.bottom, MARGIN.top]);
@@ -72,7 +74,7 @@ export function consumedPanel(c: Consumed | string, label: (key: string) => stri
       const swatch = el('span', { class: 'swatch' });
       swatch.style.background = colourOf(k);
       const maxBytes = k < c.sites.length ? ` (at most ${formatBytesFine(c.sites[k]!.maxBytes)})` : '';
-      if (band.key === null) return el('li', { 'data-role': 'consumed-other' }, swatch, band.label);
+      if (band.key === null) return rest ? el('li', { 'data-role': 'consumed-other' }, swatch, band.label) : null;
       const b = el('button', { type: 'button', class: 'link', 'data-role': 'consumed-site' }, band.label);
       b.addEventListener('click', () => pick(band.key!));
       return el('li', {}, swatch, b, maxBytes);

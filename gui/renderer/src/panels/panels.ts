@@ -72,7 +72,7 @@ export class Panels {
   set(data: ViewData, tables: Tables): void {
     this.data = data;
     this.tables = tables;
-    this.flame = new FlamePanel(data.flame, { frame: (path, n) => this.frame(path, n, tables) });
+    this.flame = null;
     fill(
       this.tabs,
       ...(Object.keys(TITLES) as PanelName[]).map((name) => {
@@ -91,6 +91,11 @@ export class Panels {
     const t = this.tables;
     if (d === null || t === null) return;
     fill(this.body, this.render(name, d, t));
+  }
+
+  /** Draws the panel shown again if it waits for data that has come (the flame graph, the consumed chart). */
+  refresh(): void {
+    if (this.current === 'flame' || this.current === 'consumed') this.show(this.current);
   }
 
   private render(name: PanelName, d: ViewData, t: Tables): HTMLElement {
@@ -115,8 +120,11 @@ export class Panels {
       case 'linked':
         return this.linked(t.linked());
       case 'flame':
-        return this.flame!.render(this.width());
+        if (d.flame === null) return el('p', { class: 'empty' }, 'Reading the call paths…');
+        this.flame ??= new FlamePanel(d.flame, { frame: (path, n) => this.frame(path, n, t) });
+        return this.flame.render(this.width());
       case 'consumed': {
+        if (d.consumed === null) return el('p', { class: 'empty' }, 'Reading the live heap by site…');
         const groups = new BlockGroups(t.model);
         return consumedPanel(d.consumed, (key) => groups.siteOfKey(key)?.label ?? key, this.width(), (key) => this.site(key, t));
       }
