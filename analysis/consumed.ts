@@ -4,10 +4,9 @@
 // threads, live blocks and buckets, never with events.
 import type { ByteSource } from './trace/byte-source.js';
 import { streamRecords } from './trace/event-stream.js';
-import { Kind } from './trace/format.js';
 import type { TraceHeader } from './trace/header.js';
 import type { TraceRecord } from './trace/records.js';
-import { EVENT_KINDS } from './call-paths.js';
+import { EVENT_KINDS, foldFrames, type FrameFold } from './call-paths.js';
 import { ProblemLog } from './problems.js';
 
 /** Sites drawn as bands of their own; the rest are one band. */
@@ -39,9 +38,9 @@ interface Live {
 }
 
 /** One pass: live requested bytes per charge key. Keys are numbers: a site id, or -(entry site + 1) for interposed calls. */
-class LiveBySite {
+class LiveBySite implements FrameFold<number> {
   /** Site ids of the open frames' entries, per thread, innermost last. */
-  private readonly stacks = new Map<number, number[]>();
+  readonly stacks = new Map<number, number[]>();
   private readonly live = new Map<number, Live>();
   readonly bytes = new Map<number, number>();
   readonly most = new Map<number, number>();
@@ -53,18 +52,12 @@ class LiveBySite {
     private readonly afterEvent: (event: number) => void,
   ) {}
 
-  private stack(thread: number): number[] {
-    let s = this.stacks.get(thread);
-    if (s === undefined) this.stacks.set(thread, (s = []));
-    return s;
+  enter(r: TraceRecord): number {
+    return r.site;
   }
 
-  private create(r: TraceRecord): void {
-    let key = r.site;
-    if (r.interposed) {
-      const s = this.stack(r.thread);
-      key = -((s.length > 0 ? s[s.length - 1]! : 0) + 1);
-    }
+  create(r: TraceRecord, s: readonly number[]): void {
+    const key = r.interposed ? -((s.length > 0 ? s[s.length - 1]! : 0) + 1) : r.site;
     this.live.set(r.seq, { key, size: r.size });
     const now = (this.bytes.get(key) ?? 0) + r.size;
     this.bytes.set(key, now);
@@ -72,7 +65,7 @@ class LiveBySite {
     this.heap += r.size;
   }
 
-  private end(id: number): void {
+  end(id: number): void {
     const b = this.live.get(id);
     if (b === undefined) return;
     this.live.delete(id);
@@ -82,33 +75,7 @@ class LiveBySite {
 
   record(r: TraceRecord): void {
     if (r.ignored) return;
-    switch (r.kind) {
-      case Kind.ENTER:
-        this.stack(r.thread).push(r.site);
-        break;
-      case Kind.EXIT:
-        this.stack(r.thread).pop();
-        break;
-      case Kind.UNWIND: {
-        const s = this.stack(r.thread);
-        s.length = Math.max(0, s.length - r.count);
-        break;
-      }
-      case Kind.THREAD_END:
-        this.stacks.delete(r.thread);
-        break;
-      case Kind.ALLOC:
-        this.create(r);
-        break;
-      case Kind.FREE:
-        if (!r.untracked) this.end(r.block);
-        break;
-      case Kind.REALLOC:
-        if (r.failed) break;
-        if (r.block !== 0) this.end(r.block);
-        if (!r.noBlock) this.create(r);
-        break;
-    }
+    foldFrames(r, this);
     if (EVENT_KINDS.has(r.kind)) this.afterEvent(this.events++);
   }
 }
