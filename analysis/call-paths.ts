@@ -270,31 +270,38 @@ export function flameTree(root: PathNode, maxNodes = 50_000): FlameTree {
       if (n.parent === root) addValues(total, v);
     }
     const weight = (n: PathNode): number => Math.max(...inclusive.get(n)!.map((v, i) => (total[i]! > 0 ? v / total[i]! : 0)));
-    const depth = (n: PathNode): number => n.path().length;
+    const depths = new Map<PathNode, number>();
+    for (const n of order) depths.set(n, n.parent === root ? 1 : depths.get(n.parent!)! + 1);
+    const depth = (n: PathNode): number => depths.get(n)!;
     // A parent weighs at least as much as its children; on equal weight the shallower comes first, so parents stay.
     const ranked = order.map((n) => ({ n, w: weight(n), d: depth(n) })).sort((a, b) => b.w - a.w || a.d - b.d);
     keep = new Set(ranked.slice(0, maxNodes - 1).map((r) => r.n));
   }
   let pruned = 0;
-  const convert = (n: PathNode): FlameNode => {
-    const out: FlameNode = { name: n.name, file: n.file, line: n.line, values: own(n), children: [] };
+  const make = (n: PathNode): FlameNode => ({ name: n.name, file: n.file, line: n.line, values: own(n), children: [] });
+  const out = make(root);
+  // Iterative: a deep recursion in the traced program makes a path as deep.
+  const pending: [PathNode, FlameNode][] = [[root, out]];
+  while (pending.length > 0) {
+    const [n, into] = pending.pop()!;
     let other: FlameNode | null = null;
     for (const c of n.children.values()) {
       if (keep === null || keep.has(c)) {
-        out.children.push(convert(c));
+        const node = make(c);
+        into.children.push(node);
+        pending.push([c, node]);
         continue;
       }
       other ??= { name: OTHER_FRAME, file: null, line: null, values: CALL_PATH_METRICS.map(() => 0), children: [] };
-      const stack = [c];
-      while (stack.length > 0) {
-        const d = stack.pop()!;
+      const below = [c];
+      while (below.length > 0) {
+        const d = below.pop()!;
         pruned++;
         addValues(other.values, own(d));
-        stack.push(...d.children.values());
+        below.push(...d.children.values());
       }
     }
-    if (other !== null) out.children.push(other);
-    return out;
-  };
-  return { root: convert(root), nodes: order.length, pruned };
+    if (other !== null) into.children.push(other);
+  }
+  return { root: out, nodes: order.length, pruned };
 }
