@@ -1,12 +1,16 @@
 // The flame graph and consumed panels in real Chromium on test/programs/call-paths.c, whose comment works out the
 // bytes of each call path by hand: below main, build's frame is the widest for bytes allocated (120 of main's 452 B),
 // a click on it zooms in and opens its definition in the source pane; the consumed chart's largest band is the
-// realloc in main (200 B live at the end), and a click on that band opens the realloc's line.
+// realloc in main (200 B live at the end), and a click on that band opens the realloc's line. In the HTML report of
+// samples/linked-list.c (which prints, so libc allocates its stdio buffer) both tabs work with nothing fetched, and
+// the flame graph's libc heap box hides the frame of the blocks libc allocated.
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { programsDir } from '../support/programs.js';
-import { shot, traceProgram, viewerOn, type Viewer } from './browser.js';
+import { writeHtmlReport } from '../../host/html-report.js';
+import { TraceSession } from '../../host/trace-session.js';
+import { programsDir, samplesDir, scratch } from '../support/programs.js';
+import { buildReportTemplate, launch, openReportFile, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 const openPanel = (page: Page, name: string) => page.locator(`#panel-tabs button[data-panel=${name}]`).click();
 
@@ -96,4 +100,35 @@ describe('flame graph and consumed chart on call-paths.c', () => {
     await shot(page, 'consumed');
     expect(viewer.errors).toEqual([]);
   });
+});
+
+describe('flame graph and consumed chart in the HTML report of samples/linked-list.c', () => {
+  test('the libc frame is drawn below main and hidden with libc heap unticked; the consumed legend names the sites', async () => {
+    const { trace } = traceProgram(path.join(samplesDir, 'linked-list.c'));
+    const report = path.join(scratch('flame-report'), 'report.html');
+    writeHtmlReport(await TraceSession.open(trace), report, await buildReportTemplate());
+    const browser = await launch();
+    try {
+      const errors: string[] = [];
+      const blocked: string[] = [];
+      const page = await openReportFile(browser, report, errors, blocked);
+      await openPanel(page, 'flame');
+      await page.waitForSelector('svg.flame-graph');
+      const libc = '(libc or uninstrumented code)';
+      const names = async () => (await frames(page)).map((f) => f.name);
+      expect(await page.locator('svg.flame-graph g.frame title').allTextContents()).toContainEqual(expect.stringMatching(/^\(libc or uninstrumented code\)\n4,096 B /));
+      await page.locator('[data-role=flame-libc]').uncheck();
+      expect(await page.locator('svg.flame-graph g.frame title').allTextContents()).not.toContainEqual(expect.stringContaining(libc));
+      expect(await names()).toContain('make_node');
+      expect(await page.locator('.flame .note').textContent()).toBe(`Hidden: frames of allocations inside libc or uninstrumented code (${libc}).`);
+      await openPanel(page, 'consumed');
+      await page.waitForSelector('svg.consumed-chart');
+      expect(await page.locator('.consumed-legend li').first().textContent()).toBe('main (via libc/uninstrumented) (at most 4,096 B)');
+      expect(await page.locator('.consumed-legend li').allTextContents()).toContainEqual(expect.stringMatching(/^linked-list\.c:\d+ make_node → malloc \(at most \d+ B\)$/));
+      expect(errors).toEqual([]);
+      expect(blocked).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 });
