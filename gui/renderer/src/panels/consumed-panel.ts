@@ -3,9 +3,10 @@
 // whatever the trace's size). Clicking a band or its legend entry selects its site.
 import { axisBottom, axisLeft, scaleLinear, schemeTableau10, select } from 'd3';
 import type { Consumed } from '../../../../analysis/consumed.js';
-import { formatBytes, formatBytesFine } from '../../../../analysis/units.js';
+import { formatBytesFine } from '../../../../analysis/units.js';
 import { el } from '../dom.js';
 import { MARGIN } from '../chart/chart.js';
+import { byteTicks } from '../chart/columns.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const HEIGHT = 220;
@@ -35,7 +36,9 @@ export function consumedPanel(c: Consumed | string, label: (key: string) => stri
     rest ||= c.bytes[b * n + n - 1]! > 0;
   }
   const x = scaleLinear().domain([0, c.events]).range([MARGIN.left, width - MARGIN.right]);
-  const y = scaleLinear().domain([0, Math.max(1, most)]).nice().range([HEIGHT - MARGIN.bottom, MARGIN.top]);
+  // Byte ticks as the timeline's heap axis has them (2,048 B, 4,096 B …).
+  const ticks = byteTicks(most, 4);
+  const y = scaleLinear().domain([0, Math.max(1, ticks.at(-1) ?? 1)]).range([HEIGHT - MARGIN.bottom, MARGIN.top]);
   const pic = document.createElementNS(SVG, 'svg');
   pic.setAttribute('class', 'consumed-chart');
   pic.setAttribute('width', String(width));
@@ -66,7 +69,7 @@ export function consumedPanel(c: Consumed | string, label: (key: string) => stri
   }
   const axes = select(pic);
   axes.append('g').attr('transform', `translate(0,${HEIGHT - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 120))).tickFormat((v) => Number(v).toLocaleString('en-US')));
-  axes.append('g').attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(5).tickFormat((v) => formatBytes(Number(v))));
+  axes.append('g').attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(ticks).tickFormat((v) => formatBytesFine(Number(v))));
   const legend = el(
     'ol',
     { class: 'consumed-legend' },
@@ -83,7 +86,7 @@ export function consumedPanel(c: Consumed | string, label: (key: string) => stri
   return el(
     'div',
     { class: 'consumed' },
-    el('p', { class: 'hint' }, `Heap bytes live (requested) over the run, events in order on x as on the timeline; the ${c.sites.length} sites holding the most at once, largest at the bottom, then ${OTHER_SITES}. Sampled after ${c.ends.length.toLocaleString('en-US')} events evenly spread. Click a band to select its site.`),
+    el('p', { class: 'hint' }, `Heap bytes live (requested) over the run, x in event order (the timeline's "events in order" axis); the ${c.sites.length} sites holding the most at once, largest at the bottom, then ${OTHER_SITES}. Sampled after ${c.ends.length.toLocaleString('en-US')} events evenly spread. Click a band to select its site.`),
     pic,
     legend,
   );
