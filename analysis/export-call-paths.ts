@@ -1,6 +1,6 @@
 // The call-path tree (call-paths.ts) in formats other tools open: the folded stacks that flame graph tools read
 // (`main;insert;new_node 144`, one line per call path with its own value), and speedscope's file format.
-import { CALL_PATH_METRICS, METRIC_MEANING, type CallPathMetric, type PathNode } from './call-paths.js';
+import { CALL_PATH_METRICS, type CallPathMetric, type PathNode } from './call-paths.js';
 
 /** Every node below the root, parents before children, children by name (stable output). */
 function* walk(root: PathNode): Generator<PathNode> {
@@ -66,7 +66,7 @@ export function speedscopeJson(root: PathNode, name: string, exporter: string, m
       weights.push(v);
     }
     const total = weights.reduce((a, b) => a + b, 0);
-    return { type: 'sampled', name: `${PROFILE_NAME[metric]} (${METRIC_MEANING[metric]})`, unit: metric === 'count' ? 'none' : 'bytes', startValue: 0, endValue: total, samples, weights };
+    return { type: 'sampled', name: PROFILE_NAME[metric], unit: metric === 'count' ? 'none' : 'bytes', startValue: 0, endValue: total, samples, weights };
   });
   return JSON.stringify({ $schema: 'https://www.speedscope.app/file-format-schema.json', shared: { frames }, profiles, name, activeProfileIndex: 0, exporter }) + '\n';
 }

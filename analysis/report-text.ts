@@ -1,5 +1,5 @@
 // Renders a Summary as the aligned plain-text report of `cc-memwrap report` (fits 80 columns).
-import type { Attribution } from './attribution.js';
+import type { Attribution, AttributionRow } from './attribution.js';
 import type { BudgetCheck, BudgetRange } from './budgets.js';
 import type { IntervalSeries } from './timeline.js';
 import type { PerCall } from './per-call.js';
@@ -19,12 +19,12 @@ import { formatBytes, formatCount, plural } from './units.js';
 export const REPORT_WIDTH = 80;
 
 /** Cuts `s` to `width` columns, keeping its end (file:line and names matter more than leading directories). */
-function fit(s: string, width: number): string {
+export function fit(s: string, width: number): string {
   return s.length <= width ? s : '…' + s.slice(s.length - width + 1);
 }
 
 /** Right-aligned columns, the last one left-aligned. */
-function table(head: string[], rows: string[][], rightAligned: number): string[] {
+export function table(head: string[], rows: string[][], rightAligned: number): string[] {
   const widths = head.map((h, c) => Math.max(h.length, ...rows.map((r) => (r[c] ?? '').length)));
   const line = (cells: string[]): string =>
     cells
@@ -145,11 +145,16 @@ const COUNT_COLUMNS = ['malloc', 'calloc', 'realloc', 'free', 'aligned', 'strdup
  * counts that are not all zero, and the group's label (cut to fit 80 columns, or, when the numbers leave too little
  * room for the labels, on a line of its own above each row's numbers).
  */
-export function renderAttribution(a: Attribution, view: TextView): string {
+export function renderAttribution(
+  a: Pick<Attribution, 'by' | 'mode'> & { rows: Pick<AttributionRow, 'label' | 'netBytes' | 'minBytes' | 'maxBytes' | 'counts'>[] },
+  view: TextView,
+  /** Words after "Heap by <group>" in the heading (the report over several processes says what its rows are). */
+  scope = '',
+): string {
   const shown = a.rows.slice(0, Math.max(0, view.top));
   const what = a.by === 'site' ? 'allocation site' : a.by;
   const how = a.by === 'function' || a.by === 'file' ? `, ${a.mode}` : '';
-  const out = ['', `Heap by ${what}${how} (${shown.length} of ${a.rows.length}; net = allocated - freed)`];
+  const out = ['', `Heap by ${what}${how}${scope} (${shown.length} of ${a.rows.length}; net = allocated - freed)`];
   if (shown.length === 0) {
     out.push('  (no heap events)');
     return out.join('\n') + '\n';

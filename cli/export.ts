@@ -131,11 +131,12 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
   const file = positionals[0]!;
   if (format === 'folded' || format === 'speedscope') {
     let text: string;
-    const progress = progressLine(io, file);
+    let progress = progressLine(io, file);
     const problems = new ProblemLog();
     try {
       const metric = (values.metric ?? 'allocated') as CallPathMetric;
       const source = FileSource.open(file);
+      progress = progressLine(io, file, source.size);
       try {
         const header = readHeader(source);
         const paths = callPaths(source, header, problems, { peak: format === 'speedscope' || metric === 'peak', onProgress: progress.update });

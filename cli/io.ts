@@ -54,8 +54,19 @@ export function processIo(): CliIo {
   };
 }
 
-/** A decode progress callback that redraws one stderr line, at most every 100 ms and only after the first 300 ms. */
-export function progressLine(io: CliIo, label: string): { update: (fraction: number, phase: string) => void; done: () => void } {
+/** "2.5 s", "1 min 5 s": a coarse duration for an estimate. */
+function roughDuration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s < 10) return `${(ms / 1000).toFixed(1)} s`;
+  if (s < 60) return `${s} s`;
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
+/**
+ * A decode progress callback that redraws one stderr line, at most every 100 ms and only after the first 300 ms: the
+ * phase, how far, the rate through the file when its size (`bytes`) is given, and the time left at that pace.
+ */
+export function progressLine(io: CliIo, label: string, bytes?: number): { update: (fraction: number, phase: string) => void; done: () => void } {
   if (!io.errIsTTY) return { update: () => {}, done: () => {} };
   const start = Date.now();
   let last = 0;
@@ -66,7 +77,10 @@ export function progressLine(io: CliIo, label: string): { update: (fraction: num
       if (now - start < 300 || now - last < 100) return;
       last = now;
       drawn = true;
-      io.err(`\r\x1b[K${label}: ${phase} ${Math.floor(fraction * 100)}%`);
+      const elapsed = now - start;
+      const rate = bytes !== undefined && fraction > 0 ? `, ${((fraction * bytes) / 1048576 / (elapsed / 1000)).toFixed(0)} MiB/s` : '';
+      const left = fraction >= 0.02 && fraction < 1 ? `, about ${roughDuration((elapsed * (1 - fraction)) / fraction)} left` : '';
+      io.err(`\r\x1b[K${label}: ${phase} ${Math.floor(fraction * 100)}%${rate}${left}`);
     },
     done() {
       if (drawn) io.err('\r\x1b[K');

@@ -15,11 +15,19 @@ export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] 
                           [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--leak-causes] [--stack]
                           [--fail-on budget|leaks] [--html FILE]
+       cc-memwrap report <trace A> --compare <trace B> [--top N] [--json]
+                          [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
+       cc-memwrap report <trace> <trace>… | <folder> [--by G] [--top N] [--json]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
 ended, threads, events, allocations and frees, bytes allocated (requested and
 usable), peak heap and stack, static memory, blocks leaked at exit, the
 Valgrind-style totals, and the top allocation sites with file:line.
+
+Given several traces (or a folder of them: MPI ranks, a program and the
+children it forked, the programs of a test suite), it prints one row per
+process and their totals, and --by tables summed over the processes and then
+per process. The traces are read one at a time.
 
 Options:
   --top N    list the N allocation sites with the most bytes (default 10);
@@ -98,6 +106,19 @@ Options:
              and the source files it names (only those under the run's
              working directory) inside it; it opens from disk in a browser
              without network or server
+  --compare B
+             compare this run (A) with the trace B, e.g. before and after a
+             fix: events, allocations, frees, heap requested, peak heap,
+             peak stack, static and leaked bytes side by side with B - A;
+             then allocation sites and functions with their allocations,
+             bytes requested and bytes live at the end, largest change
+             first; then each budget's largest usage and verdict in both.
+             Sites are matched by file, function and allocator, in line
+             order (a site whose line moved is one row, "(line N in A)");
+             a site of one run only is marked "(only in A)" or "(only in
+             B)". Goes
+             with --top, --json and the budget options (and each run's
+             memwrap.json), not with the other sections
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
@@ -126,7 +147,12 @@ function normalizeArgs(args: string[]): string[] {
 
 /** A report to make: the trace, the request, budgets given on the command line, and the output's form. */
 export interface ReportArgs {
+  /** The first trace named; with several (`files`), the report is one per process with totals (report-many.ts). */
   file: string;
+  /** Every trace or folder named, in order. */
+  files: string[];
+  /** The first option given that reads one trace only (refused with several), or null. */
+  singleOnly: string | null;
   request: ReportRequest;
   /** Budgets from --budget and --budget-KIND, or null (then a memwrap.json beside the program may give some). */
   budgets: Budgets | null;
@@ -135,12 +161,21 @@ export interface ReportArgs {
   html: string | null;
   /** The text of --interval, to name it in an error found while computing. */
   interval: string | null;
+  /** --compare's trace (B), or null. */
+  compare: string | null;
 }
 
 /** `help`: print REPORT_HELP; `error`: the message (without the command's name), with `usage` when --help would help. */
 export type ParsedReportArgs = { kind: 'help' } | { kind: 'error'; message: string; usage: boolean } | ({ kind: 'report' } & ReportArgs);
 
 class ArgError extends Error {}
+
+const SINGLE_TRACE_OPTIONS = ['peak', 'linked', 'leaks', 'temporary', 'calls', 'interval', 'stack', 'leak-causes', 'fail-on', 'html', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS)];
+
+/** Why `option` cannot go with `traces` traces. */
+export function severalRefuse(option: string, traces: number): string {
+  return `--${option} reads one trace; got ${traces} (report them one at a time, or leave --${option} out)`;
+}
 
 export function parseReportArgs(args: string[]): ParsedReportArgs {
   let parsed;
@@ -165,6 +200,7 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
         'leak-causes': { type: 'boolean' },
         'fail-on': { type: 'string', multiple: true },
         html: { type: 'string' },
+        compare: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -173,7 +209,10 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
   }
   const { values, positionals } = parsed;
   if (values.help) return { kind: 'help' };
-  if (positionals.length !== 1) return { kind: 'error', message: `expected one trace file, got ${positionals.length}`, usage: true };
+  if (positionals.length === 0) return { kind: 'error', message: 'expected a trace file (or several, or a folder of them)', usage: true };
+  // One table per process and totals: the options that read one run's events in order do not add up across runs.
+  const singleOnly = SINGLE_TRACE_OPTIONS.find((o) => (values as Record<string, unknown>)[o] !== undefined) ?? null;
+  if (positionals.length > 1 && singleOnly !== null) return { kind: 'error', message: severalRefuse(singleOnly, positionals.length), usage: false };
   try {
     // Checked in the order the options are documented, so the first mistake is the one named.
     const top = wholeNumber(values.top, 10, '--top wants a whole number');
@@ -183,6 +222,8 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
     const calls = callsOf(values.calls);
     const interval = intervalOf(values.interval);
     const failOn = failOnOf(values['fail-on'] ?? []);
+    const compare = compareOf(values);
+    if (compare !== null && positionals.length > 1) throw new ArgError(`--compare compares one trace (A) with another (B); got ${positionals.length} before it`);
     const request: ReportRequest = {
       top,
       by,
@@ -199,11 +240,14 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
     return {
       kind: 'report',
       file: positionals[0]!,
+      files: positionals,
+      singleOnly,
       request,
       budgets,
       json: values.json === true,
       html: values.html ?? null,
       interval: values.interval ?? null,
+      compare,
     };
   } catch (e) {
     return { kind: 'error', message: (e as Error).message, usage: false };
@@ -243,6 +287,19 @@ function intervalOf(text: string | undefined): IntervalSpec | null {
   const spec = parseInterval(text);
   if (spec === null) throw new ArgError(`--interval wants a number of events (1000) or a time (500ns, 20us, 10ms, 1.5s), got '${text}'`);
   return spec;
+}
+
+/** The options a comparison shows; any other section is refused beside --compare. */
+const COMPARE_GOES_WITH = new Set(['compare', 'top', 'json', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS), 'help']);
+
+/** --compare's trace, or null; throws when an option it cannot show is given with it. */
+function compareOf(values: Record<string, unknown>): string | null {
+  const b = values.compare;
+  if (typeof b !== 'string') return null;
+  if (b === '') throw new ArgError('--compare wants a second trace file');
+  const other = Object.keys(values).find((k) => values[k] !== undefined && !COMPARE_GOES_WITH.has(k));
+  if (other !== undefined) throw new ArgError(`--compare cannot be combined with --${other} (it shows totals, sites, functions and budgets; --top, --json and budgets go with it)`);
+  return b;
 }
 
 /** --fail-on's values, repeatable and comma-separated. */

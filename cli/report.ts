@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
+import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
+import { compareJson, compareText } from '../analysis/compare-text.js';
 import { computeReport, type ReportInputs, type ReportResult } from '../analysis/report.js';
 import type { Budgets } from '../analysis/budgets.js';
 import { IntervalError } from '../analysis/timeline.js';
@@ -16,6 +18,7 @@ import { HtmlReportError, writeHtmlReport } from '../host/html-report.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
+import { namesSeveral, runReportMany } from './report-many.js';
 
 export { REPORT_HELP };
 
@@ -33,6 +36,8 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     io.err(`cc-memwrap report: ${parsed.message}\n${parsed.usage ? "Try 'cc-memwrap report --help'.\n" : ''}`);
     return 2;
   }
+  if (parsed.compare !== null) return runCompare(parsed, parsed.compare, io);
+  if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
   let result: ReportResult;
   try {
     const trace = await read(parsed.file, io);
@@ -52,11 +57,35 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   return result.failOn !== null && result.failOn.failed.length > 0 ? 1 : 0;
 }
 
+/** `report A --compare B`: both traces read and decoded, each with its own budgets, and B - A printed. */
+async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<number> {
+  let comparison: Comparison;
+  try {
+    // One trace decoded at a time: A's model is let go once its report is made.
+    const reports: ReportResult[] = [];
+    for (const file of [a.file, other]) {
+      const trace = await read(file, io);
+      reports.push(compareReport({ model: trace.model, file, inputs: { budgets: budgetsFor(a.budgets, trace.file), frameSizes: null } }));
+      for (const p of trace.model.problems) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+    }
+    comparison = compareReports(reports[0]!, reports[1]!);
+  } catch (e) {
+    if (!(e instanceof ReportFailure)) throw e;
+    io.err(`cc-memwrap report: ${e.message}\n`);
+    return 2;
+  }
+  const top = a.request.top;
+  io.out(a.json ? JSON.stringify(compareJson(comparison, top), null, 2) + '\n' : compareText(comparison, top));
+  await io.flush();
+  return 0;
+}
+
 /** Reads and decodes the trace, with progress on stderr. */
 async function read(file: string, io: CliIo): Promise<{ file: TraceFile; model: Model }> {
-  const progress = progressLine(io, file);
+  let progress = progressLine(io, file);
   try {
     const trace = await TraceFile.read(file);
+    progress = progressLine(io, file, trace.bytes.length);
     return { file: trace, model: trace.decode({ onProgress: progress.update }) };
   } catch (e) {
     throw new ReportFailure(describeReadError(file, e));

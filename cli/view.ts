@@ -26,6 +26,12 @@ Options:
                       recorded working directory (for a moved tree)
   --budget SPEC       budgets drawn on the chart, e.g. heap=8K,stack=2K
                       (default: the memwrap.json beside the program)
+  --compare B         compare the trace with B (before and after a fix):
+                      both charts one above the other on the same axes
+                      (events in order from 0 to the longer run's end, one
+                      byte scale for stack and static, one for heap), and
+                      the differences of \`report A --compare B\` listed
+                      under them; always served to a browser
   -h, --help          this text
 
 Only the trace and the source files it names under the source root are
@@ -71,6 +77,7 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
         port: { type: 'string' },
         'source-root': { type: 'string' },
         budget: { type: 'string' },
+        compare: { type: 'string' },
       },
     });
   } catch (e) {
@@ -105,8 +112,10 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
   const file = parsed.positionals[0]!;
   const sessionOptions = { ...(sourceRoot ? { sourceRoot } : {}), ...(budgets ? { budgets } : {}) };
   let session: TraceSession;
+  let compare: TraceSession | undefined;
   try {
     session = await TraceSession.open(file, sessionOptions);
+    if (v.compare !== undefined) compare = await TraceSession.open(v.compare, sessionOptions);
   } catch (e) {
     if (e instanceof TraceOpenError) {
       io.err(`cc-memwrap view: ${e.message}\n`);
@@ -118,15 +127,16 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
   recent.add(session.path);
 
   const electron = hooks.electron === undefined ? findElectron() : hooks.electron;
-  if (electron !== null && !v.browser) return runElectron(electron, session.path, args);
+  if (electron !== null && !v.browser && compare === undefined) return runElectron(electron, session.path, args);
 
   const rendererDir = hooks.rendererDir ?? RENDERER_DIR;
   if (!existsSync(path.join(rendererDir, 'index.html'))) {
     io.err(`cc-memwrap view: the viewer is not built (${rendererDir} has no index.html); run \`npm run build\`\n`);
     return 2;
   }
-  const server = await startServer({ rendererDir, session, recent, sessionOptions, port });
-  io.out(`cc-memwrap view: ${session.info.trace.name} at ${server.url}\n(open it in a browser; Ctrl-C stops the server)\n`);
+  const server = await startServer({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) });
+  const what = compare ? `${session.info.trace.name} compared with ${compare.info.trace.name}` : session.info.trace.name;
+  io.out(`cc-memwrap view: ${what} at ${server.url}${compare ? 'compare.html' : ''}\n(open it in a browser; Ctrl-C stops the server)\n`);
   await io.flush();
   if (hooks.onServer) {
     hooks.onServer(server);

@@ -21,6 +21,8 @@ export interface ServerOptions {
   sessionOptions?: SessionOptions;
   /** 0 (default): an ephemeral port. */
   port?: number;
+  /** The second trace of `view A --compare B` (B), served as run=b beside the session (A). */
+  compare?: TraceSession;
 }
 
 export interface RunningServer {
@@ -51,11 +53,14 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
 
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     if (req.headers[API_HEADER] !== '1') return sendJson(res, 403, { error: 'missing API header' });
+    // ?run=b: the compared trace (B) of `view A --compare B`.
+    const run = url.searchParams.get('run') === 'b' ? (options.compare ?? null) : session;
+    if (run === null) return sendJson(res, 404, { error: 'no compared trace' });
     if (req.method === 'GET' && url.pathname === '/api/session') {
-      return sendJson(res, 200, { ...session.info, recent: options.recent.read() });
+      return sendJson(res, 200, { ...run.info, recent: options.recent.read() });
     }
     if (req.method === 'GET' && url.pathname === '/api/trace') {
-      return send(res, 200, 'application/octet-stream', session.bytes);
+      return send(res, 200, 'application/octet-stream', run.bytes);
     }
     if (req.method === 'GET' && url.pathname === '/api/source') {
       const file = url.searchParams.get('file');

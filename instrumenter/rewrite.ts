@@ -5,6 +5,7 @@
 // newline and linemarker stays where it was. README.md beside this file
 // shows the inserted code.
 import { findBranches, type FunctionBranches } from './branches.js';
+import { foreignFunctions, frameSites } from './frame-sites.js';
 import { forEachChild, INLINE_WORDS, readDeclarator, storageClasses } from './declarators.js';
 import { EditList } from './edits.js';
 import { readLinemarkers, type LineMap } from './linemarkers.js';
@@ -12,7 +13,7 @@ import { findInFunction, findTopLevel, locallyDeclared } from './locate.js';
 import { fileScopeObjects, staticLocals } from './objects.js';
 import { makeParseCopy } from './parse-copy.js';
 import { parseC, type SyntaxNode } from './parser.js';
-import { ALLOCATOR_KINDS, cStringLiteral, renderStaticRef, SiteKind, SiteTable } from './sites.js';
+import { ALLOCATOR_KINDS, cStringLiteral, renderStaticRef, SETJMP_NAMES, SiteKind, SiteTable } from './sites.js';
 import { SourceText } from './source-text.js';
 
 export interface RewriteWarning {
@@ -135,6 +136,15 @@ export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOpt
   for (const object of objects) {
     const site = addSite(unit, SiteKind.STATIC, object.node, '""', nameLiteral(unit, object.node));
     trailer += ' ' + renderStaticRef(unit.refs++, site, object.name);
+  }
+  // Last in the table, so the recorded sites keep their numbers: the call lines and automatic objects of each function.
+  const foreign = foreignFunctions(top.declarations, lines, text);
+  for (const name of [...ALLOCATOR_KINDS.keys(), ...SETJMP_NAMES]) foreign.add(name);
+  for (const fn of chosen) {
+    const func = nameLiteral(unit, fn.name);
+    const found = frameSites(fn.body, text, parseText, lines, foreign);
+    for (const call of found.calls) addSite(unit, SiteKind.CALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
+    for (const local of found.locals) addSite(unit, SiteKind.LOCAL, local.node, func, labelLiteral(unit, local.label));
   }
   const table = unit.sites.renderUnit();
   if (table !== '') {

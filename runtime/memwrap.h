@@ -41,6 +41,11 @@
 #define MW_SITE_STATIC 16       /* a file-scope or static local object */
 #define MW_SITE_BRANCH 17       /* an if, switch case, ?:, && or || (with
                                    --mw-branches); name = its source text */
+#define MW_SITE_CALL 18         /* a call of a named function; func = caller,
+                                   name = callee; never recorded */
+#define MW_SITE_LOCAL 19        /* an automatic object of a function body;
+                                   name = its declaration ("char buf[128]");
+                                   never recorded */
 
 struct __mw_site {
   unsigned kind;

@@ -119,6 +119,10 @@ export const SiteKind = {
   STATIC: 16,
   /** An if, ?:, && / || left operand, or switch case label (`--mw-branches`); name = its source text. */
   BRANCH: 17,
+  /** A call of a named function in an instrumented body (func = caller, name = callee): only in the site table, never recorded. */
+  CALL: 18,
+  /** An automatic object declared in an instrumented body (name = its declaration, `char scratch[128]`): only in the site table. */
+  LOCAL: 19,
 } as const;
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -140,6 +144,8 @@ const SITE_KIND_NAMES: readonly string[] = [
   'pvalloc',
   'static',
   'branch',
+  'call',
+  'local',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */

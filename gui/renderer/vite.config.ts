@@ -16,6 +16,8 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 2000,
+    // The viewer, and the page of `cc-memwrap view A --compare B`.
+    rollupOptions: { input: { index: fileURLToPath(new URL('./index.html', import.meta.url)), compare: fileURLToPath(new URL('./compare.html', import.meta.url)) } },
   },
   worker: { format: 'es' },
 });

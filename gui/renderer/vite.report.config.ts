@@ -9,7 +9,8 @@ export default mergeConfig(
     build: {
       outDir: fileURLToPath(new URL('../../dist/gui/report', import.meta.url)),
       cssCodeSplit: false,
-      rollupOptions: { output: { codeSplitting: false } },
+      // The viewer alone: the compare page needs the local server.
+      rollupOptions: { input: fileURLToPath(new URL('./index.html', import.meta.url)), output: { codeSplitting: false } },
     },
     // A classic worker: Chromium refuses module workers from Blob URLs on a file:// page (its origin is opaque).
     worker: { format: 'iife' },

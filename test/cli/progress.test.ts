@@ -36,6 +36,23 @@ describe('progressLine', () => {
     vi.advanceTimersByTime(150);
     p.update(0.75, 'merging threads');
     p.done();
-    expect(tty.text()).toBe('\r\x1b[Kbig.mwtrace: decoding 25%\r\x1b[Kbig.mwtrace: merging threads 75%\r\x1b[K');
+    expect(tty.text()).toBe(
+      '\r\x1b[Kbig.mwtrace: decoding 25%, about 1.2 s left\r\x1b[Kbig.mwtrace: merging threads 75%, about 0.2 s left\r\x1b[K',
+    );
+  });
+
+  it('with the file size, the rate through the file; the time left at that pace', () => {
+    vi.useFakeTimers();
+    const tty = io(true);
+    const p = progressLine(tty, 'big.mwtrace', 80 * 1048576);
+    vi.advanceTimersByTime(400);
+    p.update(0.25, 'reading records'); // 20 MiB in 0.4 s; 0.75 of the work left at 0.25 per 0.4 s
+    vi.advanceTimersByTime(59_600);
+    p.update(0.5, 'reading records'); // 40 MiB in 60 s; as long again to go
+    p.done();
+    expect(tty.text()).toBe(
+      '\r\x1b[Kbig.mwtrace: reading records 25%, 50 MiB/s, about 1.2 s left' +
+        '\r\x1b[Kbig.mwtrace: reading records 50%, 1 MiB/s, about 1 min 0 s left\r\x1b[K',
+    );
   });
 });

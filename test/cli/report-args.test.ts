@@ -36,8 +36,10 @@ describe('report arguments', () => {
     expect(parseReportArgs(args)).toEqual({ kind: 'error', message, usage: false });
   });
 
-  test('a count of traces other than one, and an unknown option, point to --help', () => {
-    expect(parseReportArgs([])).toMatchObject({ kind: 'error', message: 'expected one trace file, got 0', usage: true });
+  test('no trace, and an unknown option, point to --help; options that read one trace are refused with several', () => {
+    expect(parseReportArgs([])).toMatchObject({ kind: 'error', message: 'expected a trace file (or several, or a folder of them)', usage: true });
+    expect(parseReportArgs(['a', 'b', '--by', 'library'])).toMatchObject({ kind: 'report', files: ['a', 'b'], singleOnly: null });
+    expect(parseReportArgs(['a', 'b', '--budget-heap', '1K'])).toMatchObject({ kind: 'error', message: '--budget-heap reads one trace; got 2 (report them one at a time, or leave --budget-heap out)' });
     expect(parseReportArgs(['t', '--colour'])).toMatchObject({ kind: 'error', usage: true });
     expect(parseReportArgs(['-h'])).toEqual({ kind: 'help' });
   });

@@ -35,6 +35,15 @@ describe('cc-memwrap view', () => {
     expect(r.err).toMatch(message);
   });
 
+  test('--compare with a missing or non-trace B is refused by name', async () => {
+    const missing = await view([trace, '--compare', path.join(dir, 'missing-b.mwtrace')]);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^cc-memwrap view: .*missing-b\.mwtrace: no such file/m);
+    const notes = await view([trace, '--compare', path.join(dir, 'notes.txt')]);
+    expect(notes.code).toBe(2);
+    expect(notes.err).toMatch(/notes\.txt: /);
+  });
+
   test('a file that is not a trace is refused by name', async () => {
     const r = await view([path.join(dir, 'notes.txt')]);
     expect(r.code).toBe(2);

@@ -45,6 +45,43 @@ describe('inserted code', () => {
     expect(r).toMatchObject({ functions: 1, sites: 3, skippedFunctions: 0, warnings: [] });
   });
 
+  it('ends the table with the call lines and automatic objects of each function, which no code records', () => {
+    const r = rewrite(
+      [
+        '# 1 "/usr/include/stdio.h" 1 3 4',
+        'int snprintf(char *s, unsigned long n, const char *f, ...);',
+        '# 2 "t.c" 2',
+        'static unsigned sum(const char *text, int level)',
+        '{',
+        '  char scratch[128];',
+        '  unsigned s = 0, k[2] = { 1, 2 }, *q;',
+        '  static int calls; extern int seen;',
+        '  snprintf(scratch, sizeof scratch, "%s", text);',
+        '  for (const char *p = scratch; *p; p++) s += *p;',
+        '  if (level < 6) s ^= sum(text, level + 1);',
+        '  if (level == 1) s ^= sum(text, 7) + sum(text,',
+        '                                      level + 2);',
+        '  return s;',
+        '}',
+      ].join('\n'),
+    );
+    const sites = sitesOf(r.text);
+    // ENTRY, FALLOFF, the static `calls`, the return; then CALL (18) and LOCAL (19) sites, numbered after them.
+    expect(sites.slice(0, 4).map((s) => s.split(',')[0])).toEqual(['1u', '2u', '16u', '3u']);
+    expect(sites.slice(4)).toEqual([
+      '18u, 9u, "t.c", "sum", "sum"',
+      '18u, 10u, "t.c", "sum", "sum"', // two calls starting on line 10: one site; snprintf is libc's
+      '19u, 4u, "t.c", "sum", "char scratch[128]"',
+      '19u, 5u, "t.c", "sum", "unsigned s"',
+      '19u, 5u, "t.c", "sum", "unsigned k[2]"',
+      '19u, 5u, "t.c", "sum", "unsigned *q"',
+      '19u, 8u, "t.c", "sum", "const char *p"',
+    ]);
+    // Nothing records them: the body's code names only the sites before them.
+    const body = r.text.slice(r.text.indexOf(TABLE_TAIL) + TABLE_TAIL.length);
+    expect(Math.max(...[...body.matchAll(/\b(\d+)u\b/g)].map((m) => Number(m[1])))).toBe(3);
+  });
+
   it('orders each function ENTRY, FALLOFF, then returns and calls in source order', () => {
     const r = rewrite(
       [
@@ -69,6 +106,7 @@ describe('inserted code', () => {
       '4u, 6u, "t.c", "f", "malloc"',
       '1u, 8u, "t.c", "g", "g"',
       '2u, 8u, "t.c", "g", "g"',
+      '19u, 3u, "t.c", "f", "void *p"',
     ]);
     expect(r.text).toContain(`  ${ret(5, 'return __mw_malloc(&__mw_u, 6u, 1);')}\n`);
     expect(r.text).toContain(`void g(void) {${frame(7, 8)} }`);
@@ -336,9 +374,10 @@ describe('big units', () => {
     const started = performance.now();
     const r = rewrite(input);
     const ms = performance.now() - started;
-    expect(r).toMatchObject({ functions: N, sites: N * 8, skippedFunctions: 0 });
+    expect(r).toMatchObject({ functions: N, sites: N * 9, skippedFunctions: 0 });
     expect(r.text.split('\n').length).toBe(input.split('\n').length);
-    // 7 sites per function (ENTRY, FALLOFF, malloc, free, return, free, return), then the N statics.
+    // 7 sites per function (ENTRY, FALLOFF, malloc, free, return, free, return), then the N statics, then one
+    // LOCAL site per function (`char *p`).
     const last = `static int f${N - 1}(int x)\n{${frame(7 * N - 7, 7 * N - 6)}\n  char *p = (char *)__mw_malloc(&__mw_u, ${7 * N - 5}u, 16);`;
     expect(r.text.includes(last)).toBe(true);
     expect(r.text.endsWith(`{ &__mw_u, ${8 * N - 1}u, &s${N - 1}, sizeof(s${N - 1}) };\n`)).toBe(true);

@@ -1,5 +1,6 @@
 // The detail of the selected event: kind, place, size and totals; its call stack; the other end of its block (the free, or "never freed" with the leak class; the allocation a free released); the blocks linked from a freed one, with those it orphaned marked.
-import type { EventDetail, StackEntry } from '../../../analysis/event-detail.js';
+import type { EventDetail } from '../../../analysis/event-detail.js';
+import type { ExplainedFrame } from '../../../analysis/frame-detail.js';
 import { leakClassLabel } from '../../../analysis/leaks.js';
 import { formatBytesFine } from '../../../analysis/units.js';
 import { formatNs } from './chart/chart.js';
@@ -7,7 +8,8 @@ import { el, fill } from './dom.js';
 
 export interface DetailActions {
   goto(event: number): void;
-  source(file: string | null, line: number | null): void;
+  /** Opens `file` in the source pane with `lines` marked. */
+  source(file: string | null, lines: number[]): void;
 }
 
 function jump(label: string, act: () => void, attrs: Record<string, string> = {}): HTMLButtonElement {
@@ -38,7 +40,33 @@ export function noSourceText(d: EventDetail, end: string): string {
   }
 }
 
-export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntry[], act: DetailActions): void {
+/** Where the call stack's numbers and names come from, said once above it. */
+export const STACK_NOTE =
+  "frame: the stack bytes it took, from the trace (the stack in use at its entry less its caller's); compiler: the compiler's frame size, from the program; locals: the objects its body declares, as written.";
+
+/**
+ * One frame of the call stack: its function and where its caller called it (the link opens that line, else its
+ * definition), the stack bytes it took and where that number comes from, and the automatic objects it declares.
+ * `namesCalls`: the trace's site tables name call lines at all (a program built before they did has none).
+ */
+function frameItem(f: ExplainedFrame, outermost: boolean, namesCalls: boolean, act: DetailActions): HTMLElement {
+  const where = f.call !== null ? `called at ${f.call.label}` : outermost ? 'outermost frame' : namesCalls ? 'call line unknown (a call through a pointer?)' : 'call line not in this trace';
+  const open = f.call !== null ? () => act.source(f.call!.file, f.call!.lines) : () => act.source(f.file, f.line === null ? [] : [f.line]);
+  const sizes: string[] = [];
+  sizes.push(f.bytes !== null ? `frame ${formatBytesFine(f.bytes)}` : `${formatBytesFine(f.depth)} from the stack base`);
+  if (f.compilerBytes !== null) sizes.push(`compiler ${formatBytesFine(f.compilerBytes)}`);
+  return el(
+    'li',
+    { class: 'frame', 'data-function': f.function },
+    jump(`${f.function} — ${where}`, open, { class: 'link frame-call', 'data-lines': f.call?.lines.join(' ') ?? '' }),
+    el('div', { class: 'frame-facts' }, sizes.join(' · '), ' · ', jump(`defined at ${f.label}`, () => act.source(f.file, f.line === null ? [] : [f.line]), { class: 'link frame-def' })),
+    f.locals.length === 0
+      ? null
+      : el('div', { class: 'frame-locals' }, 'locals: ', ...f.locals.flatMap((l, k) => [k > 0 ? ', ' : '', el('code', { title: `line ${l.line}` }, l.text)])),
+  );
+}
+
+export function renderDetail(host: HTMLElement, d: EventDetail, stack: ExplainedFrame[], namesCalls: boolean, act: DetailActions): void {
   const facts = el(
     'dl',
     { class: 'facts' },
@@ -99,10 +127,11 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: StackEntr
     );
   }
   parts.push(
-    el('h4', {}, 'Call stack'),
+    el('h4', {}, 'Call stack (innermost first)'),
+    stack.length === 0 ? null : el('p', { class: 'stack-note' }, STACK_NOTE),
     stack.length === 0
       ? el('p', { class: 'empty' }, 'no instrumented frame open')
-      : el('ol', { class: 'stack' }, ...stack.map((f) => el('li', {}, jump(f.label, () => act.source(f.file, f.line)), ` ${formatBytesFine(f.depth)}`))),
+      : el('ol', { class: 'stack' }, ...stack.map((f, i) => frameItem(f, i === stack.length - 1, namesCalls, act))),
   );
   fill(host, ...parts);
 }

@@ -1,11 +1,12 @@
 // The viewer page: loads a trace (from the host, a file dialog, drag and drop or the recent list), decodes it in a worker with a progress bar, and wires chart, detail, source, panels, search, keyboard and export together.
 import type { AttributionBy, AttributionRow } from '../../../analysis/attribution.js';
 import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
+import { explainStack, traceNamesCallLines } from '../../../analysis/frame-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
 import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
 import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
-import { Chart, type BudgetMark } from './chart/chart.js';
+import { Chart } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
 import { LEGEND_KEYS, type LegendKey } from './chart/legend.js';
@@ -13,11 +14,12 @@ import { VOCABULARY_NOTES } from './vocabulary.js';
 import { noSourceText, renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
+import { setupProjector } from './projector.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
-import { startDecodeWorker } from './start-worker.js';
+import { budgetMarks, decodeInWorker } from './decode.js';
 import { Tables } from './tables.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
-import type { ViewData, WorkerMessage } from './view-data.js';
+import type { ViewData } from './view-data.js';
 import './styles.css';
 
 /** Timings and controls for automation (tests, the benchmark): read-only views of the page's own state. */
@@ -140,42 +142,20 @@ function exportTitle(): ExportTitle {
   };
 }
 
-/** Decodes trace bytes in the worker; resolves with everything the page shows. */
+/** Decodes trace bytes in the worker, with the progress bar; resolves with everything the page shows. */
 function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<ViewData> {
-  const worker = startDecodeWorker();
   let data: ViewData | null = null;
-  return new Promise((resolve, reject) => {
-    worker.onmessage = (e: MessageEvent<WorkerMessage>) => {
-      const m = e.data;
-      if (m.type === 'progress') progress(`Decoding: ${m.phase}`, m.fraction);
-      else if (m.type === 'done') {
-        data = m.data;
-        resolve(m.data);
-      } else if (m.type === 'extras') {
-        // The flame graph and consumed chart come after: the view shown by then gets them (a later one has its own worker).
-        worker.terminate();
-        if (data !== null) Object.assign(data, { flame: m.flame, consumed: m.consumed });
-        if (data !== null && state.view === data) panels.refresh();
-      } else {
-        worker.terminate();
-        reject(new Error(m.message));
-      }
-    };
-    worker.onerror = (e) => {
-      worker.terminate();
-      reject(new Error(e.message || 'the decoding worker failed'));
-    };
-    worker.postMessage({ bytes, budgets }, [bytes]);
-  });
-}
-
-function budgetMarks(v: ViewData): BudgetMark[] {
-  return v.budgets.map((b) => ({
-    label: b.kind,
-    side: b.kind === 'heap' ? 'heap' : 'above',
-    bytes: b.limitBytes,
-    ranges: b.ranges.map((r) => [r.startEvent, r.endEvent] as [number, number]),
-  }));
+  const shown = decodeInWorker(
+    bytes,
+    budgets,
+    (phase, fraction) => progress(`Decoding: ${phase}`, fraction),
+    (extras) => {
+      // The flame graph and consumed chart come after: the view shown by then gets them (a later one has its own worker).
+      if (data !== null) Object.assign(data, extras);
+      if (data !== null && state.view === data) panels.refresh();
+    },
+  );
+  return shown.then((v) => (data = v));
 }
 
 function threadOptions(v: ViewData): void {
@@ -365,9 +345,9 @@ function select(e: number): void {
   chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related), orphaned: Int32Array.from(orphaned) };
   chart.reveal(e);
   chart.redraw();
-  renderDetail(byId('detail'), d, callStackAt(m, e), {
+  renderDetail(byId('detail'), d, explainStack(m, callStackAt(m, e), state.hostSession?.stack.units ?? null), traceNamesCallLines(m), {
     goto: (x) => select(x),
-    source: (file, line) => void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]),
+    source: (file, lines) => void source.show(file, lines.map((line) => ({ line, kind: 'selected' }))),
   });
   if (d.class !== 'other') byId<HTMLSelectElement>('walk-kind').value = d.class;
   void source.show(d.place?.file ?? null, marks, noSourceText(d, view.summary.end.description));
@@ -527,6 +507,7 @@ window.addEventListener('drop', (e) => {
 });
 
 legend();
+setupProjector(chart);
 backend.session().then(
   (info) => {
     if (info) void loadFromHost(info);

@@ -9,6 +9,8 @@ import { CanvasPainter, type Painter, type TextStyle } from './painter.js';
 import { STACK_MEASURE } from '../vocabulary.js';
 
 export const MARGIN = { left: 72, right: 12, top: 8, bottom: 22 };
+/** The margins at 100 %; `Chart.setTextScale` widens them for larger axis labels (projector mode). */
+const BASE_MARGIN = { ...MARGIN };
 /** Share of the plot height above the axis (stack and static). */
 const UPPER_SHARE = 0.4;
 /** Height of the class rug under the plot: one 3 px row per class. */
@@ -73,9 +75,19 @@ export class Chart {
   private readonly screen = new CanvasPainter();
   private readonly ovScreen = new CanvasPainter();
   budgets: BudgetMark[] = [];
+  /** How much larger than at 100 % the text is (the page's zoom control). */
+  private textScale = 1;
   marks: ChartMarks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
   /** Milliseconds of each draw, for the benchmark and the status line. */
   readonly drawTimes: number[] = [];
+  /**
+   * Axes shared with another chart (two runs one above the other): x from event 0 to `count`, bytes up to `up` above
+   * the axis and `down` below it, zoomed in too; null: this run's own, fitted to what is in view.
+   */
+  shared: { count: number; up: number; down: number } | null = null;
+  /** Every zoom and pan, to move another chart with this one (see follow()). */
+  onTransform: (t: ZoomTransform) => void = () => {};
+  private following = false;
   onPick: (event: number) => void = () => {};
   onHover: (event: number | null, clientX: number, clientY: number, columnEvents: number) => void = () => {};
 
@@ -99,6 +111,7 @@ export class Chart {
       this.transform = e.transform;
       this.schedule();
       this.syncBrush();
+      if (!this.following) this.onTransform(e.transform);
     });
     select(this.canvas).call(this.zoomer).on('dblclick.zoom', null);
     this.canvas.addEventListener('click', (e) => {
@@ -130,6 +143,16 @@ export class Chart {
     this.resize();
   }
 
+  /**
+   * Text `scale` times its usual size (the page's zoom, set in CSS as `--zoom`): the margins grow with the axis
+   * labels, and the chart is laid out and redrawn at once, at the device's pixel ratio, so it stays crisp.
+   */
+  setTextScale(scale: number): void {
+    this.textScale = scale;
+    for (const side of ['left', 'right', 'top', 'bottom'] as const) MARGIN[side] = Math.round(BASE_MARGIN[side] * scale);
+    this.resize();
+  }
+
   get xMode(): XMode {
     return this.mode;
   }
@@ -156,10 +179,10 @@ export class Chart {
     this.ovSvg.setAttribute('height', String(ovH));
     const data = this.data;
     if (data === null) return;
-    const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
+    const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, this.shared?.count ?? data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
     this.base = scaleLinear().domain(domain).range([0, plotW]);
-    this.fullUp = Math.max(1, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
-    this.fullDown = Math.max(1, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
+    this.fullUp = Math.max(1, this.shared?.up ?? 0, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
+    this.fullDown = Math.max(1, this.shared?.down ?? 0, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
     this.setByteScales(this.fullUp, this.fullDown);
     // Zoom in until the visible events are about 40 px wide each.
     const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : (data.count * 400) / plotW);
@@ -188,7 +211,7 @@ export class Chart {
     const data = this.data!;
     let up = this.fullUp;
     let down = this.fullDown;
-    if (this.transform.k > 1) {
+    if (this.transform.k > 1 && this.shared === null) {
       const [d0, d1] = x.domain() as [number, number];
       const lo = this.mode === 'events' ? Math.max(0, Math.floor(d0)) : Math.max(0, lowerBound(data.times, d0) - 1);
       const hi = this.mode === 'events' ? Math.min(data.count, Math.ceil(d1) + 1) : Math.min(data.count, lowerBound(data.times, d1) + 1);
@@ -208,6 +231,13 @@ export class Chart {
       this.pending = 0;
       this.draw();
     });
+  }
+
+  /** Zooms and pans to `t`, another chart's transform, without reporting it back through onTransform. */
+  follow(t: ZoomTransform): void {
+    this.following = true;
+    select(this.canvas).call(this.zoomer.transform, t);
+    this.following = false;
   }
 
   /** Redraws now (marks changed). */
@@ -290,12 +320,13 @@ export class Chart {
   }
 
   private paintBudgetLines(p: Painter): void {
+    const text = { ...BUDGET_TEXT, size: Math.round(BUDGET_TEXT.size * this.textScale) };
     for (const b of this.budgets) {
       // Zoomed in, the byte axes fit the events in view and a budget may lie beyond them: not drawn then.
       if (b.bytes > (b.side === 'above' ? this.upper : this.lower).domain()[1]!) continue;
       const y = Math.round(this.y(b.side, b.bytes)) + 0.5;
       p.line(0, y, this.geo.plotW, y, MARK_COLOURS.budget, 1, BUDGET_DASH);
-      p.text(budgetLabel(b), 4, b.side === 'above' ? y - 3 : y + 12, BUDGET_TEXT);
+      p.text(budgetLabel(b), 4, b.side === 'above' ? y - 3 : y + 1 + text.size, text);
     }
   }
 

@@ -1,0 +1,41 @@
+// The report over several processes as text: one row per process and the totals, then each `--by` table summed over
+// the processes and, below it, its groups process by process.
+import type { ProcessesReport } from './processes.js';
+import { renderAttribution, type TextView } from './report-text.js';
+import { formatBytes, formatCount } from './units.js';
+
+/** Right-aligned columns but the last (left-aligned), two spaces apart, indented by two. */
+function columns(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => '  ' + r.map((cell, c) => (c === r.length - 1 ? cell : cell.padStart(widths[c]!))).join('  ').trimEnd());
+}
+
+export function renderProcesses(p: ProcessesReport, view: TextView): string {
+  const t = p.totals;
+  const out = [`Traces       ${formatCount(p.processes.length)}, one per process`, '', 'Processes'];
+  const head = ['pid', 'ppid', 'events', 'allocations', 'frees', 'allocated', 'peak heap', 'leaked', 'end'];
+  const rows = p.processes.map((r) => [
+    String(r.pid),
+    String(r.ppid),
+    formatCount(r.events),
+    formatCount(r.allocations),
+    formatCount(r.frees),
+    formatBytes(r.bytesAllocated),
+    formatBytes(r.peakHeap),
+    formatBytes(r.leakedBytes),
+    r.end,
+  ]);
+  const total = ['total', '', formatCount(t.events), formatCount(t.allocations), formatCount(t.frees), formatBytes(t.bytesAllocated), formatBytes(t.largestPeakHeap), formatBytes(t.leakedBytes), ''];
+  out.push(...columns([head, ...rows, total]), '  (the total of peak heap is the largest: processes peak at different times)');
+  for (const r of p.processes) {
+    if (r.errors + r.warnings > 0) out.push(`  pid ${r.pid}: ${formatCount(r.errors)} errors, ${formatCount(r.warnings)} warnings in ${r.file} (see stderr)`);
+  }
+  let text = out.join('\n') + '\n';
+  if (p.by !== null) {
+    const n = p.processes.length;
+    text += renderAttribution({ ...p.by, rows: p.by.groups }, view, `, ${formatCount(n)} processes summed (min, max: in one)`);
+    const perProcess = p.by.groups.slice(0, Math.max(0, view.top)).flatMap((g) => g.perProcess.map(({ pid, row }) => ({ ...row, label: `${g.label} (pid ${pid})` })));
+    text += renderAttribution({ ...p.by, rows: perProcess }, { ...view, top: perProcess.length }, ' and process');
+  }
+  return text;
+}

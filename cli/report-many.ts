@@ -1,0 +1,74 @@
+// `cc-memwrap report A B C…` or `report <folder>`: the traces of several processes, read and decoded one at a time
+// (memory holds one trace and the rows so far, never all of them), as one row per process with totals, and `--by`
+// tables summed over the processes and per process (analysis/processes.ts).
+import { readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { summarize } from '../analysis/summary.js';
+import { attribution } from '../analysis/attribution.js';
+import { ProcessesBuilder, type ProcessesReport } from '../analysis/processes.js';
+import { renderProcesses } from '../analysis/processes-text.js';
+import { describeReadError } from '../host/read-errors.js';
+import { TraceFile } from '../host/trace-file.js';
+import { progressLine, type CliIo } from './io.js';
+import { severalRefuse, type ReportArgs } from './report-args.js';
+
+/** The named traces, each folder replaced by its `.mwtrace` files in name order. Throws the message to print. */
+export function traceFiles(named: string[]): string[] {
+  return named.flatMap((n) => {
+    let isDir = false;
+    try {
+      isDir = statSync(n).isDirectory();
+    } catch {
+      return [n]; // reading it will say what is wrong
+    }
+    if (!isDir) return [n];
+    const found = readdirSync(n).filter((f) => f.endsWith('.mwtrace')).sort().map((f) => path.join(n, f));
+    if (found.length === 0) throw new Error(`${n}: a folder with no .mwtrace files`);
+    return found;
+  });
+}
+
+/** Whether the named paths mean several traces: more than one, or a folder. */
+export function namesSeveral(named: string[]): boolean {
+  return named.length > 1 || named.some((n) => statSync(n, { throwIfNoEntry: false })?.isDirectory() === true);
+}
+
+export async function runReportMany(a: ReportArgs, io: CliIo): Promise<number> {
+  let files: string[];
+  try {
+    files = traceFiles(a.files);
+  } catch (e) {
+    io.err(`cc-memwrap report: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (a.singleOnly !== null) {
+    io.err(`cc-memwrap report: ${severalRefuse(a.singleOnly, files.length)}\n`);
+    return 2;
+  }
+  const builder = new ProcessesBuilder();
+  let cwd: string | null = null;
+  for (const [i, file] of files.entries()) {
+    const progress = progressLine(io, `${file} (${i + 1} of ${files.length})`);
+    try {
+      const trace = await TraceFile.read(file);
+      const model = trace.decode({ onProgress: progress.update });
+      progress.done();
+      cwd ??= model.program?.cwd || null;
+      const summary = summarize(model, { top: 0 });
+      builder.add(file, summary, a.request.by === null ? null : attribution(model, a.request.by));
+      for (const p of summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+    } catch (e) {
+      progress.done();
+      io.err(`cc-memwrap report: ${describeReadError(file, e)}\n`);
+      return 2;
+    }
+  }
+  const result = builder.result();
+  io.out(a.json ? JSON.stringify(processesJson(result), null, 2) + '\n' : renderProcesses(result, { top: a.request.top, source: null, relativeTo: cwd }));
+  await io.flush();
+  return 0;
+}
+
+function processesJson(p: ProcessesReport): object {
+  return { schema: 'cc-memwrap.processes/1', ...p };
+}

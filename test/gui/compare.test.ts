@@ -1,0 +1,141 @@
+// `cc-memwrap view A --compare B` in Chromium, on lesson 6 built before and after -DSTATIC_RING with its memwrap.json:
+// what a person sees is both runs drawn one above the other on the same axes (the heap of A below the axis, the static
+// ring of B above it), the differences listed under them, and a zoom in one chart followed by the other.
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runView } from '../../cli/view.js';
+import type { RunningServer } from '../../host/server.js';
+import { capture } from '../fixtures/cli-capture.js';
+import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
+import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
+import { buildRenderer, launch } from './browser.js';
+
+/** Builds samples/ring-buffer.c (with `defines`) beside the lesson's memwrap.json and runs it: its trace. */
+function ring(dir: string, exe: string, defines: string[]): string {
+  buildInstrumented('gcc', ['-O0', '-g', ...defines], [path.join(dir, 'samples', 'ring-buffer.c')], path.join(dir, exe), dir);
+  const ran = runTraced(path.join(dir, exe), [], path.join(dir, 'traces'), { cwd: dir });
+  return traceOf(path.join(dir, 'traces'), ran.pid);
+}
+
+/**
+ * Painted pixels on the plot canvas of `#chart-<side>` between the heights of two tick labels of one byte axis (a
+ * share `from`..`to` of the way from the first to the second), away from the axis labels at the left and the right
+ * edge: where bars reach, not budget lines or their labels.
+ */
+function paintedBetween(page: Page, side: 'a' | 'b', axis: 'y-above' | 'y-heap', labels: [string, string], from: number, to: number): Promise<number> {
+  return page.evaluate(
+    ([s, ax, l0, l1, f, t]) => {
+      const tickY = (label: string): number => {
+        const tick = [...document.querySelectorAll(`#chart-${s} svg.axes .${ax} .tick`)].find((n) => n.textContent === label);
+        if (tick === undefined) throw new Error(`no tick ${label}`);
+        const g = tick.closest(`.${ax}`)!;
+        const y = (el: Element): number => Number(/translate\([^,]+,\s*([-\d.]+)\)/.exec(el.getAttribute('transform')!)![1]);
+        return y(g) + y(tick);
+      };
+      const [y0, y1] = [tickY(l0 as string), tickY(l1 as string)];
+      const c = document.querySelector(`#chart-${s} canvas.plot`) as HTMLCanvasElement;
+      const k = c.width / c.clientWidth;
+      const top = Math.round(Math.min(y0 + (y1 - y0) * (f as number), y0 + (y1 - y0) * (t as number)) * k);
+      const bottom = Math.round(Math.max(y0 + (y1 - y0) * (f as number), y0 + (y1 - y0) * (t as number)) * k);
+      const left = Math.round(200 * k);
+      const px = c.getContext('2d')!.getImageData(left, top, c.width - left - Math.round(60 * k), bottom - top).data;
+      let n = 0;
+      for (let i = 3; i < px.length; i += 4) if (px[i]! > 0) n++;
+      return n;
+    },
+    [side, axis, labels[0], labels[1], from, to] as const,
+  );
+}
+
+/** The tick labels of one axis of `#chart-<side>` as drawn. */
+function ticks(page: Page, side: 'a' | 'b', axis: 'x-axis' | 'y-above' | 'y-heap'): Promise<string[]> {
+  return page.$$eval(`#chart-${side} svg.axes .${axis} .tick text`, (nodes) => nodes.map((n) => n.textContent ?? ''));
+}
+
+describe('view A --compare B (Chromium)', () => {
+  skipAllWhen(notX86_64Glibc);
+  let server: RunningServer | null = null;
+  let browser: Browser;
+  let page: Page;
+  let printed = '';
+  const errors: string[] = [];
+
+  beforeAll(async () => {
+    const dir = scratch('gui-compare');
+    const samples = path.join(dir, 'samples');
+    mkdirSync(samples);
+    copyFileSync(path.join(samplesDir, 'ring-buffer.c'), path.join(samples, 'ring-buffer.c'));
+    writeFileSync(path.join(dir, 'memwrap.json'), '{ "budgets": { "heap": "1K", "static": "4K" } }\n');
+    const a = ring(dir, 'ring', []);
+    const b = ring(dir, 'ring2', ['-DSTATIC_RING']);
+    const rendererDir = await buildRenderer();
+    const r = await capture(
+      (args, io) => runView(args, io, { electron: null, rendererDir, recentFile: path.join(dir, 'recent.json'), onServer: (s) => (server = s) }),
+      [a, '--compare', b],
+    );
+    if (r.code !== 0 || server === null) throw new Error(`view exited ${r.code}: ${r.err}`);
+    printed = r.out;
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1300, height: 1100 } });
+    page.on('pageerror', (e) => errors.push(e.message));
+    const url = /at (http:\S+)/.exec(printed)![1]!;
+    await page.goto(url);
+    await page.waitForFunction(() => {
+      const h = (window as unknown as { ccMemwrapCompare?: { ready: boolean; error: string | null } }).ccMemwrapCompare;
+      return h?.ready === true || (h?.error ?? null) !== null;
+    }, null, { timeout: 60_000 });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await (server as RunningServer | null)?.close();
+  });
+
+  test('the command names both traces and the compare page', () => {
+    expect(printed).toMatch(/^cc-memwrap view: \d+\.mwtrace compared with \d+\.mwtrace at http:\/\/127\.0\.0\.1:\d+\/compare\.html$/m);
+  });
+
+  test('the differences are listed: totals, the site only in A, the budgets', async () => {
+    expect(await page.textContent('#error')).toBe('');
+    const rows = await page.$$eval('#differences tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
+    expect(rows).toContainEqual(['static', '0 B', '2,048 B', '+2,048 B']);
+    expect(rows).toContainEqual(['peak heap', '2,048 B', '0 B', '-2,048 B']);
+    expect(rows).toContainEqual(['samples/ring-buffer.c:32 ring_init → malloc (only in A)', '1 → -', '-1', '2,048 B → -', '-2,048 B', '0 B → -', '0 B']);
+    expect(await page.textContent('#differences .budget-diff')).toContain('heap ≤ 1,024 B: max 2,048 B → 0 B (-2,048 B), EXCEEDED → ok');
+    expect(await page.textContent('#run-a-title')).toMatch(/^A {2}\d+\.mwtrace: 210 events, peak heap 2,048 B, peak stack 416 B, static 0 B$/);
+    expect(await page.textContent('#run-b-title')).toMatch(/^B {2}\d+\.mwtrace: 209 events, peak heap 0 B, peak stack 416 B, static 2,048 B$/);
+  });
+
+  test('both charts are drawn: the heap ring of A below the axis, the static ring of B above it', async () => {
+    // Below the axis, from 0 to half way to 1,024 B (above the heap budget's line): A's 2,048 B ring fills it, B has no heap.
+    expect(await paintedBetween(page, 'a', 'y-heap', ['0 B', '1,024 B'], 0.1, 0.5)).toBeGreaterThan(5000);
+    expect(await paintedBetween(page, 'b', 'y-heap', ['0 B', '1,024 B'], 0.1, 0.5)).toBe(0);
+    // Above it, between 1,024 and 2,048 B: B's static ring; A has only its 416 B of stack there.
+    expect(await paintedBetween(page, 'b', 'y-above', ['0 B', '2,048 B'], 0.5, 0.9)).toBeGreaterThan(5000);
+    expect(await paintedBetween(page, 'a', 'y-above', ['0 B', '2,048 B'], 0.5, 0.9)).toBe(0);
+    // Both have their stack just above the axis.
+    expect(await paintedBetween(page, 'a', 'y-above', ['0 B', '2,048 B'], 0.02, 0.1)).toBeGreaterThan(2000);
+    expect(await paintedBetween(page, 'b', 'y-above', ['0 B', '2,048 B'], 0.02, 0.1)).toBeGreaterThan(2000);
+  });
+
+  test('the axes are the same in both charts, and a zoom in one is followed by the other', async () => {
+    for (const axis of ['x-axis', 'y-above', 'y-heap'] as const) expect(await ticks(page, 'b', axis)).toEqual(await ticks(page, 'a', axis));
+    // B has no heap: its heap axis reaches A's 2,048 B all the same. Above, B's 2,048 static bytes set both scales.
+    expect((await ticks(page, 'b', 'y-heap')).at(-1)).toBe('2,048 B');
+    const top = (labels: string[]): number => Number(labels.at(-1)!.replace(/[^0-9]/g, ''));
+    expect(top(await ticks(page, 'a', 'y-above'))).toBeGreaterThanOrEqual(2048);
+    const before = await ticks(page, 'b', 'x-axis');
+    const box = (await page.locator('#chart-a canvas.plot').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+    await page.mouse.wheel(0, -600);
+    await expect.poll(() => ticks(page, 'b', 'x-axis')).not.toEqual(before);
+    await expect.poll(async () => JSON.stringify(await ticks(page, 'b', 'x-axis'))).toBe(JSON.stringify(await ticks(page, 'a', 'x-axis')));
+    await page.screenshot({ path: '/tmp/compare-view-zoomed.png' });
+    await page.mouse.wheel(0, 600);
+    await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
+    await page.screenshot({ path: '/tmp/compare-view.png', fullPage: true });
+    expect(errors).toEqual([]);
+  });
+});
