@@ -364,19 +364,6 @@ void mw_index_forget(uintptr_t addr, int may_wait)
  * linked scan asks this of every word in range before anything else). */
 int mw_index_maybe(uintptr_t addr) { return !mw_surely_absent(addr); }
 
-int mw_index_find(uintptr_t addr, struct mw_block *out)
-{
-  if (mw_surely_absent(addr)) return 0;
-  struct mw_ref ref;
-  mw_lookup_locked(addr, &ref);
-  if (ref.e) {
-    out->id = ref.e->id;
-    out->size = ref.e->size;
-  }
-  mw_unlock(&ref.s->lock);
-  return ref.e != NULL;
-}
-
 /* Removes addr's block only if it is still block `id` (another thread may
  * have been given the address again meanwhile). */
 int mw_index_drop(uintptr_t addr, uint64_t id)
@@ -407,6 +394,12 @@ int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, s
   }
   mw_unlock(&ref.s->lock);
   return ref.e != NULL;
+}
+
+int mw_index_find(uintptr_t addr, struct mw_block *out)
+{
+  size_t copied;
+  return mw_index_copy(addr, out, NULL, 0, &copied);
 }
 
 /* Copies up to `max` live blocks (address, id, size) into `out`, one stripe at
