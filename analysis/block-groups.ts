@@ -49,17 +49,27 @@ export class BlockGroups {
 
   /** The block's allocation site group (as `topSites` and `peak.bySite`). */
   siteOf(b: number): GroupRef {
-    const model = this.model;
-    if (this.interposed(b)) {
-      const entry = this.entry(b);
-      return this.get(`interposed:${entry}`, () => {
-        const info = siteInfo(model, entry);
-        return { site: entry, label: interposedLabel(info), file: info?.file ?? null, line: info?.line ?? null, function: info === null ? null : interposedFunction(info) };
-      });
-    }
-    const site = model.blocks.site[b]!;
+    return this.interposed(b) ? this.interposedSite(this.entry(b)) : this.site(this.model.blocks.site[b]!);
+  }
+
+  /** The site group of a "site:<site>" or "interposed:<entry site>" key; null for other keys. */
+  siteOfKey(key: string): GroupRef | null {
+    const m = /^(site|interposed):(\d+)$/.exec(key);
+    if (m === null) return null;
+    return m[1] === 'site' ? this.site(Number(m[2])) : this.interposedSite(Number(m[2]));
+  }
+
+  /** Allocations only the interposed allocator saw, charged to the function with entry site `entry` (0: none open). */
+  private interposedSite(entry: number): GroupRef {
+    return this.get(`interposed:${entry}`, () => {
+      const info = siteInfo(this.model, entry);
+      return { site: entry, label: interposedLabel(info), file: info?.file ?? null, line: info?.line ?? null, function: info === null ? null : interposedFunction(info) };
+    });
+  }
+
+  private site(site: number): GroupRef {
     return this.get(`site:${site}`, () => {
-      const info = siteInfo(model, site);
+      const info = siteInfo(this.model, site);
       return { site, label: allocationSiteLabel(info, site, this.cwd), file: info?.file ?? null, line: info?.line ?? null, function: info?.func || null };
     });
   }

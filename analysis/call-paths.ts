@@ -58,7 +58,58 @@ export interface CallPaths {
   events: number;
 }
 
-const EVENT_KINDS = new Set<number>([Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]);
+/** The record kinds that are events (rows of Model.events), in the decoder's sense. */
+export const EVENT_KINDS = new Set<number>([Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]);
+
+/** A fold over the records that keeps per thread a stack of its open frames (one T each) and the live blocks. */
+export interface FrameFold<T> {
+  /** Per thread: a T for each open frame, innermost last. */
+  readonly stacks: Map<number, T[]>;
+  /** An ENTER on a thread whose open frames are `stack`: what the new frame holds. */
+  enter(r: TraceRecord, stack: readonly T[]): T;
+  /** A block made (ALLOC, or REALLOC's new block) while `stack` was open. */
+  create(r: TraceRecord, stack: readonly T[]): void;
+  /** A block ended (FREE of a live block, or REALLOC's old one). */
+  end(block: number): void;
+}
+
+/** Hands one record to a FrameFold: frames opened and closed (EXIT, UNWIND, THREAD_END), blocks made and ended. */
+export function foldFrames<T>(r: TraceRecord, f: FrameFold<T>): void {
+  const stack = (): T[] => {
+    let s = f.stacks.get(r.thread);
+    if (s === undefined) f.stacks.set(r.thread, (s = []));
+    return s;
+  };
+  switch (r.kind) {
+    case Kind.ENTER: {
+      const s = stack();
+      s.push(f.enter(r, s));
+      break;
+    }
+    case Kind.EXIT:
+      stack().pop();
+      break;
+    case Kind.UNWIND: {
+      const s = stack();
+      s.length = Math.max(0, s.length - r.count);
+      break;
+    }
+    case Kind.THREAD_END:
+      f.stacks.delete(r.thread);
+      break;
+    case Kind.ALLOC:
+      f.create(r, stack());
+      break;
+    case Kind.FREE:
+      if (!r.untracked) f.end(r.block);
+      break;
+    case Kind.REALLOC:
+      if (r.failed) break;
+      if (r.block !== 0) f.end(r.block);
+      if (!r.noBlock) f.create(r, stack());
+      break;
+  }
+}
 
 interface Live {
   node: PathNode;
@@ -66,12 +117,12 @@ interface Live {
 }
 
 /** One pass over the records: the tree with everything but `peak`, the peak's event, and the blocks live at the end. */
-class PathFold {
+class PathFold implements FrameFold<PathNode> {
   readonly root = new PathNode('', null);
   /** Site id → function name and definition, from the UNIT records read so far. */
   private readonly sites = new Map<number, { func: string; file: string; line: number }>();
   /** Per thread: the path node of each open frame, innermost last. */
-  private readonly stacks = new Map<number, PathNode[]>();
+  readonly stacks = new Map<number, PathNode[]>();
   readonly live = new Map<number, Live>();
   heap = 0;
   peakBytes = 0;
@@ -85,28 +136,28 @@ class PathFold {
 
   done = false;
 
-  private top(thread: number): PathNode[] {
-    let s = this.stacks.get(thread);
-    if (s === undefined) this.stacks.set(thread, (s = []));
-    return s;
+  enter(r: TraceRecord, s: readonly PathNode[]): PathNode {
+    const site = this.sites.get(r.site);
+    const node = (s.length > 0 ? s[s.length - 1]! : this.root).child(site?.func ?? `site ${r.site}`);
+    if (node.file === null && site !== undefined) {
+      node.file = site.file;
+      node.line = site.line;
+    }
+    node.values.stack = Math.max(node.values.stack, r.depth);
+    return node;
   }
 
-  /** The node an allocation on `thread` is charged to. */
-  private owner(r: TraceRecord): PathNode {
-    const s = this.top(r.thread);
+  /** Charged to the innermost open frame (below it, to UNINSTRUMENTED_FRAME, when only the interposed allocator saw it). */
+  create(r: TraceRecord, s: readonly PathNode[]): void {
     const inner = s.length > 0 ? s[s.length - 1]! : this.root.child(NO_FRAME);
-    return r.interposed ? inner.child(UNINSTRUMENTED_FRAME) : inner;
-  }
-
-  private create(r: TraceRecord): void {
-    const node = this.owner(r);
+    const node = r.interposed ? inner.child(UNINSTRUMENTED_FRAME) : inner;
     node.values.allocated += r.size;
     node.values.count += 1;
     this.live.set(r.seq, { node, size: r.size });
     this.heap += r.size;
   }
 
-  private end(id: number): void {
+  end(id: number): void {
     const b = this.live.get(id);
     if (b === undefined) return; // a block the trace never created: the decoder reports it
     this.live.delete(id);
@@ -117,50 +168,13 @@ class PathFold {
   record(r: TraceRecord): boolean {
     if (this.done) return false;
     if (r.ignored) return true;
-    switch (r.kind) {
-      case Kind.UNIT: {
-        const u = r.unit!;
-        for (let i = 0; i < u.kind.length; i++) {
-          const id = u.base + i;
-          if (!this.sites.has(id)) this.sites.set(id, { func: u.strings[u.func[i]!] ?? '?', file: u.strings[u.file[i]!] ?? '', line: u.line[i]! });
-        }
-        break;
+    if (r.kind === Kind.UNIT) {
+      const u = r.unit!;
+      for (let i = 0; i < u.kind.length; i++) {
+        const id = u.base + i;
+        if (!this.sites.has(id)) this.sites.set(id, { func: u.strings[u.func[i]!] ?? '?', file: u.strings[u.file[i]!] ?? '', line: u.line[i]! });
       }
-      case Kind.ENTER: {
-        const s = this.top(r.thread);
-        const site = this.sites.get(r.site);
-        const node = (s.length > 0 ? s[s.length - 1]! : this.root).child(site?.func ?? `site ${r.site}`);
-        if (node.file === null && site !== undefined) {
-          node.file = site.file;
-          node.line = site.line;
-        }
-        node.values.stack = Math.max(node.values.stack, r.depth);
-        s.push(node);
-        break;
-      }
-      case Kind.EXIT:
-        this.top(r.thread).pop();
-        break;
-      case Kind.UNWIND: {
-        const s = this.top(r.thread);
-        s.length = Math.max(0, s.length - r.count);
-        break;
-      }
-      case Kind.THREAD_END:
-        this.stacks.delete(r.thread);
-        break;
-      case Kind.ALLOC:
-        this.create(r);
-        break;
-      case Kind.FREE:
-        if (!r.untracked) this.end(r.block);
-        break;
-      case Kind.REALLOC:
-        if (r.failed) break;
-        if (r.block !== 0) this.end(r.block);
-        if (!r.noBlock) this.create(r);
-        break;
-    }
+    } else foldFrames(r, this);
     if (!EVENT_KINDS.has(r.kind)) return true;
     if (this.heap > this.peakBytes) {
       this.peakBytes = this.heap;
@@ -203,4 +217,91 @@ export function callPaths(
     }
   }
   return { root: fold.root, peak: { bytes: fold.peakBytes, event: fold.peakEvent }, events: fold.events };
+}
+
+/** The call-path tree as plain data (a viewer draws it as a flame graph): each node's own values, metrics in CALL_PATH_METRICS order. */
+export interface FlameNode {
+  name: string;
+  file: string | null;
+  line: number | null;
+  values: number[];
+  children: FlameNode[];
+}
+
+/** Where a tree too large to hand over whole keeps the paths it drops: one child of the nearest kept frame. */
+export const OTHER_FRAME = '(other)';
+
+export interface FlameTree {
+  root: FlameNode;
+  /** Nodes below the root in the call-path tree, and how many of them were folded into OTHER_FRAME children. */
+  nodes: number;
+  pruned: number;
+}
+
+/** Adds `v`'s values to `into`'s: sums, but the most for the stack (the deepest, not a total). */
+function addValues(into: number[], v: readonly number[]): void {
+  CALL_PATH_METRICS.forEach((m, i) => (into[i] = m === 'stack' ? Math.max(into[i]!, v[i]!) : into[i]! + v[i]!));
+}
+
+/**
+ * The tree as FlameNodes, at most `maxNodes` of them: when there are more, the nodes of least weight (their share of
+ * the whole for the metric where it is largest, children included) are folded into an OTHER_FRAME child of their
+ * nearest kept ancestor, so every metric's total stays whole.
+ */
+export function flameTree(root: PathNode, maxNodes = 50_000): FlameTree {
+  const order: PathNode[] = [];
+  const todo = [...root.children.values()];
+  while (todo.length > 0) {
+    const n = todo.pop()!;
+    order.push(n);
+    todo.push(...n.children.values());
+  }
+  const own = (n: PathNode): number[] => CALL_PATH_METRICS.map((m) => n.values[m]);
+  let keep: Set<PathNode> | null = null;
+  if (order.length > maxNodes) {
+    // Children come after their parents in `order`: walking it backwards sums each subtree before its parent.
+    const inclusive = new Map<PathNode, number[]>();
+    const total = CALL_PATH_METRICS.map(() => 0);
+    for (let i = order.length - 1; i >= 0; i--) {
+      const n = order[i]!;
+      const v = own(n);
+      for (const c of n.children.values()) addValues(v, inclusive.get(c)!);
+      inclusive.set(n, v);
+      if (n.parent === root) addValues(total, v);
+    }
+    const weight = (n: PathNode): number => Math.max(...inclusive.get(n)!.map((v, i) => (total[i]! > 0 ? v / total[i]! : 0)));
+    const depths = new Map<PathNode, number>();
+    for (const n of order) depths.set(n, n.parent === root ? 1 : depths.get(n.parent!)! + 1);
+    const depth = (n: PathNode): number => depths.get(n)!;
+    // A parent weighs at least as much as its children; on equal weight the shallower comes first, so parents stay.
+    const ranked = order.map((n) => ({ n, w: weight(n), d: depth(n) })).sort((a, b) => b.w - a.w || a.d - b.d);
+    keep = new Set(ranked.slice(0, maxNodes - 1).map((r) => r.n));
+  }
+  let pruned = 0;
+  const make = (n: PathNode): FlameNode => ({ name: n.name, file: n.file, line: n.line, values: own(n), children: [] });
+  const out = make(root);
+  // Iterative: a deep recursion in the traced program makes a path as deep.
+  const pending: [PathNode, FlameNode][] = [[root, out]];
+  while (pending.length > 0) {
+    const [n, into] = pending.pop()!;
+    let other: FlameNode | null = null;
+    for (const c of n.children.values()) {
+      if (keep === null || keep.has(c)) {
+        const node = make(c);
+        into.children.push(node);
+        pending.push([c, node]);
+        continue;
+      }
+      other ??= { name: OTHER_FRAME, file: null, line: null, values: CALL_PATH_METRICS.map(() => 0), children: [] };
+      const below = [c];
+      while (below.length > 0) {
+        const d = below.pop()!;
+        pruned++;
+        addValues(other.values, own(d));
+        below.push(...d.children.values());
+      }
+    }
+    if (other !== null) into.children.push(other);
+  }
+  return { root: out, nodes: order.length, pruned };
 }

@@ -1,7 +1,9 @@
-// Sets of events the viewer highlights and walks: the events of an attribution row, the allocations of some blocks, the next event of a class, and sites found by function or file name.
+// Sets of events the viewer highlights and walks: the events of an attribution row, the allocations of some blocks or of a call path, the next event of a class, and sites found by function or file name.
 import { attribution, type AttributionOptions } from './attribution.js';
 import { eventClassOfKind, type EventClass } from './event-detail.js';
 import { NONE, type Model } from './model.js';
+import { Flag } from './trace/format.js';
+import { NO_FRAME, UNINSTRUMENTED_FRAME } from './call-paths.js';
 import { siteInfo, siteLocation } from './sites.js';
 
 /** The heap events charged to the attribution group `key` (a row's `key` in `attribution(model, options)`), ascending. */
@@ -80,4 +82,47 @@ export function findSites(model: Model, query: string, limit = 50): SiteMatch[] 
   }
   out.sort((a, b) => a.firstEvent - b.firstEvent);
   return out.slice(0, limit);
+}
+
+/**
+ * The allocation events (ascending) of a call path of analysis/call-paths.ts: `path` holds the functions of the open
+ * frames, outermost first, as a flame graph frame names them (NO_FRAME alone: allocations made with no frame open;
+ * ending in UNINSTRUMENTED_FRAME: only those the interposed allocator saw). Blocks made below the path count too.
+ */
+export function allocationsOfCallPath(model: Model, path: readonly string[]): Int32Array {
+  const { frames, blocks, events } = model;
+  const libcOnly = path[path.length - 1] === UNINSTRUMENTED_FRAME;
+  const names = libcOnly ? path.slice(0, -1) : path;
+  // Per frame: how many of `names` its call path matches from the outermost (-1: it left the path), and whether it
+  // is the path's frame or below it.
+  const matched = new Int32Array(frames.count);
+  const inside = new Uint8Array(frames.count);
+  const nameOf = new Map<number, string>();
+  const funcName = (site: number): string => {
+    let n = nameOf.get(site);
+    if (n === undefined) nameOf.set(site, (n = siteInfo(model, site)?.func ?? `site ${site}`));
+    return n;
+  };
+  for (let f = 0; f < frames.count; f++) {
+    const p = frames.parent[f]!;
+    const before = p === NONE ? 0 : matched[p]!;
+    if (p !== NONE && inside[p]) {
+      inside[f] = 1;
+      continue;
+    }
+    matched[f] = before >= 0 && before < names.length && funcName(frames.entrySite[f]!) === names[before] ? before + 1 : -1;
+    if (matched[f] === names.length) inside[f] = 1;
+  }
+  const noFrame = names.length === 1 && names[0] === NO_FRAME;
+  const out: number[] = [];
+  for (let b = 0; b < blocks.count; b++) {
+    const e = blocks.allocEvent[b]!;
+    if (e === NONE) continue;
+    const f = events.frame[e]!;
+    const interposed = blocks.interposed[b] === 1 || (events.flags[e]! & Flag.INTERPOSED) !== 0;
+    if (libcOnly && !interposed) continue;
+    const under = noFrame ? f === NONE : f !== NONE && inside[f] === 1 && (!libcOnly || matched[f] === names.length);
+    if (under && out[out.length - 1] !== e) out.push(e);
+  }
+  return Int32Array.from(out);
 }

@@ -1,7 +1,7 @@
 // The floor: how fast could any runtime behind the rewrite's calls be? Each
 // workload's rewritten units (kept with --mw-keep) are linked against
 // bench/floor/floor-runtime.c, which only stores fixed-size records in a ring
-// in memory (see its header comment), in four shapes. Their ratios to the
+// in memory (see its header comment), in five shapes. Their ratios to the
 // plain program, beside cc-memwrap's, measured alternately in one run, show
 // how much of cc-memwrap's cost any recorder of every call and every linked
 // free would pay, and how much is ours.
@@ -27,7 +27,8 @@ export const VARIANTS: Variant[] = [
   { name: 'empty calls', means: 'entry/exit calls that do nothing', defines: ['-DFLOOR_EMPTY'], inline: false },
   { name: 'stores', means: 'calls that store 8 bytes per entry, 4 per exit, 12 per heap call', defines: [], inline: false },
   { name: 'inline stores', means: 'the same stores inline in the instrumented function', defines: [], inline: true },
-  { name: 'inline + index', means: 'inline stores, plus a live-block index and a look-up of each word of a freed block', defines: ['-DFLOOR_EXACT'], inline: true },
+  { name: 'inline + index', means: 'inline stores, plus a live-block index (an open-addressing hash table) and a look-up of each word of a freed block', defines: ['-DFLOOR_EXACT'], inline: true },
+  { name: 'inline + bitmap', means: 'the same with the index as a start-of-block bitmap and sizes beside it (the runtime\'s shape)', defines: ['-DFLOOR_BITMAP'], inline: true },
 ];
 
 /** Builds the instrumented program `out` through `cc-memwrap --mw-keep`

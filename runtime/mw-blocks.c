@@ -2,10 +2,28 @@
  * size) for every live heap block, to answer "is this word the start of a
  * live block" quickly from any thread.
  *
- * 64 stripes chosen by the address's page, each with its own spin lock and
- * open-addressing table (linear probing, backward-shift deletion) in mmap'd
- * memory, so threads seldom wait for one another.  A global [lo, hi) range of
- * addresses ever inserted lets the linked scan skip most words unlocked.
+ * A start-of-block bitmap: one bit per granule (2 × pointer size: 16 bytes
+ * on 64-bit, 8 on 32-bit, glibc's smallest malloc alignment or a divisor of
+ * it), set on allocation, cleared on free.  Beside the bits, one entry per
+ * granule holds the block's id and requested size, so an allocation or a
+ * free writes two places found by shifts alone, next to those the previous
+ * one wrote, and a word that is no block start costs one load of a bit (the
+ * linked scan's common case).  Both live in regions of 64 MiB of address
+ * space (4 MiB on 32-bit), each one mmap made on the region's first block
+ * with MAP_NORESERVE: only the pages blocks touch are ever backed.  A
+ * top-level table of region pointers (one mmap, MAP_NORESERVE too) covers
+ * the whole address space below 2^48.
+ *
+ * Writers take the lock of one of 64 stripes chosen by the address's 4 KiB
+ * page, so threads seldom wait for one another and there is no global lock;
+ * the lock also keeps a block from being freed while another thread copies
+ * it (mw_index_copy, mw_index_read).  A block the bitmap cannot hold — not
+ * aligned to a granule, above 2^48, or its region could not be mapped —
+ * goes into that stripe's open-addressing hash table instead (linear
+ * probing, backward-shift deletion), so the index stays exact for any
+ * allocator; the linked scan only follows aligned words, which never name
+ * such a block.  A global [lo, hi) range of addresses ever inserted lets the
+ * scan skip most words before looking at a bit.
  */
 #define _GNU_SOURCE 1
 #include <string.h>
@@ -17,10 +35,16 @@
 #define MW_STRIPES (1u << MW_STRIPE_BITS)
 #define MW_SLOTS_FIRST 16u
 
-struct mw_slot {
-  uintptr_t addr;               /* 0 = empty */
+/* What the index knows of a live block. */
+struct mw_entry {
   uint64_t id;
   size_t size;
+};
+
+/* A hash-table slot (blocks the bitmap cannot hold). */
+struct mw_slot {
+  uintptr_t addr;               /* 0 = empty */
+  struct mw_entry e;
 };
 
 struct mw_stripe {
@@ -29,6 +53,37 @@ struct mw_stripe {
   size_t mask;                  /* slots − 1; 0 = no table yet */
   struct mw_slot *slots;
 } __attribute__((aligned(64)));
+
+/* ---- the bitmap's regions ---- */
+
+#define MW_G (2 * sizeof(void *))       /* granule: bytes per bit */
+#define MW_G_SHIFT (sizeof(void *) == 8 ? 4 : 3)
+#define MW_WORD_BITS (8 * sizeof(unsigned long))
+#if UINTPTR_MAX > 0xffffffffu
+#define MW_REGION_SHIFT 26
+#define MW_ADDR_BITS 48
+#else
+#define MW_REGION_SHIFT 22
+#define MW_ADDR_BITS 32
+#endif
+#define MW_REGION_GRANULES ((size_t)1 << (MW_REGION_SHIFT - MW_G_SHIFT))
+#define MW_REGIONS ((size_t)1 << (MW_ADDR_BITS - MW_REGION_SHIFT))
+
+/* A bitmap word's granules lie in one 4 KiB page, so in one stripe: every
+ * change to a word happens under that stripe's lock, and a plain
+ * read-modify-write (atomic loads and stores, relaxed, so the unlocked
+ * readers below see whole words) cannot lose another writer's bit. */
+_Static_assert(MW_WORD_BITS * MW_G <= 4096, "a bitmap word spans more than a page");
+
+struct mw_region {
+  struct mw_region *next;       /* every region made, for mw_index_live */
+  uintptr_t base;
+  unsigned long bits[MW_REGION_GRANULES / MW_WORD_BITS] __attribute__((aligned(64)));
+  struct mw_entry entries[MW_REGION_GRANULES];
+};
+
+struct mw_region **mw_regions;  /* MW_REGIONS pointers (NULL until the first block) */
+struct mw_region *mw_region_list;
 
 struct mw_stripe mw_stripes[MW_STRIPES];
 uintptr_t mw_blocks_lo_inv;     /* ~lowest block address (0 = none yet) */
@@ -49,7 +104,6 @@ static inline uint64_t mw_hash(uintptr_t a)
   key = (key ^ (key >> 34)) & ((1ull << 34) - 1);
   return (stripe << (64 - MW_STRIPE_BITS)) | (key << 24);
 }
-static inline struct mw_stripe *mw_stripe_of(uint64_t h) { return &mw_stripes[h >> (64 - MW_STRIPE_BITS)]; }
 static inline size_t mw_home(uint64_t h, size_t mask) { return (size_t)(h >> 24) & mask; }
 
 /* Index of addr's slot in s, or of the empty slot where it would go. */
@@ -71,7 +125,7 @@ static int mw_stripe_grow(struct mw_stripe *s)
   struct mw_slot *old = s->slots;
   size_t old_n = s->mask ? s->mask + 1 : 0;
   s->slots = fresh;
-  s->mask = n - 1;
+  __atomic_store_n(&s->mask, n - 1, __ATOMIC_RELAXED); /* read unlocked by mw_surely_absent */
   for (size_t i = 0; i < old_n; i++) {
     if (!old[i].addr) continue;
     size_t j = mw_probe(s, old[i].addr, mw_hash(old[i].addr));
@@ -107,13 +161,160 @@ static void mw_widen(uintptr_t addr, size_t size)
   }
 }
 
+/* The region holding addr, made (mapped and published) if `make`; NULL when
+ * the bitmap cannot hold a block at addr. */
+static struct mw_region *mw_region_of(uintptr_t addr, int make)
+{
+#if MW_ADDR_BITS < 64 && UINTPTR_MAX > 0xffffffffu
+  if (addr >> MW_ADDR_BITS) return NULL;
+#endif
+  struct mw_region **top = __atomic_load_n(&mw_regions, __ATOMIC_ACQUIRE);
+  if (!top) {
+    if (!make) return NULL;
+    void *m = mmap(NULL, MW_REGIONS * sizeof *top, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED) return NULL;
+    struct mw_region **none = NULL;
+    if (__atomic_compare_exchange_n(&mw_regions, &none, (struct mw_region **)m, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      top = m;
+    else {
+      munmap(m, MW_REGIONS * sizeof *top);
+      top = none;
+    }
+  }
+  size_t k = (size_t)(addr >> MW_REGION_SHIFT);
+  struct mw_region *r = __atomic_load_n(&top[k], __ATOMIC_ACQUIRE);
+  if (r || !make) return r;
+  void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  struct mw_region *fresh = m;
+  fresh->base = (uintptr_t)k << MW_REGION_SHIFT;
+  if (!__atomic_compare_exchange_n(&top[k], &r, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    munmap(m, sizeof *r); /* another thread made it first */
+    return r;
+  }
+  struct mw_region *head = __atomic_load_n(&mw_region_list, __ATOMIC_RELAXED);
+  do fresh->next = head;
+  while (!__atomic_compare_exchange_n(&mw_region_list, &head, fresh, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+  return fresh;
+}
+
+static inline size_t mw_granule(const struct mw_region *r, uintptr_t addr)
+{
+  return (size_t)((addr - r->base) >> MW_G_SHIFT);
+}
+
+static inline int mw_bit(const struct mw_region *r, size_t g)
+{
+  return (int)((__atomic_load_n(&r->bits[g / MW_WORD_BITS], __ATOMIC_RELAXED) >> (g % MW_WORD_BITS)) & 1);
+}
+
+/* Under the stripe lock of g's page (see the _Static_assert above). */
+static inline void mw_bit_set(struct mw_region *r, size_t g, int on)
+{
+  unsigned long *w = &r->bits[g / MW_WORD_BITS], m = 1ul << (g % MW_WORD_BITS);
+  unsigned long v = __atomic_load_n(w, __ATOMIC_RELAXED);
+  __atomic_store_n(w, on ? v | m : v & ~m, __ATOMIC_RELAXED);
+}
+
+/* Is addr the start of a live block held by the bitmap?  Unlocked: the answer
+ * may be stale by the time the caller acts on it, so a "yes" is only a hint
+ * to take the lock and look again (mw_lookup_locked); a "no" for an address
+ * no other thread is allocating or freeing right now is exact.  A region
+ * pointer is published after its mapping exists (release/acquire). */
+static inline int mw_maybe_start(uintptr_t addr)
+{
+  if (addr & (MW_G - 1)) return 0;
+  struct mw_region *r = mw_region_of(addr, 0);
+  return r && mw_bit(r, mw_granule(r, addr));
+}
+
+static inline struct mw_stripe *mw_stripe_at(uintptr_t addr)
+{
+  return &mw_stripes[(addr >> 12) & (MW_STRIPES - 1)];
+}
+
+/* A live block found under its stripe's lock. */
+struct mw_ref {
+  struct mw_stripe *s;          /* locked */
+  struct mw_entry *e;           /* NULL: not a live block */
+  struct mw_region *r;          /* bitmap: the region and granule; NULL: hash slot */
+  size_t i;                     /* granule, or hash slot */
+};
+
+/* Finds addr's block in its stripe, which the caller has locked.  A block
+ * lives in the bitmap or in the hash table, never both: the bitmap takes
+ * every block it can hold. */
+static void mw_lookup_in(struct mw_stripe *s, uintptr_t addr, struct mw_ref *ref)
+{
+  ref->s = s;
+  ref->e = NULL;
+  ref->r = NULL;
+  struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_of(addr, 0);
+  if (r) {
+    size_t g = mw_granule(r, addr);
+    if (mw_bit(r, g)) {
+      ref->r = r;
+      ref->i = g;
+      ref->e = &r->entries[g];
+      return;
+    }
+  }
+  if (!s->mask) return;
+  size_t i = mw_probe(s, addr, mw_hash(addr));
+  if (s->slots[i].addr) {
+    ref->i = i;
+    ref->e = &s->slots[i].e;
+  }
+}
+
+/* Locks addr's stripe and finds addr's block.  The stripe stays locked
+ * either way: the caller reads (or copies) the block and releases it with
+ * mw_unlock(&ref->s->lock). */
+static void mw_lookup_locked(uintptr_t addr, struct mw_ref *ref)
+{
+  struct mw_stripe *s = mw_stripe_at(addr);
+  mw_lock(&s->lock);
+  mw_lookup_in(s, addr, ref);
+}
+
+/* Unlocked: addr is surely not a live block's start (its bit is clear and its
+ * stripe has no hash table), as far as any lookup made now could tell. */
+static inline int mw_surely_absent(uintptr_t addr)
+{
+  return !mw_maybe_start(addr) && !__atomic_load_n(&mw_stripe_at(addr)->mask, __ATOMIC_RELAXED);
+}
+
+static void mw_ref_remove(struct mw_ref *ref)
+{
+  if (ref->r) {
+    mw_bit_set(ref->r, ref->i, 0);
+    ref->s->count--;
+  } else {
+    mw_remove_at(ref->s, ref->i);
+  }
+  ref->e = NULL;
+}
+
 /* Adds (or replaces: the address was reused) a live block. */
 void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
 {
-  uint64_t h = mw_hash(addr);
-  struct mw_stripe *s = mw_stripe_of(h);
+  struct mw_stripe *s = mw_stripe_at(addr);
+  struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_of(addr, 1);
   mw_widen(addr, size);
   mw_lock(&s->lock);
+  if (MW_LIKELY(r != NULL)) {
+    size_t g = mw_granule(r, addr);
+    r->entries[g].id = id;
+    r->entries[g].size = size;
+    if (!mw_bit(r, g)) {
+      mw_bit_set(r, g, 1);
+      s->count++;
+    }
+    mw_unlock(&s->lock);
+    return;
+  }
+  uint64_t h = mw_hash(addr);
   if ((!s->mask || (s->count + 1) * 2 > s->mask + 1) && !mw_stripe_grow(s) &&
       (!s->mask || s->count + 1 > s->mask)) {
     mw_unlock(&s->lock); /* no memory for the index: the block stays unknown */
@@ -122,37 +323,24 @@ void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
   size_t i = mw_probe(s, addr, h);
   if (!s->slots[i].addr) s->count++;
   s->slots[i].addr = addr;
-  s->slots[i].id = id;
-  s->slots[i].size = size;
+  s->slots[i].e.id = id;
+  s->slots[i].e.size = size;
   mw_unlock(&s->lock);
-}
-
-/* Locks addr's stripe and returns addr's slot, or NULL when addr is not the
- * start of a live block.  The stripe stays locked either way: the caller
- * reads (or copies) the block and releases it with mw_unlock(&(*sp)->lock). */
-static struct mw_slot *mw_lookup_locked(uintptr_t addr, struct mw_stripe **sp)
-{
-  uint64_t h = mw_hash(addr);
-  struct mw_stripe *s = mw_stripe_of(h);
-  *sp = s;
-  mw_lock(&s->lock);
-  if (!s->mask) return NULL;
-  size_t i = mw_probe(s, addr, h);
-  return s->slots[i].addr ? &s->slots[i] : NULL;
 }
 
 /* Removes addr's block and returns it; 0 if addr is not a live block. */
 int mw_index_take(uintptr_t addr, struct mw_block *out)
 {
-  struct mw_stripe *s;
-  struct mw_slot *slot = mw_lookup_locked(addr, &s);
-  if (slot) {
-    out->id = slot->id;
-    out->size = slot->size;
-    mw_remove_at(s, (size_t)(slot - s->slots));
+  struct mw_ref ref;
+  mw_lookup_locked(addr, &ref);
+  int found = ref.e != NULL;
+  if (found) {
+    out->id = ref.e->id;
+    out->size = ref.e->size;
+    mw_ref_remove(&ref);
   }
-  mw_unlock(&s->lock);
-  return slot != NULL;
+  mw_unlock(&ref.s->lock);
+  return found;
 }
 
 /* A block freed without being recorded leaves the index too, so no scan
@@ -161,59 +349,57 @@ int mw_index_take(uintptr_t addr, struct mw_block *out)
 void mw_index_forget(uintptr_t addr, int may_wait)
 {
   if (!__atomic_load_n(&mw_blocks_hi, __ATOMIC_RELAXED)) return; /* nothing was ever indexed */
-  uint64_t h = mw_hash(addr);
-  struct mw_stripe *s = mw_stripe_of(h);
+  struct mw_stripe *s = mw_stripe_at(addr);
   if (may_wait)
     mw_lock(&s->lock);
   else if (!mw_trylock(&s->lock))
     return;
-  if (s->mask) {
-    size_t i = mw_probe(s, addr, h);
-    if (s->slots[i].addr) mw_remove_at(s, i);
-  }
+  struct mw_ref ref;
+  mw_lookup_in(s, addr, &ref);
+  if (ref.e) mw_ref_remove(&ref);
   mw_unlock(&s->lock);
 }
 
-int mw_index_find(uintptr_t addr, struct mw_block *out)
-{
-  struct mw_stripe *s;
-  struct mw_slot *slot = mw_lookup_locked(addr, &s);
-  if (slot) {
-    out->id = slot->id;
-    out->size = slot->size;
-  }
-  mw_unlock(&s->lock);
-  return slot != NULL;
-}
+/* Unlocked and cheap: 0 when addr is surely not a live block's start (the
+ * linked scan asks this of every word in range before anything else). */
+int mw_index_maybe(uintptr_t addr) { return !mw_surely_absent(addr); }
 
 /* Removes addr's block only if it is still block `id` (another thread may
  * have been given the address again meanwhile). */
 int mw_index_drop(uintptr_t addr, uint64_t id)
 {
-  struct mw_stripe *s;
-  struct mw_slot *slot = mw_lookup_locked(addr, &s);
-  int found = slot != NULL && slot->id == id;
-  if (found) mw_remove_at(s, (size_t)(slot - s->slots));
-  mw_unlock(&s->lock);
+  struct mw_ref ref;
+  mw_lookup_locked(addr, &ref);
+  int found = ref.e != NULL && ref.e->id == id;
+  if (found) mw_ref_remove(&ref);
+  mw_unlock(&ref.s->lock);
   return found;
 }
 
 /* Looks addr up and, while its stripe is locked (so no thread can free it
- * meanwhile: frees take the lock first), copies up to `max` bytes of it. */
+ * meanwhile: frees take the lock first), copies up to `max` bytes of it.
+ * An address whose bit is clear is answered without the lock. */
 int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, size_t *copied)
 {
-  struct mw_stripe *s;
-  struct mw_slot *slot = mw_lookup_locked(addr, &s);
   *copied = 0;
-  if (slot) {
-    out->id = slot->id;
-    out->size = slot->size;
+  if (mw_surely_absent(addr)) return 0;
+  struct mw_ref ref;
+  mw_lookup_locked(addr, &ref);
+  if (ref.e) {
+    out->id = ref.e->id;
+    out->size = ref.e->size;
     size_t n = out->size < max ? out->size : max;
     if (n) memcpy(buf, (const void *)addr, n);
     *copied = n;
   }
-  mw_unlock(&s->lock);
-  return slot != NULL;
+  mw_unlock(&ref.s->lock);
+  return ref.e != NULL;
+}
+
+int mw_index_find(uintptr_t addr, struct mw_block *out)
+{
+  size_t copied;
+  return mw_index_copy(addr, out, NULL, 0, &copied);
 }
 
 /* Copies up to `max` live blocks (address, id, size) into `out`, one stripe at
@@ -230,12 +416,34 @@ size_t mw_index_live(struct mw_live_block *out, size_t max)
       if (!s->slots[i].addr) continue;
       if (n < max) {
         out[n].addr = s->slots[i].addr;
-        out[n].id = s->slots[i].id;
-        out[n].size = s->slots[i].size;
+        out[n].id = s->slots[i].e.id;
+        out[n].size = s->slots[i].e.size;
       }
       n++;
     }
     mw_unlock(&s->lock);
+  }
+  /* the bitmap: one word (64 granules, within one page) at a time under the
+   * lock of that page's stripe; untouched words read the zero page */
+  for (struct mw_region *r = __atomic_load_n(&mw_region_list, __ATOMIC_ACQUIRE); r; r = r->next) {
+    for (size_t w = 0; w < MW_REGION_GRANULES / MW_WORD_BITS; w++) {
+      if (!__atomic_load_n(&r->bits[w], __ATOMIC_RELAXED)) continue;
+      uintptr_t at = r->base + ((uintptr_t)w * MW_WORD_BITS << MW_G_SHIFT);
+      struct mw_stripe *s = mw_stripe_at(at);
+      mw_lock(&s->lock);
+      unsigned long bits = __atomic_load_n(&r->bits[w], __ATOMIC_RELAXED);
+      while (bits) {
+        size_t g = w * MW_WORD_BITS + (size_t)__builtin_ctzl(bits);
+        bits &= bits - 1;
+        if (n < max) {
+          out[n].addr = r->base + ((uintptr_t)g << MW_G_SHIFT);
+          out[n].id = r->entries[g].id;
+          out[n].size = r->entries[g].size;
+        }
+        n++;
+      }
+      mw_unlock(&s->lock);
+    }
   }
   return n;
 }
@@ -253,14 +461,14 @@ size_t mw_index_count(void)
  * copied (0: gone or past its end). */
 size_t mw_index_read(uintptr_t addr, uint64_t id, size_t off, void *buf, size_t n)
 {
-  struct mw_stripe *s;
-  struct mw_slot *slot = mw_lookup_locked(addr, &s);
+  struct mw_ref ref;
+  mw_lookup_locked(addr, &ref);
   size_t got = 0;
-  if (slot && slot->id == id && off < slot->size) {
-    got = slot->size - off < n ? slot->size - off : n;
+  if (ref.e && ref.e->id == id && off < ref.e->size) {
+    got = ref.e->size - off < n ? ref.e->size - off : n;
     memcpy(buf, (const unsigned char *)addr + off, got);
   }
-  mw_unlock(&s->lock);
+  mw_unlock(&ref.s->lock);
   return got;
 }
 
@@ -293,4 +501,13 @@ void mw_index_reset_child(void)
     s->count = 0;
     s->lock = 0;
   }
+  struct mw_region *r = mw_region_list;
+  while (r) {
+    struct mw_region *next = r->next;
+    munmap(r, sizeof *r);
+    r = next;
+  }
+  mw_region_list = NULL;
+  if (mw_regions) munmap(mw_regions, MW_REGIONS * sizeof *mw_regions);
+  mw_regions = NULL;
 }

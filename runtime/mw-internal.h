@@ -305,6 +305,7 @@ struct mw_block {
 void mw_index_insert(uintptr_t addr, uint64_t id, size_t size);
 int mw_index_take(uintptr_t addr, struct mw_block *out);
 int mw_index_find(uintptr_t addr, struct mw_block *out);
+int mw_index_maybe(uintptr_t addr);
 void mw_index_forget(uintptr_t addr, int may_wait);
 int mw_index_drop(uintptr_t addr, uint64_t id);
 int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, size_t *copied);

@@ -93,6 +93,7 @@ static int mw_scan_words(struct mw_scan *s, const uintptr_t *words, size_t count
   for (size_t k = 0; k < count; k++) {
     uintptr_t w = words[k];
     if (MW_LIKELY((w & align) || w - lo >= span)) continue; /* cannot be a block start */
+    if (!mw_index_maybe(w)) continue;                        /* its start bit is clear */
     size_t slot = mw_slot(s, w);
     if (s->gens[slot] == s->gen) continue; /* visited */
     struct mw_block b;

@@ -4,18 +4,24 @@
  * when full and never written anywhere, there is no shadow stack, no
  * longjmp/signal/fork handling, no thread safety, no site table.
  *
- * Built three ways by bench/floor.ts:
+ * Built four ways by bench/floor.ts:
  *   FLOOR_EMPTY   __mw_enter/__mw_leave do nothing: the price of the calls.
  *   (default)     8 bytes per entry, 4 per exit, 12 per heap call, stored.
  *   FLOOR_EXACT   as default, plus what exact linked frees need at least: a
  *                 single-threaded open-addressing index of live blocks, and
  *                 on each free a look-up of every pointer-sized word of the
  *                 freed block in that index.
+ *   FLOOR_BITMAP  the same with the index as a start-of-block bitmap (one bit
+ *                 per 16-byte granule, set on allocation, cleared on free)
+ *                 and each block's size beside its bit, in 64 MiB regions
+ *                 mapped lazily (MAP_NORESERVE): the shape of the runtime's
+ *                 index (runtime/mw-blocks.c), without its locks.
  * FLOOR_INLINE_HEADER (floor-inline.h) gives the entry/exit stores as inline
  * code in the instrumented function instead of calls. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "memwrap.h"
 
@@ -139,6 +145,65 @@ static unsigned linked(const void *p, size_t size)
   size_t i;
   for (i = 0; i < size / sizeof *w; i++)
     if (w[i] >= lo && w[i] < hi && slots[find(w[i])].addr) n++;
+  return n;
+}
+#elif defined(FLOOR_BITMAP)
+#define REGION_SHIFT 26
+#define GRANULES ((size_t)1 << (REGION_SHIFT - 4))
+struct region {
+  uint64_t bits[GRANULES / 64];
+  size_t size[GRANULES];
+};
+static struct region **regions; /* 2^22 pointers: addresses below 2^48 */
+static uintptr_t lo = UINTPTR_MAX, hi;
+
+static struct region *region_of(uintptr_t a, int make)
+{
+  struct region **r;
+  if (!regions) {
+    if (!make) return NULL;
+    regions = mmap(NULL, sizeof *regions << (48 - REGION_SHIFT), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  }
+  r = &regions[a >> REGION_SHIFT];
+  if (!*r && make) *r = mmap(NULL, sizeof **r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return *r;
+}
+
+static void insert(void *p, size_t n)
+{
+  uintptr_t a = (uintptr_t)p;
+  size_t g = (a >> 4) & (GRANULES - 1);
+  struct region *r;
+  if (!p || (a & 15)) return;
+  r = region_of(a, 1);
+  r->bits[g / 64] |= 1ull << (g % 64);
+  r->size[g] = n;
+  if (a < lo) lo = a;
+  if (a + n > hi) hi = a + n;
+}
+
+static size_t take(uintptr_t a)
+{
+  size_t g = (a >> 4) & (GRANULES - 1);
+  struct region *r = region_of(a, 0);
+  if (!r || !(r->bits[g / 64] >> (g % 64) & 1)) return 0;
+  r->bits[g / 64] &= ~(1ull << (g % 64));
+  return r->size[g];
+}
+
+static unsigned linked(const void *p, size_t size)
+{
+  const uintptr_t *w = p;
+  unsigned n = 0;
+  size_t i;
+  for (i = 0; i < size / sizeof *w; i++) {
+    uintptr_t a = w[i];
+    struct region *r;
+    size_t g;
+    if ((a & 15) || a < lo || a >= hi || !(r = regions[a >> REGION_SHIFT])) continue;
+    g = (a >> 4) & (GRANULES - 1);
+    n += (unsigned)(r->bits[g / 64] >> (g % 64) & 1);
+  }
   return n;
 }
 #else

@@ -5,6 +5,11 @@ import { monotonicTimes } from '../../../analysis/lod.js';
 import { summarize } from '../../../analysis/summary.js';
 import { staticSeries } from '../../../analysis/timeline.js';
 import { decodeTrace } from '../../../analysis/trace/decode.js';
+import { memorySource } from '../../../analysis/trace/byte-source.js';
+import { readHeader } from '../../../analysis/trace/header.js';
+import { ProblemLog } from '../../../analysis/problems.js';
+import { callPaths, flameTree } from '../../../analysis/call-paths.js';
+import { consumed } from '../../../analysis/consumed.js';
 import { type DecodeRequest, type ViewData, type WorkerMessage } from './view-data.js';
 
 interface WorkerScope {
@@ -25,11 +30,21 @@ function buffersOf(value: unknown, out = new Set<ArrayBuffer>(), seen = new Set<
   return out;
 }
 
+/** `make()`, or why it failed: these views are extras, and the rest of the page does not wait on them. */
+function attempt<T>(make: () => T): T | string {
+  try {
+    return make();
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 scope.onmessage = (e) => {
   try {
     const t0 = performance.now();
     let shown = -1;
-    const model = decodeTrace(new Uint8Array(e.data.bytes), {
+    const bytes = new Uint8Array(e.data.bytes);
+    const model = decodeTrace(bytes, {
       // One message per percent at most: the decoder reports every chunk.
       onProgress: (fraction, phase) => {
         const pct = Math.floor(fraction * 100);
@@ -47,11 +62,19 @@ scope.onmessage = (e) => {
       orphanedBy: orphaningEvents(model),
       summary: summarize(model),
       budgets: e.data.budgets ? checkBudgets(model, e.data.budgets) : [],
+      flame: null,
+      consumed: null,
       decodeMs: t1 - t0,
       tablesMs: 0,
     };
     data.tablesMs = performance.now() - t1;
     scope.postMessage({ type: 'done', data }, [...buffersOf(data)]);
+    // Then the flame graph's call paths and the consumed chart, read from the records again (the decoder logged
+    // their problems): the page shows the chart without waiting for them.
+    const source = memorySource(bytes);
+    const header = readHeader(source);
+    const flame = attempt(() => flameTree(callPaths(source, header, new ProblemLog(), { peak: true }).root));
+    scope.postMessage({ type: 'extras', flame, consumed: attempt(() => consumed(source, header, new ProblemLog())) });
   } catch (err) {
     scope.postMessage({ type: 'error', message: (err as Error).message });
   }

@@ -80,6 +80,7 @@ const handle: ViewHandle = {
 
 const panels = new Panels(byId('panel-tabs'), byId('panel-body'), {
   attributionRow: (by, row) => highlightRow(by, row),
+  highlight: (events, label, file, line) => highlight(events, label, file, line),
   goto: (e) => select(e),
   source: (file, line, marks) => void source.show(file, marks ?? (line === null ? [] : [{ line, kind: 'selected' }])),
   blocks: (blocks, file, line) => {
@@ -143,7 +144,18 @@ function exportTitle(): ExportTitle {
 
 /** Decodes trace bytes in the worker, with the progress bar; resolves with everything the page shows. */
 function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<ViewData> {
-  return decodeInWorker(bytes, budgets, (phase, fraction) => progress(`Decoding: ${phase}`, fraction));
+  let data: ViewData | null = null;
+  const shown = decodeInWorker(
+    bytes,
+    budgets,
+    (phase, fraction) => progress(`Decoding: ${phase}`, fraction),
+    (extras) => {
+      // The flame graph and consumed chart come after: the view shown by then gets them (a later one has its own worker).
+      if (data !== null) Object.assign(data, extras);
+      if (data !== null && state.view === data) panels.refresh();
+    },
+  );
+  return shown.then((v) => (data = v));
 }
 
 function threadOptions(v: ViewData): void {
@@ -292,10 +304,14 @@ function setHighlight(events: Int32Array): void {
 
 function highlightRow(by: AttributionBy, row: AttributionRow): void {
   if (!state.view) return;
-  const events = eventsOfGroup(state.view.model, { by }, row.key);
+  highlight(eventsOfGroup(state.view.model, { by }, row.key), row.label, row.file, row.line);
+}
+
+/** Highlights events on the chart, says how many in the status line, opens the source line they are named by. */
+function highlight(events: Int32Array, label: string, file: string | null, line: number | null): void {
   setHighlight(events);
-  fill(byId('status-line'), `${row.label}: ${events.length.toLocaleString('en-US')} ${events.length === 1 ? 'event' : 'events'} highlighted`);
-  if (row.file !== null) void source.show(row.file, row.line === null ? [] : [{ line: row.line, kind: 'selected' }]);
+  fill(byId('status-line'), `${label}: ${events.length.toLocaleString('en-US')} ${events.length === 1 ? 'event' : 'events'} highlighted`);
+  if (file !== null) void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]);
 }
 
 /** Selects an event: chart marks, detail, call stack, source with its related lines. */

@@ -2,6 +2,8 @@
 import type { BudgetCheck, Budgets } from '../../../analysis/budgets.js';
 import type { Model } from '../../../analysis/model.js';
 import type { Summary } from '../../../analysis/summary.js';
+import type { FlameTree } from '../../../analysis/call-paths.js';
+import type { Consumed } from '../../../analysis/consumed.js';
 
 export interface ViewData {
   model: Model;
@@ -11,6 +13,12 @@ export interface ViewData {
   orphanedBy: Int32Array;
   summary: Summary;
   budgets: BudgetCheck[];
+  /**
+   * Heap and stack by call path, and the live heap by top site over the run, folded over the streamed records (not
+   * the model) after the rest is handed over (`extras`); a string says why there are none; null: not there yet.
+   */
+  flame: FlameTree | string | null;
+  consumed: Consumed | string | null;
   /** Milliseconds spent decoding, and computing the rest. */
   decodeMs: number;
   tablesMs: number;
@@ -26,4 +34,5 @@ export interface DecodeRequest {
 export type WorkerMessage =
   | { type: 'progress'; fraction: number; phase: string }
   | { type: 'done'; data: ViewData }
+  | { type: 'extras'; flame: FlameTree | string; consumed: Consumed | string }
   | { type: 'error'; message: string };

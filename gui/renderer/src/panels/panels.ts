@@ -11,6 +11,11 @@ import { table } from './table.js';
 import { budgetsPanel } from './budgets-panel.js';
 import { leakCausesPanel } from './leak-causes-panel.js';
 import { stackPanel } from './stack-panel.js';
+import { FlamePanel } from './flame-panel.js';
+import { consumedPanel } from './consumed-panel.js';
+import { BlockGroups } from '../../../../analysis/block-groups.js';
+import type { FlameNode } from '../../../../analysis/call-paths.js';
+import { allocationsOfCallPath } from '../../../../analysis/event-sets.js';
 import type { SourceMark } from '../source/source-pane.js';
 import { COUNT_WORDS } from '../vocabulary.js';
 
@@ -21,11 +26,13 @@ export interface PanelActions {
   goto(event: number): void;
   /** Open a source line (or the file with `marks`). */
   source(file: string | null, line: number | null, marks?: SourceMark[]): void;
+  /** Highlight events (`label`: what they are) and open a source line. */
+  highlight(events: Int32Array, label: string, file: string | null, line: number | null): void;
   /** Highlight a set of blocks' allocations. */
   blocks(blocks: number[], file: string | null, line: number | null): void;
 }
 
-type PanelName = 'summary' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'causes' | 'budgets' | 'stack' | 'linked' | 'problems';
+type PanelName = 'summary' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'causes' | 'budgets' | 'stack' | 'linked' | 'flame' | 'consumed' | 'problems';
 const TITLES: Record<PanelName, string> = {
   summary: 'Summary',
   function: 'By function',
@@ -38,6 +45,8 @@ const TITLES: Record<PanelName, string> = {
   budgets: 'Budgets',
   stack: 'Stack: worst case',
   linked: 'Linked frees',
+  flame: 'Flame graph',
+  consumed: 'Consumed',
   problems: 'Problems',
 };
 
@@ -52,6 +61,7 @@ export class Panels {
   private current: PanelName = 'summary';
   private data: ViewData | null = null;
   private tables: Tables | null = null;
+  private flame: FlamePanel | null = null;
 
   constructor(
     private readonly tabs: HTMLElement,
@@ -62,6 +72,7 @@ export class Panels {
   set(data: ViewData, tables: Tables): void {
     this.data = data;
     this.tables = tables;
+    this.flame = null;
     fill(
       this.tabs,
       ...(Object.keys(TITLES) as PanelName[]).map((name) => {
@@ -80,6 +91,11 @@ export class Panels {
     const t = this.tables;
     if (d === null || t === null) return;
     fill(this.body, this.render(name, d, t));
+  }
+
+  /** Draws the panel shown again if it waits for data that has come (the flame graph, the consumed chart). */
+  refresh(): void {
+    if (this.current === 'flame' || this.current === 'consumed') this.show(this.current);
   }
 
   private render(name: PanelName, d: ViewData, t: Tables): HTMLElement {
@@ -103,9 +119,34 @@ export class Panels {
         return stackPanel(t.stack(), t.model.program?.cwd ?? null, this.act);
       case 'linked':
         return this.linked(t.linked());
+      case 'flame':
+        if (d.flame === null) return el('p', { class: 'empty' }, 'Reading the call paths…');
+        this.flame ??= new FlamePanel(d.flame, { frame: (path, n) => this.frame(path, n, t) });
+        return this.flame.render(this.width());
+      case 'consumed': {
+        if (d.consumed === null) return el('p', { class: 'empty' }, 'Reading the live heap by site…');
+        const groups = new BlockGroups(t.model);
+        return consumedPanel(d.consumed, (key) => groups.siteOfKey(key)?.label ?? key, this.width(), (key) => this.site(key, t));
+      }
       case 'problems':
         return table([{ label: 'severity', cell: (p) => p.severity }, { label: 'problem', cell: (p) => p.message }], d.summary.problems.list, null, 'no problems: the trace read cleanly');
     }
+  }
+
+  /** The width the drawn panels get. */
+  private width(): number {
+    return Math.max(320, this.body.clientWidth - 20);
+  }
+
+  /** A flame graph frame: the allocations made on its call path (and below it) highlighted, its function's source opened. */
+  private frame(path: string[], n: FlameNode, t: Tables): void {
+    this.act.highlight(allocationsOfCallPath(t.model, path), path.join(';'), n.file, n.line);
+  }
+
+  /** A consumed band: its site's events highlighted and its source opened (as its By site row does). */
+  private site(key: string, t: Tables): void {
+    const row = t.attribution('site').rows.find((r) => r.key === key);
+    if (row !== undefined) this.act.attributionRow('site', row);
   }
 
   private summary(d: ViewData, t: Tables): HTMLElement {

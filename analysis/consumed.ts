@@ -1,0 +1,114 @@
+// Live heap over the run by allocation site, folded over the streamed records in two passes: the first finds each
+// site's most bytes live at once and picks the top sites, the second samples the bytes each of them (and the rest, as
+// one "other" band) holds live at the end of each of a fixed number of buckets of events. Memory grows with sites,
+// threads, live blocks and buckets, never with events.
+import type { ByteSource } from './trace/byte-source.js';
+import { streamRecords } from './trace/event-stream.js';
+import type { TraceHeader } from './trace/header.js';
+import type { TraceRecord } from './trace/records.js';
+import { EVENT_KINDS, foldFrames, type FrameFold } from './call-paths.js';
+import { ProblemLog } from './problems.js';
+
+/** Sites drawn as bands of their own; the rest are one band. */
+export const CONSUMED_SITES = 8;
+/** Samples across the run. */
+export const CONSUMED_BUCKETS = 1000;
+
+/**
+ * Where heap bytes are charged, as the 'site' attribution keys them (attribution-groups.ts): an instrumented call by
+ * its site ("site:<id>"), a call seen only by the interposed allocator by the entry site of the innermost open frame
+ * ("interposed:<entry site>", 0 when none was open).
+ */
+export type ConsumedKey = string;
+
+export interface Consumed {
+  /** Events in the trace. */
+  events: number;
+  /** The last event of each bucket, ascending; the bucket's values are the bytes live right after it. */
+  ends: Int32Array;
+  /** The top sites, most bytes live at once first. */
+  sites: { key: ConsumedKey; maxBytes: number }[];
+  /** Requested bytes live: bytes[b * (sites.length + 1) + s]; s = sites.length is every other site. */
+  bytes: Float64Array;
+}
+
+interface Live {
+  key: number;
+  size: number;
+}
+
+/** One pass: live requested bytes per charge key. Keys are numbers: a site id, or -(entry site + 1) for interposed calls. */
+class LiveBySite implements FrameFold<number> {
+  /** Site ids of the open frames' entries, per thread, innermost last. */
+  readonly stacks = new Map<number, number[]>();
+  private readonly live = new Map<number, Live>();
+  readonly bytes = new Map<number, number>();
+  readonly most = new Map<number, number>();
+  heap = 0;
+  events = 0;
+
+  constructor(
+    /** Called after each event, with its index. */
+    private readonly afterEvent: (event: number) => void,
+  ) {}
+
+  enter(r: TraceRecord): number {
+    return r.site;
+  }
+
+  create(r: TraceRecord, s: readonly number[]): void {
+    const key = r.interposed ? -((s.length > 0 ? s[s.length - 1]! : 0) + 1) : r.site;
+    this.live.set(r.seq, { key, size: r.size });
+    const now = (this.bytes.get(key) ?? 0) + r.size;
+    this.bytes.set(key, now);
+    if (now > (this.most.get(key) ?? 0)) this.most.set(key, now);
+    this.heap += r.size;
+  }
+
+  end(id: number): void {
+    const b = this.live.get(id);
+    if (b === undefined) return;
+    this.live.delete(id);
+    this.bytes.set(b.key, this.bytes.get(b.key)! - b.size);
+    this.heap -= b.size;
+  }
+
+  record(r: TraceRecord): void {
+    if (r.ignored) return;
+    foldFrames(r, this);
+    if (EVENT_KINDS.has(r.kind)) this.afterEvent(this.events++);
+  }
+}
+
+const keyName = (key: number): ConsumedKey => (key >= 0 ? `site:${key}` : `interposed:${-key - 1}`);
+
+/** The live heap by top site, sampled at `buckets` points evenly over the events. */
+export function consumed(source: ByteSource, header: TraceHeader, problems: ProblemLog, options: { sites?: number; buckets?: number } = {}): Consumed {
+  const first = new LiveBySite(() => {});
+  streamRecords(source, header, problems, (r) => first.record(r));
+  const events = first.events;
+  const top = [...first.most.entries()]
+    .filter(([, most]) => most > 0)
+    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+    .slice(0, options.sites ?? CONSUMED_SITES);
+  const n = Math.min(options.buckets ?? CONSUMED_BUCKETS, events);
+  const ends = new Int32Array(n);
+  for (let b = 0; b < n; b++) ends[b] = Math.floor(((b + 1) * events) / n) - 1;
+  const width = top.length + 1;
+  const bytes = new Float64Array(n * width);
+  let bucket = 0;
+  const second: LiveBySite = new LiveBySite((event) => {
+    if (bucket >= n || event !== ends[bucket]) return;
+    let rest = second.heap;
+    top.forEach(([key], s) => {
+      const v = second.bytes.get(key) ?? 0;
+      bytes[bucket * width + s] = v;
+      rest -= v;
+    });
+    bytes[bucket * width + top.length] = rest;
+    bucket++;
+  });
+  // The same records again: their problems were logged by the first pass.
+  streamRecords(source, header, new ProblemLog(), (r) => second.record(r));
+  return { events, ends, sites: top.map(([key, most]) => ({ key: keyName(key), maxBytes: most })), bytes };
+}
