@@ -3,8 +3,8 @@
 // tables summed over the processes and per process (analysis/processes.ts).
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { summarize } from '../analysis/summary.js';
-import { attribution } from '../analysis/attribution.js';
+import { summarize, type Summary } from '../analysis/summary.js';
+import { attribution, type Attribution } from '../analysis/attribution.js';
 import { ProcessesBuilder, type ProcessesReport } from '../analysis/processes.js';
 import { renderProcesses } from '../analysis/processes-text.js';
 import { describeReadError } from '../host/read-errors.js';
@@ -48,17 +48,11 @@ export async function runReportMany(a: ReportArgs, io: CliIo): Promise<number> {
   const builder = new ProcessesBuilder();
   let cwd: string | null = null;
   for (const [i, file] of files.entries()) {
-    const progress = progressLine(io, `${file} (${i + 1} of ${files.length})`);
     try {
-      const trace = await TraceFile.read(file);
-      const model = trace.decode({ onProgress: progress.update });
-      progress.done();
-      cwd ??= model.program?.cwd || null;
-      const summary = summarize(model, { top: 0 });
-      builder.add(file, summary, a.request.by === null ? null : attribution(model, a.request.by));
-      for (const p of summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+      const one = await readOne(file, `${file} (${i + 1} of ${files.length})`, a, io);
+      cwd ??= one.cwd;
+      builder.add(file, one.summary, one.attribution);
     } catch (e) {
-      progress.done();
       io.err(`cc-memwrap report: ${describeReadError(file, e)}\n`);
       return 2;
     }
@@ -67,6 +61,23 @@ export async function runReportMany(a: ReportArgs, io: CliIo): Promise<number> {
   io.out(a.json ? JSON.stringify(processesJson(result), null, 2) + '\n' : renderProcesses(result, { top: a.request.top, source: null, relativeTo: cwd }));
   await io.flush();
   return 0;
+}
+
+/**
+ * One trace read, decoded and reduced to what the report keeps of it. A function of its own, so that nothing of the
+ * trace (its bytes, its model) outlives it in a frame that the loop over the traces keeps.
+ */
+async function readOne(file: string, label: string, a: ReportArgs, io: CliIo): Promise<{ summary: Summary; attribution: Attribution | null; cwd: string | null }> {
+  const progress = progressLine(io, label);
+  try {
+    const model = (await TraceFile.read(file)).decode({ onProgress: progress.update });
+    progress.done();
+    const summary = summarize(model, { top: 0 });
+    for (const p of summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+    return { summary, attribution: a.request.by === null ? null : attribution(model, a.request.by), cwd: model.program?.cwd || null };
+  } finally {
+    progress.done();
+  }
 }
 
 function processesJson(p: ProcessesReport): object {
