@@ -51,7 +51,7 @@ Formats:
   speedscope speedscope's JSON file format: one profile per metric
 
 Metrics (--metric, folded; default allocated):
-${CALL_PATH_METRICS.map((m) => `  ${m.padEnd(10)} ${METRIC_MEANING[m]}`).join('\n')}
+${CALL_PATH_METRICS.map((m) => wrap(`  ${m.padEnd(10)} ${METRIC_MEANING[m]}`, 13)).join('\n')}
 
 Options:
   -f, --format F   massif, csv, folded or speedscope (required)
@@ -66,6 +66,19 @@ Options:
 Problems found in the trace are printed on stderr as warnings; the export is
 still written (exit 0). Bad arguments, or a file that cannot be read or is not
 a trace: one line on stderr, exit 2.`;
+
+/** `text` cut into lines of at most 78 columns at spaces, the lines after the first indented by `indent`. */
+function wrap(text: string, indent: number): string {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/(?<=\S) (?=\S)/)) {
+    if (line !== '' && line.length + 1 + word.length > 78) {
+      lines.push(line);
+      line = ' '.repeat(indent) + word.trimStart();
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  return [...lines, line].join('\n');
+}
 
 const TIME_UNITS: Record<string, number> = { ns: 1, us: 1e3, 'µs': 1e3, ms: 1e6, s: 1e9 };
 
@@ -109,9 +122,10 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
     return 0;
   }
   if (positionals.length !== 1) return fail(`expected one trace file, got ${positionals.length}`, true);
-  if (values.format === undefined) return fail(`--format is required: ${EXPORT_FORMATS.join(' or ')}`);
+  const formats = `${EXPORT_FORMATS.slice(0, -1).join(', ')} or ${EXPORT_FORMATS[EXPORT_FORMATS.length - 1]}`;
+  if (values.format === undefined) return fail(`--format is required: ${formats}`);
   if (!(EXPORT_FORMATS as readonly string[]).includes(values.format)) {
-    return fail(`--format wants ${EXPORT_FORMATS.join(' or ')}, got '${values.format}'`);
+    return fail(`--format wants ${formats}, got '${values.format}'`);
   }
   const format = values.format as ExportFormat;
   let spec: IntervalSpec | null = null;

@@ -178,8 +178,8 @@ describe('cc-memwrap export', () => {
   test('errors: one line on stderr, exit 2', async () => {
     const missing = path.join(dir, 'nope.mwtrace');
     expect(await capture(runExport, [missing, '--format', 'csv'])).toEqual({ code: 2, out: '', err: `cc-memwrap export: ${missing}: no such file\n` });
-    expect(await capture(runExport, [basicFile, '--format', 'svg'])).toEqual({ code: 2, out: '', err: "cc-memwrap export: --format wants massif or csv, got 'svg'\n" });
-    expect(await capture(runExport, [basicFile])).toEqual({ code: 2, out: '', err: 'cc-memwrap export: --format is required: massif or csv\n' });
+    expect(await capture(runExport, [basicFile, '--format', 'svg'])).toEqual({ code: 2, out: '', err: "cc-memwrap export: --format wants massif, csv, folded or speedscope, got 'svg'\n" });
+    expect(await capture(runExport, [basicFile])).toEqual({ code: 2, out: '', err: 'cc-memwrap export: --format is required: massif, csv, folded or speedscope\n' });
     const badInterval = await capture(runExport, [basicFile, '--format', 'csv', '--interval', '10 ms']);
     expect(badInterval.code).toBe(2);
     expect(badInterval.err).toBe("cc-memwrap export: --interval wants a number of events (1000) or a time (500ns, 20us, 10ms, 1.5s), got '10 ms'\n");
