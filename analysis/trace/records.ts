@@ -264,11 +264,69 @@ export function parseContext(header: TraceHeader, problems: ProblemLog): ParseCo
 }
 
 /**
+ * The fields of an EXT record (kind 0, format 1.1) into `r`; returns whether a LINKED record may follow. A function of
+ * its own: its payload readers are closures, and a closure in parseRecord would make every record allocate a context.
+ */
+function parseExt(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: ParseContext, offset: number, tag: number): boolean {
+  const { header, problems, versionNote } = ctx;
+  const kind = tag & 0x0f;
+  let linkable = false;
+  // Format 1.1: a 1.0 trace has no EXT records, so kind 0 there stays an unknown kind.
+  if (header.major !== 1 || header.minor < 1) {
+    throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
+  }
+  r.subkind = rd.u();
+  const length = rd.u();
+  const payload = rd.p;
+  if (length > rd.chunkEnd - payload) {
+    throw new RecordStop(
+      'ext-truncated',
+      `its payload of ${length} bytes (from ${formatOffset(rd.base + payload)}) runs past ${formatOffset(rd.base + rd.chunkEnd)}`,
+    );
+  }
+  if (length > rd.end - payload) throw MORE;
+  r.payloadLength = length;
+  const payloadEnd = payload + length;
+  if (r.subkind === ExtKind.LEAKS) {
+    rd.inPayload(payloadEnd, 'LEAKS', length, () => {
+      const lflags = rd.u();
+      const count = rd.count(2, 'classified block count');
+      const ids = new Array<number>(count);
+      const classes = new Array<number>(count);
+      for (let i = 0; i < count; i++) {
+        ids[i] = cur.seq - rd.s();
+        classes[i] = rd.u();
+      }
+      r.ids = ids;
+      r.classes = classes;
+      r.count = count;
+      r.partial = (lflags & LeaksFlag.PARTIAL) !== 0;
+    });
+  } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
+    const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
+    rd.inPayload(payloadEnd, name, length, () => {
+      r.library = rd.u();
+      r.path = r.subkind === ExtKind.LIBRARY ? rd.str() : '';
+    });
+    // CALLER follows its heap record and that record's LINKED (if any); it does not break the FREE–LINKED pairing.
+    if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
+  } else if (r.subkind === ExtKind.BRANCH) {
+    readBranch(rd, r, cur, payloadEnd, length);
+  } else {
+    problems.add('unknown-ext', 'warning', offset, cur.index, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
+    r.ignored = true;
+  }
+  // Fields a newer minor appended to a known subkind are skipped too.
+  rd.p = payloadEnd;
+  return linkable;
+}
+
+/**
  * Reads the fields of the record whose tag byte was just read (at file offset `offset`) into `r`, and advances the
  * thread's state. Throws RecordStop when the bytes cannot be read as a record (MORE: the window holds too little).
  */
 function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: ParseContext, offset: number, tag: number): void {
-  const { header, problems, versionNote } = ctx;
+  const { problems, versionNote } = ctx;
   const thread = cur.index;
   const kind = tag & 0x0f;
   const flags = tag >> 4;
@@ -355,12 +413,15 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
         cur.frames.length = open - r.count;
         break;
       }
-      case Kind.ALLOC:
+      case Kind.ALLOC: {
+        // Every field read before the thread's address moves: a record read again whole (MORE) must find it unmoved.
         r.size = rd.u();
-        cur.addr += rd.s();
-        r.address = cur.addr;
+        const delta = rd.s();
         r.usable = r.size + rd.u();
+        cur.addr += delta;
+        r.address = cur.addr;
         break;
+      }
       case Kind.FREE:
         r.untracked = (flags & Flag.FREE_UNTRACKED) !== 0;
         if (r.untracked) {
@@ -382,9 +443,10 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
           r.address = 0;
           r.usable = 0;
         } else {
-          cur.addr += rd.s();
-          r.address = cur.addr;
+          const delta = rd.s();
           r.usable = r.size + rd.u();
+          cur.addr += delta;
+          r.address = cur.addr;
         }
         linkable = r.block !== 0 && !r.failed;
         break;
@@ -420,56 +482,9 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
       case Kind.LOST:
         r.count = rd.u();
         break;
-      case Kind.EXT: {
-        // Format 1.1: a 1.0 trace has no EXT records, so kind 0 there stays an unknown kind.
-        if (header.major !== 1 || header.minor < 1) {
-          throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
-        }
-        r.subkind = rd.u();
-        const length = rd.u();
-        const payload = rd.p;
-        if (length > rd.chunkEnd - payload) {
-          throw new RecordStop(
-            'ext-truncated',
-            `its payload of ${length} bytes (from ${formatOffset(rd.base + payload)}) runs past ${formatOffset(rd.base + rd.chunkEnd)}`,
-          );
-        }
-        if (length > rd.end - payload) throw MORE;
-        r.payloadLength = length;
-        const payloadEnd = payload + length;
-        if (r.subkind === ExtKind.LEAKS) {
-          rd.inPayload(payloadEnd, 'LEAKS', length, () => {
-            const lflags = rd.u();
-            const count = rd.count(2, 'classified block count');
-            const ids = new Array<number>(count);
-            const classes = new Array<number>(count);
-            for (let i = 0; i < count; i++) {
-              ids[i] = cur.seq - rd.s();
-              classes[i] = rd.u();
-            }
-            r.ids = ids;
-            r.classes = classes;
-            r.count = count;
-            r.partial = (lflags & LeaksFlag.PARTIAL) !== 0;
-          });
-        } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
-          const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
-          rd.inPayload(payloadEnd, name, length, () => {
-            r.library = rd.u();
-            r.path = r.subkind === ExtKind.LIBRARY ? rd.str() : '';
-          });
-          // CALLER follows its heap record and that record's LINKED (if any); it does not break the FREE–LINKED pairing.
-          if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
-        } else if (r.subkind === ExtKind.BRANCH) {
-          readBranch(rd, r, cur, payloadEnd, length);
-        } else {
-          problems.add('unknown-ext', 'warning', offset, thread, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
-          r.ignored = true;
-        }
-        // Fields a newer minor appended to a known subkind are skipped too.
-        rd.p = payloadEnd;
+      case Kind.EXT:
+        linkable = parseExt(rd, cur, r, ctx, offset, tag);
         break;
-      }
       default:
         throw new RecordStop('unknown-kind', `unknown record kind ${kind} (tag 0x${tag.toString(16).padStart(2, '0')})${versionNote}`);
     }
@@ -585,8 +600,9 @@ export class ChunkRecords {
       }
       if (rd.more && rd.end - rd.p < TAIL) this.fill(rd.base + rd.p);
       const offset = rd.base + rd.p;
+      // A record read again from its start must find its thread's state as it was. Only `seq` moves before the
+      // record's last field is read (addresses move after it): keeping a copy of an address here would box the double.
       const seqBefore = cur.seq;
-      const addrBefore = cur.addr;
       const tag = rd.b[rd.p++]!;
       try {
         parseRecord(rd, cur, r, this.ctx, offset, tag);
@@ -596,7 +612,6 @@ export class ChunkRecords {
         if (e === MORE) {
           // Read the record again from its first byte, with a window at least twice the size of the one it overran.
           cur.seq = seqBefore;
-          cur.addr = addrBefore;
           this.size = Math.max(this.size, 2 * rd.b.length);
           this.fill(offset);
           continue;
