@@ -4,7 +4,7 @@
 // with call paths, sites, threads and live blocks, never with events.
 import type { ByteSource } from './trace/byte-source.js';
 import { streamRecords } from './trace/event-stream.js';
-import { Kind } from './trace/format.js';
+import { Kind, isEventKind } from './trace/format.js';
 import type { TraceHeader } from './trace/header.js';
 import type { TraceRecord } from './trace/records.js';
 import { ProblemLog } from './problems.js';
@@ -58,9 +58,6 @@ export interface CallPaths {
   events: number;
 }
 
-/** The record kinds that are events (rows of Model.events), in the decoder's sense. */
-export const EVENT_KINDS = new Set<number>([Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]);
-
 /** A fold over the records that keeps per thread a stack of its open frames (one T each) and the live blocks. */
 export interface FrameFold<T> {
   /** Per thread: a T for each open frame, innermost last. */
@@ -73,24 +70,26 @@ export interface FrameFold<T> {
   end(block: number): void;
 }
 
+/** The open frames of `thread` (a function, not a closure per record: this runs for every record of a trace). */
+function openFrames<T>(f: FrameFold<T>, thread: number): T[] {
+  let s = f.stacks.get(thread);
+  if (s === undefined) f.stacks.set(thread, (s = []));
+  return s;
+}
+
 /** Hands one record to a FrameFold: frames opened and closed (EXIT, UNWIND, THREAD_END), blocks made and ended. */
 export function foldFrames<T>(r: TraceRecord, f: FrameFold<T>): void {
-  const stack = (): T[] => {
-    let s = f.stacks.get(r.thread);
-    if (s === undefined) f.stacks.set(r.thread, (s = []));
-    return s;
-  };
   switch (r.kind) {
     case Kind.ENTER: {
-      const s = stack();
+      const s = openFrames(f, r.thread);
       s.push(f.enter(r, s));
       break;
     }
     case Kind.EXIT:
-      stack().pop();
+      openFrames(f, r.thread).pop();
       break;
     case Kind.UNWIND: {
-      const s = stack();
+      const s = openFrames(f, r.thread);
       s.length = Math.max(0, s.length - r.count);
       break;
     }
@@ -98,7 +97,7 @@ export function foldFrames<T>(r: TraceRecord, f: FrameFold<T>): void {
       f.stacks.delete(r.thread);
       break;
     case Kind.ALLOC:
-      f.create(r, stack());
+      f.create(r, openFrames(f, r.thread));
       break;
     case Kind.FREE:
       if (!r.untracked) f.end(r.block);
@@ -106,7 +105,7 @@ export function foldFrames<T>(r: TraceRecord, f: FrameFold<T>): void {
     case Kind.REALLOC:
       if (r.failed) break;
       if (r.block !== 0) f.end(r.block);
-      if (!r.noBlock) f.create(r, stack());
+      if (!r.noBlock) f.create(r, openFrames(f, r.thread));
       break;
   }
 }
@@ -175,7 +174,7 @@ class PathFold implements FrameFold<PathNode> {
         if (!this.sites.has(id)) this.sites.set(id, { func: u.strings[u.func[i]!] ?? '?', file: u.strings[u.file[i]!] ?? '', line: u.line[i]! });
       }
     } else foldFrames(r, this);
-    if (!EVENT_KINDS.has(r.kind)) return true;
+    if (!isEventKind(r.kind)) return true;
     if (this.heap > this.peakBytes) {
       this.peakBytes = this.heap;
       this.peakEvent = this.events;

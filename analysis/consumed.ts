@@ -6,7 +6,8 @@ import type { ByteSource } from './trace/byte-source.js';
 import { streamRecords } from './trace/event-stream.js';
 import type { TraceHeader } from './trace/header.js';
 import type { TraceRecord } from './trace/records.js';
-import { EVENT_KINDS, foldFrames, type FrameFold } from './call-paths.js';
+import { foldFrames, type FrameFold } from './call-paths.js';
+import { isEventKind } from './trace/format.js';
 import { ProblemLog } from './problems.js';
 
 /** Sites drawn as bands of their own; the rest are one band. */
@@ -76,7 +77,7 @@ class LiveBySite implements FrameFold<number> {
   record(r: TraceRecord): void {
     if (r.ignored) return;
     foldFrames(r, this);
-    if (EVENT_KINDS.has(r.kind)) this.afterEvent(this.events++);
+    if (isEventKind(r.kind)) this.afterEvent(this.events++);
   }
 }
 

@@ -1,14 +1,8 @@
 // The report over several processes as text: one row per process and the totals, then each `--by` table summed over
 // the processes and, below it, its groups process by process.
 import type { ProcessesReport } from './processes.js';
-import { renderAttribution, type TextView } from './report-text.js';
+import { renderAttribution, table, type TextView } from './report-text.js';
 import { formatBytes, formatCount } from './units.js';
-
-/** Right-aligned columns but the last (left-aligned), two spaces apart, indented by two. */
-function columns(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => '  ' + r.map((cell, c) => (c === r.length - 1 ? cell : cell.padStart(widths[c]!))).join('  ').trimEnd());
-}
 
 export function renderProcesses(p: ProcessesReport, view: TextView): string {
   const t = p.totals;
@@ -26,7 +20,7 @@ export function renderProcesses(p: ProcessesReport, view: TextView): string {
     r.end,
   ]);
   const total = ['total', '', formatCount(t.events), formatCount(t.allocations), formatCount(t.frees), formatBytes(t.bytesAllocated), formatBytes(t.largestPeakHeap), formatBytes(t.leakedBytes), ''];
-  out.push(...columns([head, ...rows, total]), '  (the total of peak heap is the largest: processes peak at different times)');
+  out.push(...table(head, [...rows, total], head.length - 1), '  (the total of peak heap is the largest: processes peak at different times)');
   for (const r of p.processes) {
     if (r.errors + r.warnings > 0) out.push(`  pid ${r.pid}: ${formatCount(r.errors)} errors, ${formatCount(r.warnings)} warnings in ${r.file} (see stderr)`);
   }

@@ -1,5 +1,5 @@
 // Decodes trace bytes into the columnar Model: count the records and merge the threads' runs into one order (pass 1), walk the records again writing each event straight into its global row (pass 2), resolve blocks, frames and running totals (pass 3).
-import { ExtKind, Flag, Kind, LeakClass, SiteKind, kindName } from './format.js';
+import { ExtKind, Flag, Kind, LeakClass, SiteKind, isEventKind, kindName } from './format.js';
 import { readHeader, type TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { IndexHeap } from './index-heap.js';
@@ -19,11 +19,6 @@ export const MAX_SITE_ID = 1 << 24;
 /** Library indices at or above this are refused (EXT/LIBRARY and EXT/CALLER naming them are ignored). */
 export const MAX_LIBRARY = 1 << 16;
 
-/** Record kinds that are events (rows of `Model.events`); UNIT, LINKED, TIME, PROGRAM and EXT are not. */
-const IS_EVENT = new Uint8Array(256);
-for (const k of [Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]) {
-  IS_EVENT[k] = 1;
-}
 const isHeapKind = (k: number): boolean => k === Kind.ALLOC || k === Kind.FREE || k === Kind.REALLOC;
 
 /** `E.site` holds site ids up to this; a larger id (never a defined site) is kept exactly in `Collector.bigSites`. */
@@ -74,7 +69,7 @@ class Counter implements RecordVisitor {
     const t = this.threads[this.rowOf(r.thread)]!;
     const kind = r.kind;
     if (kind === Kind.EXT && r.subkind === ExtKind.BRANCH) this.branches++;
-    if (IS_EVENT[kind] !== 1) return;
+    if (!isEventKind(kind)) return;
     this.n++;
     t.events++;
     const k = t.runs;

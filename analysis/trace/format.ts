@@ -52,6 +52,17 @@ export const KIND_NAMES: readonly string[] = [
   'LOST',
 ];
 
+/** Record kinds that are events (rows of `Model.events`, the chart's bars); UNIT, LINKED, TIME, PROGRAM and EXT are not. */
+const EVENT_KIND = new Uint8Array(16);
+for (const k of [Kind.THREAD_BEGIN, Kind.STATIC, Kind.ENTER, Kind.EXIT, Kind.UNWIND, Kind.ALLOC, Kind.FREE, Kind.REALLOC, Kind.END, Kind.THREAD_END, Kind.LOST]) {
+  EVENT_KIND[k] = 1;
+}
+
+/** Whether records of `kind` are events, numbered in the trace's one global order. */
+export function isEventKind(kind: number): boolean {
+  return EVENT_KIND[kind] === 1;
+}
+
 export function kindName(kind: number): string {
   return KIND_NAMES[kind] ?? `KIND${kind}`;
 }
