@@ -1,6 +1,7 @@
 // Which allocation site and which function a heap block belongs to, and their labels (shared by peak.ts, budgets.ts and temporaries.ts).
-import { Flag } from './trace/format.js';
-import { NONE, type Model } from './model.js';
+import type { Model, SiteTable } from './model.js';
+import type { FoldBlocks, TraceStart } from './event-fold.js';
+import { modelTables } from './model-fold.js';
 import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
 
 /** A group of blocks: keys and labels as in peak.ts's `PeakGroup`. */
@@ -16,26 +17,25 @@ export interface GroupRef {
   function: string | null;
 }
 
-/** Looks up (and caches) the site group and the function group of blocks of one model. */
+/** Looks up (and caches) the site group and the function group of heap blocks of one run. */
 export class BlockGroups {
   private readonly cache = new Map<string, GroupRef>();
   private readonly cwd: string | null;
+  private readonly run: { sites: SiteTable; program: Model['program'] };
+  private model: Model | null = null;
+  private modelBlocks: FoldBlocks | null = null;
 
-  constructor(private readonly model: Model) {
-    this.cwd = model.program?.cwd ?? null;
+  /** A model, or a streamed run's start (event-fold.ts): its sites and program. */
+  constructor(run: Model | TraceStart) {
+    this.run = run;
+    this.cwd = run.program?.cwd ?? null;
+    if ('blocks' in run) this.model = run;
   }
 
-  /** The entry site of the innermost instrumented frame open at the block's allocation (0: none). */
-  private entry(b: number): number {
-    const alloc = this.model.blocks.allocEvent[b]!;
-    const frame = alloc < 0 ? NONE : this.model.events.frame[alloc]!;
-    return frame === NONE ? 0 : this.model.frames.entrySite[frame]!;
-  }
-
-  private interposed(b: number): boolean {
-    const { blocks, events } = this.model;
-    const alloc = blocks.allocEvent[b]!;
-    return blocks.interposed[b] === 1 || (alloc >= 0 && (events.flags[alloc]! & Flag.INTERPOSED) !== 0);
+  /** The model's blocks as fold columns, made on first use. */
+  private blocks(): FoldBlocks {
+    if (this.modelBlocks === null) this.modelBlocks = modelTables(this.model!).blocks;
+    return this.modelBlocks;
   }
 
   private get(key: string, make: () => Omit<GroupRef, 'key'>): GroupRef {
@@ -47,9 +47,14 @@ export class BlockGroups {
     return g;
   }
 
-  /** The block's allocation site group (as `topSites` and `peak.bySite`). */
+  /** Block row `b` of the model's: its allocation site group (as `topSites` and `peak.bySite`). */
   siteOf(b: number): GroupRef {
-    return this.interposed(b) ? this.interposedSite(this.entry(b)) : this.site(this.model.blocks.site[b]!);
+    return this.siteOfBlock(this.blocks(), b);
+  }
+
+  /** The allocation site group of the block with handle `h`. */
+  siteOfBlock(blocks: FoldBlocks, h: number): GroupRef {
+    return blocks.interposed[h] === 1 ? this.interposedSite(blocks.entry[h]!) : this.site(blocks.site[h]!);
   }
 
   /** The site group of a "site:<site>" or "interposed:<entry site>" key; null for other keys. */
@@ -62,22 +67,31 @@ export class BlockGroups {
   /** Allocations only the interposed allocator saw, charged to the function with entry site `entry` (0: none open). */
   private interposedSite(entry: number): GroupRef {
     return this.get(`interposed:${entry}`, () => {
-      const info = siteInfo(this.model, entry);
+      const info = siteInfo(this.run, entry);
       return { site: entry, label: interposedLabel(info), file: info?.file ?? null, line: info?.line ?? null, function: info === null ? null : interposedFunction(info) };
     });
   }
 
   private site(site: number): GroupRef {
     return this.get(`site:${site}`, () => {
-      const info = siteInfo(this.model, site);
+      const info = siteInfo(this.run, site);
       return { site, label: allocationSiteLabel(info, site, this.cwd), file: info?.file ?? null, line: info?.line ?? null, function: info?.func || null };
     });
   }
 
-  /** The block's function group: the innermost instrumented frame open at its allocation (as `peak.byFunction`). */
+  /** Block row `b` of the model's: its function group. */
   functionOf(b: number): GroupRef {
-    const entry = this.entry(b);
-    const info = siteInfo(this.model, entry);
+    return this.functionOfBlock(this.blocks(), b);
+  }
+
+  /** The function group of the block with handle `h`: the innermost instrumented frame open at its allocation (as `peak.byFunction`). */
+  functionOfBlock(blocks: FoldBlocks, h: number): GroupRef {
+    return this.functionOfEntry(blocks.entry[h]!);
+  }
+
+  /** The function group of the frame with entry site `entry` (0: none open). */
+  functionOfEntry(entry: number): GroupRef {
+    const info = siteInfo(this.run, entry);
     if (info === null) return this.get('none', () => ({ site: 0, label: interposedFunction(null), file: null, line: null, function: null }));
     return this.get(`function:${entry}`, () => {
       const name = info.name || info.func || '?';

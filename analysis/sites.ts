@@ -1,5 +1,5 @@
 // Reading the site table: file, line, function and name of a site id, and the labels reports show for them.
-import type { Model } from './model.js';
+import type { SiteTable } from './model.js';
 import { siteKindName } from './trace/format.js';
 
 export interface SiteInfo {
@@ -13,7 +13,7 @@ export interface SiteInfo {
 }
 
 /** The site's fields, or null for 0 and ids no UNIT defines. */
-export function siteInfo(model: Model, id: number): SiteInfo | null {
+export function siteInfo(model: { sites: SiteTable }, id: number): SiteInfo | null {
   const s = model.sites;
   if (id <= 0 || id >= s.count || s.kind[id] === 0) return null;
   const str = (i: number): string | null => s.strings[i] ?? null;

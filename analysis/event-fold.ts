@@ -1,0 +1,130 @@
+// The contract between the trace readers and the analyses. An analysis is a fold over the events in the global order
+// (analysis/README.md): it is told each event with everything the model's row would say about it, plus the heap blocks
+// and the frame it touches, and keeps only what it needs. Two readers drive folds: `foldModel` (model-fold.ts) walks a
+// decoded Model (the viewer, small traces), `foldTrace` (trace/resolve-stream.ts) resolves a trace file as it streams,
+// holding the live blocks and open frames only, so that an analysis of a billion events needs no more memory than one
+// of a thousand. One fold, two readers: every number is computed by the same code either way.
+import type { Problem } from './problems.js';
+import type { TraceHeader } from './trace/header.js';
+import type { EndHowName, Model, RunEnd, SiteTable, ThreadInfo } from './model.js';
+
+/** Columns readable by index: typed arrays of either reader. */
+export type Column = { readonly [i: number]: number; readonly length: number };
+
+/**
+ * The heap blocks a fold can see, by block handle. With a decoded model a handle is the block's row (every block is
+ * kept); while streaming it is a slot that holds a live block and is reused once the block has ended and every fold
+ * has seen the event that ended it. Read the columns through this object each time: a streaming reader may replace
+ * them with bigger ones between events.
+ */
+export interface FoldBlocks {
+  /** The block's row: its number in creation order (the model's block row, the same in both readers). */
+  readonly row: Column;
+  readonly id: Column;
+  readonly allocEvent: Column;
+  readonly requested: Column;
+  readonly usable: Column;
+  readonly address: Column;
+  /** Allocation site; 0 for interposed allocations. */
+  readonly site: Column;
+  /** Allocator function as a site kind (see BlockTable.fn). */
+  readonly fn: Column;
+  /** Row in the thread list of the allocating thread. */
+  readonly thread: Column;
+  readonly interposed: Column;
+  readonly library: Column;
+  /** The entry site of the innermost instrumented frame open at the allocation (0: none): the function it is charged to. */
+  readonly entry: Column;
+  /** The runtime's leak class (BlockTable.leakClass); final only in `finish`. */
+  readonly leakClass: Column;
+}
+
+/** The frames a fold can see, by frame handle: every frame of a model, the open frames while streaming. */
+export interface FoldFrames {
+  /** The frame's row: its number in order of entry (the model's frame row). */
+  readonly row: Column;
+  readonly thread: Column;
+  readonly enter: Column;
+  readonly entrySite: Column;
+  /** Stack bytes in use at the entry. */
+  readonly depth: Column;
+  /** Handle of the enclosing frame on the same thread, or NONE. */
+  readonly parent: Column;
+}
+
+/**
+ * One event as both readers give it; the object is reused from event to event. Fields are the model's event columns
+ * (EventTable), with blocks and frames as handles into `FoldTables`.
+ */
+export interface FoldEvent {
+  /** The event's row in the global order. */
+  index: number;
+  kind: number;
+  flags: number;
+  /** Row in the thread list (threads sorted by trace thread index). */
+  thread: number;
+  site: number;
+  time: number;
+  value: number;
+  /** Block handles (NONE: none). An ended block's columns stay readable until the next event. */
+  newBlock: number;
+  oldBlock: number;
+  /** Frame handle (NONE: none). A frame closed by this event stays readable until the next event. */
+  frame: number;
+  stack: number;
+  stackTotal: number;
+  heapRequested: number;
+  heapUsable: number;
+  library: number;
+  /** FREE of a pointer that was not a live block (FREE_UNTRACKED): the pointer. */
+  untrackedAddress: number;
+  /** STATIC: the object's address. */
+  staticAddress: number;
+  /** The live blocks reachable from the block this event freed (a LINKED record), or null; handles, valid now. */
+  linked: number[] | null;
+  linkedPartial: boolean;
+}
+
+/** What a fold can look up at any event, and at the end. */
+export interface FoldTables {
+  readonly blocks: FoldBlocks;
+  readonly frames: FoldFrames;
+}
+
+/** The run's facts known before the first event: everything a fold needs to name sites and size its tables. */
+export interface TraceStart {
+  header: TraceHeader;
+  program: Model['program'];
+  libraries: string[];
+  sites: SiteTable;
+  /** Number of events the trace holds. */
+  events: number;
+  /** Number of threads (rows of the thread list). */
+  threads: number;
+}
+
+/** The run's facts after the last event. */
+export interface TraceEnd {
+  threads: ThreadInfo[];
+  end: RunEnd;
+  lostRecords: number;
+  leakScan: Model['leakScan'];
+  problems: Problem[];
+  /** Blocks created (the block rows used). */
+  blocksCreated: number;
+  statics: { count: number; totalBytes: number };
+  untrackedFrees: number;
+  /** Handles of the blocks live at the end, in creation order. */
+  liveBlocks: number[];
+}
+
+export interface EventFold {
+  event(e: FoldEvent, tables: FoldTables): void;
+  /** After the last event. */
+  finish?(end: TraceEnd, tables: FoldTables): void;
+}
+
+/** The facts a fold's constructor gets. */
+export type FoldFactory<F extends EventFold> = (start: TraceStart) => F;
+
+export type { EndHowName };
