@@ -19,7 +19,10 @@ export interface GroupRef {
 
 /** Looks up (and caches) the site group and the function group of heap blocks of one run. */
 export class BlockGroups {
-  private readonly cache = new Map<string, GroupRef>();
+  // By number, not by key: a streaming report looks a group up for every block of a run.
+  private readonly sites = new Map<number, GroupRef>();
+  private readonly interposedSites = new Map<number, GroupRef>();
+  private readonly functions = new Map<number, GroupRef>();
   private readonly cwd: string | null;
   private readonly run: { sites: SiteTable; program: Model['program'] };
   private model: Model | null = null;
@@ -36,15 +39,6 @@ export class BlockGroups {
   private blocks(): FoldBlocks {
     if (this.modelBlocks === null) this.modelBlocks = modelTables(this.model!).blocks;
     return this.modelBlocks;
-  }
-
-  private get(key: string, make: () => Omit<GroupRef, 'key'>): GroupRef {
-    let g = this.cache.get(key);
-    if (g === undefined) {
-      g = { key, ...make() };
-      this.cache.set(key, g);
-    }
-    return g;
   }
 
   /** Block row `b` of the model's: its allocation site group (as `topSites` and `peak.bySite`). */
@@ -66,17 +60,23 @@ export class BlockGroups {
 
   /** Allocations only the interposed allocator saw, charged to the function with entry site `entry` (0: none open). */
   private interposedSite(entry: number): GroupRef {
-    return this.get(`interposed:${entry}`, () => {
+    let g = this.interposedSites.get(entry);
+    if (g === undefined) {
       const info = siteInfo(this.run, entry);
-      return { site: entry, label: interposedLabel(info), file: info?.file ?? null, line: info?.line ?? null, function: info === null ? null : interposedFunction(info) };
-    });
+      g = { key: `interposed:${entry}`, site: entry, label: interposedLabel(info), file: info?.file ?? null, line: info?.line ?? null, function: info === null ? null : interposedFunction(info) };
+      this.interposedSites.set(entry, g);
+    }
+    return g;
   }
 
   private site(site: number): GroupRef {
-    return this.get(`site:${site}`, () => {
+    let g = this.sites.get(site);
+    if (g === undefined) {
       const info = siteInfo(this.run, site);
-      return { site, label: allocationSiteLabel(info, site, this.cwd), file: info?.file ?? null, line: info?.line ?? null, function: info?.func || null };
-    });
+      g = { key: `site:${site}`, site, label: allocationSiteLabel(info, site, this.cwd), file: info?.file ?? null, line: info?.line ?? null, function: info?.func || null };
+      this.sites.set(site, g);
+    }
+    return g;
   }
 
   /** Block row `b` of the model's: its function group. */
@@ -89,13 +89,19 @@ export class BlockGroups {
     return this.functionOfEntry(blocks.entry[h]!);
   }
 
-  /** The function group of the frame with entry site `entry` (0: none open). */
+  /** The function group of the frame with entry site `entry` (0 or an undefined site: "none"). */
   functionOfEntry(entry: number): GroupRef {
-    const info = siteInfo(this.run, entry);
-    if (info === null) return this.get('none', () => ({ site: 0, label: interposedFunction(null), file: null, line: null, function: null }));
-    return this.get(`function:${entry}`, () => {
-      const name = info.name || info.func || '?';
-      return { site: entry, label: `${siteLocation(info, this.cwd)} ${name}`, file: info.file, line: info.line, function: name };
-    });
+    let g = this.functions.get(entry);
+    if (g === undefined) {
+      const info = siteInfo(this.run, entry);
+      if (info === null) {
+        g = { key: 'none', site: 0, label: interposedFunction(null), file: null, line: null, function: null };
+      } else {
+        const name = info.name || info.func || '?';
+        g = { key: `function:${entry}`, site: entry, label: `${siteLocation(info, this.cwd)} ${name}`, file: info.file, line: info.line, function: name };
+      }
+      this.functions.set(entry, g);
+    }
+    return g;
   }
 }

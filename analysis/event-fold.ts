@@ -128,3 +128,14 @@ export interface EventFold {
 export type FoldFactory<F extends EventFold> = (start: TraceStart) => F;
 
 export type { EndHowName };
+
+/**
+ * A trace to fold: its start facts, and passes over its events. A decoded model can be walked any number of times; a
+ * streamed trace is read again for each pass, so an analysis asks for as few as it can (one, or two when it needs a
+ * point the first finds).
+ */
+export interface FoldSource {
+  readonly start: TraceStart;
+  /** One pass: every event to every fold, then `finish`; returns the run's end facts. */
+  run(folds: EventFold[]): TraceEnd;
+}

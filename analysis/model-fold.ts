@@ -2,7 +2,7 @@
 // The viewer decodes small traces whole and runs the same folds as the streaming report (event-fold.ts).
 import { Flag, Kind } from './trace/format.js';
 import { NONE, type Model } from './model.js';
-import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 
 /** The facts of a model known before its first event. */
 export function modelStart(model: Model): TraceStart {
@@ -118,4 +118,9 @@ export function foldModel(model: Model, folds: EventFold[]): void {
   }
   const end = modelEnd(model);
   for (const f of folds) f.finish?.(end, tables);
+}
+
+/** A decoded model as a fold source. */
+export function modelSource(model: Model): FoldSource {
+  return { start: modelStart(model), run: (folds) => (foldModel(model, folds), modelEnd(model)) };
 }
