@@ -3,9 +3,10 @@ import { ExtKind, Flag, Kind, LeakClass, SiteKind, isEventKind, kindName } from 
 import { readHeader, type TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { IndexHeap } from './index-heap.js';
-import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
-import { NONE, type BlockTable, type BranchTable, type EventTable, type FrameTable, type Model, type RunEnd, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
+import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
+import { NONE, type BlockTable, type BranchTable, type EventTable, type FrameTable, type Model, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
+import { applyLeakClasses, buildSites, hex, libraryNames, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
 
 export { TraceRefusedError } from './header.js';
 
@@ -14,10 +15,7 @@ export interface DecodeOptions {
   onProgress?: (fraction: number, phase: string) => void;
 }
 
-/** Site ids above this are refused (a UNIT claiming them is skipped): the site table is a dense array. */
-export const MAX_SITE_ID = 1 << 24;
-/** Library indices at or above this are refused (EXT/LIBRARY and EXT/CALLER naming them are ignored). */
-export const MAX_LIBRARY = 1 << 16;
+export { MAX_LIBRARY, MAX_SITE_ID } from './run-facts.js';
 
 const isHeapKind = (k: number): boolean => k === Kind.ALLOC || k === Kind.FREE || k === Kind.REALLOC;
 
@@ -184,19 +182,12 @@ class Collector implements RecordVisitor {
   private lastThread = -1;
   private lastRow = 0;
 
-  units: { unit: UnitTable; offset: number; thread: number }[] = [];
   statics: { event: number; address: number }[] = [];
   /** LINKED records: the freeing event (global row), ids, partial flag, offset. */
   linked: { event: number; ids: number[]; partial: boolean; offset: number }[] = [];
-  end: { event: number; how: number; status: number } | null = null;
-  /** EXT/LEAKS records: ids, classes, partial flag, where. */
-  leaks: { ids: number[]; classes: number[]; partial: boolean; offset: number; thread: number }[] = [];
-  program: { path: string; cwd: string } | null = null;
-  /** EXT/LIBRARY: path by library index (the first definition counts). */
-  libraries = new Map<number, string>();
-  /** Library indices CALLER records name. */
-  called = new Set<number>();
-  maxLibrary = -1;
+  /** The global row of the first END event. */
+  endEvent = NONE;
+  readonly facts: RunFacts;
   maxSeq = 0;
   /** EXT/BRANCH records in file order (each thread's in its order); `after` is filled in as they come. */
   readonly branches: BranchTable;
@@ -208,6 +199,7 @@ class Collector implements RecordVisitor {
     readonly E: EventTable,
     fileBytes: number,
   ) {
+    this.facts = new RunFacts(problems);
     const n = counter.n;
     this.offset = fileBytes <= 0xffffffff ? new Uint32Array(n) : new Float64Array(n);
     const nh = counter.heap;
@@ -337,8 +329,8 @@ class Collector implements RecordVisitor {
         break;
       case Kind.END: {
         const g = this.event(r, row, 0, r.status, NONE);
-        if (this.end === null) this.end = { event: g, how: r.how, status: r.status };
-        else this.problems.add('end-twice', 'warning', r.offset, r.thread, 'second END record; the first one counts');
+        if (this.facts.end === null) this.endEvent = g;
+        this.facts.endRecord(r);
         break;
       }
       case Kind.TIME:
@@ -349,7 +341,7 @@ class Collector implements RecordVisitor {
         break;
       case Kind.EXT:
         if (r.subkind === ExtKind.LEAKS) {
-          this.leaks.push({ ids: r.ids, classes: r.classes, partial: r.partial, offset: r.offset, thread: r.thread });
+          this.facts.leaksRecord(r);
         } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
           this.library(r, t);
         } else if (r.subkind === ExtKind.BRANCH) {
@@ -357,37 +349,23 @@ class Collector implements RecordVisitor {
         }
         break;
       case Kind.UNIT:
-        if (r.unit !== null) this.units.push({ unit: r.unit, offset: r.offset, thread: r.thread });
+        this.facts.unit(r);
         break;
       case Kind.PROGRAM:
-        if (this.program === null) this.program = { path: r.path, cwd: r.cwd };
-        else this.problems.add('program-twice', 'warning', r.offset, r.thread, 'second PROGRAM record; the first one counts');
+        this.facts.programRecord(r);
         break;
     }
   }
 
   /** EXT/LIBRARY (define an index) or EXT/CALLER (the library of the thread's latest heap record). */
   private library(r: TraceRecord, t: ThreadTemp): void {
-    const name = r.subkind === ExtKind.LIBRARY ? 'LIBRARY' : 'CALLER';
-    if (r.library >= MAX_LIBRARY) {
-      this.problems.add('library-range', 'warning', r.offset, r.thread, `${name} names library ${r.library}, above the limit ${MAX_LIBRARY}; ignored`);
-      return;
-    }
-    if (r.library > this.maxLibrary) this.maxLibrary = r.library;
-    if (r.subkind === ExtKind.LIBRARY) {
-      if (this.libraries.has(r.library)) {
-        this.problems.add('library-redefined', 'warning', r.offset, r.thread, `LIBRARY redefines library ${r.library}; the first definition counts`);
-      } else {
-        this.libraries.set(r.library, r.path);
-      }
-      return;
-    }
+    if (!this.facts.library(r)) return;
     if (t.lastHeap === NONE || this.hLib[t.lastHeap] !== NONE) {
-      this.problems.add('caller-without-heap', 'warning', r.offset, r.thread, 'CALLER record does not follow a heap record of its thread; ignored');
+      this.facts.strayCaller(r);
       return;
     }
     this.hLib[t.lastHeap] = r.library;
-    this.called.add(r.library);
+    this.facts.calledLibrary(r);
   }
 
   /** EXT/BRANCH: placed after the thread's latest event; the site is checked once the sites are known. */
@@ -418,64 +396,6 @@ class Collector implements RecordVisitor {
   }
 }
 
-function buildSites(c: Collector, problems: ProblemLog): SiteTable {
-  let count = 1;
-  const accepted: typeof c.units = [];
-  for (const u of c.units) {
-    const n = u.unit.kind.length;
-    if (u.unit.base + n > MAX_SITE_ID) {
-      problems.add('site-range', 'warning', u.offset, u.thread, `UNIT claims site ids ${u.unit.base}…${u.unit.base + n - 1}, above the limit ${MAX_SITE_ID}; its sites are ignored`);
-      continue;
-    }
-    accepted.push(u);
-    count = Math.max(count, u.unit.base + n);
-  }
-  const sites: SiteTable = {
-    count,
-    kind: new Uint8Array(count),
-    file: new Int32Array(count).fill(NONE),
-    func: new Int32Array(count).fill(NONE),
-    name: new Int32Array(count).fill(NONE),
-    line: new Uint32Array(count),
-    strings: [],
-  };
-  const stringIds = new Map<string, number>();
-  const intern = (s: string): number => {
-    let id = stringIds.get(s);
-    if (id === undefined) {
-      id = sites.strings.length;
-      sites.strings.push(s);
-      stringIds.set(s, id);
-    }
-    return id;
-  };
-  for (const { unit, offset, thread } of accepted) {
-    const local = unit.strings.map(intern);
-    const str = (i: number): number => {
-      const id = local[i];
-      if (id === undefined) {
-        problems.add('bad-string-index', 'warning', offset, thread, `UNIT site names string ${i}, but the unit has ${local.length} strings`);
-        return NONE;
-      }
-      return id;
-    };
-    for (let i = 0; i < unit.kind.length; i++) {
-      const id = unit.base + i;
-      if (id === 0 || sites.kind[id] !== 0) {
-        problems.add('site-redefined', 'warning', offset, thread, id === 0 ? 'UNIT defines site 0, which means "no site"; ignored' : `UNIT redefines site ${id}; the first definition counts`);
-        continue;
-      }
-      const kind = unit.kind[i]!;
-      sites.kind[id] = kind > 255 || kind === 0 ? 255 : kind;
-      sites.file[id] = str(unit.file[i]!);
-      sites.func[id] = str(unit.func[i]!);
-      sites.name[id] = str(unit.name[i]!);
-      sites.line[id] = Math.min(unit.line[i]!, 0xffffffff);
-    }
-  }
-  return sites;
-}
-
 const ALLOCATOR_KINDS = new Set<number>([
   SiteKind.MALLOC,
   SiteKind.CALLOC,
@@ -490,8 +410,6 @@ const ALLOCATOR_KINDS = new Set<number>([
   SiteKind.PVALLOC,
 ]);
 
-/** A block id as the problems name it. */
-const hex = (v: number): string => `0x${v.toString(16)}`;
 
 /** Maps live block ids to block rows: a dense array when ids are small enough, else a Map. */
 class LiveBlocks {
@@ -560,7 +478,7 @@ export function decodeTrace(input: Uint8Array | ByteSource, options: DecodeOptio
 
   // Pass 3.
   progress?.(0.75, 'resolving blocks and frames');
-  const sites = buildSites(c, problems);
+  const sites = buildSites(c.facts, problems);
   return resolve(header, c, counter, order, sites, problems, progress);
 }
 
@@ -782,16 +700,17 @@ function resolve(
     }
   }
 
-  const leakScan = applyLeakClasses(c, live, B, problems);
+  const leakScan = applyLeakClasses(c.facts, (id) => live.get(id), (b, cls) => (B.leakClass[b] = cls), problems);
 
-  const end = runEnd(c, header, where, problems);
-  const libraries = libraryNames(c, problems);
+  const end = runEnd(c.facts, header, c.endEvent, problems);
+  const libraries = libraryNames(c.facts);
+  undefinedLibraries(c.facts, problems);
   const branches = sortBranches(c.branches, n);
   checkBranchSites(branches, sites, problems);
   progress?.(1, 'done');
   return {
     header,
-    program: c.program,
+    program: c.facts.program,
     libraries,
     events: E,
     blocks: B,
@@ -862,78 +781,6 @@ function staticTable(n: number): StaticTable {
     event: new Int32Array(n),
     totalBytes: 0,
   };
-}
-
-/**
- * LEAKS: the classes of the blocks live at the end, written right before END (after every heap record of its thread),
- * onto the block table; what the scan was (present, cut short).
- */
-function applyLeakClasses(c: Collector, live: LiveBlocks, B: BlockTable, problems: ProblemLog): { present: boolean; partial: boolean } {
-  const leakScan = { present: c.leaks.length > 0, partial: false };
-  if (c.leaks.length > 1) {
-    const l = c.leaks[1]!;
-    problems.add('leaks-twice', 'warning', l.offset, l.thread, 'second EXT/LEAKS record; the first one counts');
-  }
-  const leaks = c.leaks[0];
-  if (leaks !== undefined) {
-    leakScan.partial = leaks.partial;
-    let unknown = 0;
-    let firstUnknown = 0;
-    for (let i = 0; i < leaks.ids.length; i++) {
-      const id = leaks.ids[i]!;
-      const b = live.get(id);
-      if (b === NONE) {
-        if (unknown++ === 0) firstUnknown = id;
-        continue;
-      }
-      const cls = leaks.classes[i]!;
-      if (cls > LeakClass.REACHABLE) {
-        problems.add('leaks-class', 'warning', leaks.offset, leaks.thread, `LEAKS gives block ${hex(id)} the unknown class ${cls}; left unclassified`);
-        continue;
-      }
-      B.leakClass[b] = cls;
-    }
-    if (unknown > 0) {
-      problems.add('leaks-unknown-block', 'warning', leaks.offset, leaks.thread, `LEAKS names ${unknown} block(s) that are not live at the end of the trace (first: ${hex(firstUnknown)})`);
-    }
-  }
-  return leakScan;
-}
-
-/** How the run ended, from its END record (or the lack of one). */
-function runEnd(c: Collector, header: TraceHeader, where: (i: number) => [number, number], problems: ProblemLog): RunEnd {
-  let end: RunEnd = { how: 'unknown', code: null, complete: header.complete, event: NONE };
-  if (c.end !== null) {
-    const e = c.end;
-    const event = e.event;
-    if (e.how === 0 || e.how === 1) {
-      end = { how: e.how === 0 ? 'exit' : 'signal', code: e.status, complete: header.complete, event };
-    } else {
-      const [off, th] = where(e.event);
-      problems.add('end-how', 'warning', off, th, `END record has an unknown "how" value ${e.how}`);
-      end = { how: 'unknown', code: null, complete: header.complete, event };
-    }
-  } else {
-    problems.add('no-end', 'warning', null, null, header.complete
-      ? 'the header is marked complete but there is no END record'
-      : 'no END record: the program was killed (e.g. SIGKILL) or crashed before the runtime could record its end');
-  }
-  return end;
-}
-
-/** Library paths dense by index; an index used by CALLER but never defined gets a placeholder name. */
-function libraryNames(c: Collector, problems: ProblemLog): string[] {
-  const libraries: string[] = [];
-  for (let k = 0; k <= c.maxLibrary; k++) {
-    const path = c.libraries.get(k);
-    if (path === undefined) {
-      libraries.push(`(library ${k})`);
-      if (c.called.has(k)) problems.add('library-undefined', 'warning', null, null, `library ${k} is named by a CALLER record but no LIBRARY record defines it`);
-    } else {
-      libraries.push(path);
-    }
-  }
-  return libraries;
 }
 
 /**
