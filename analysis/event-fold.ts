@@ -119,6 +119,11 @@ export interface TraceEnd {
 }
 
 export interface EventFold {
+  /**
+   * The fold reads `FoldEvent.time`. A streaming reader gives times only to passes whose folds ask for them (it
+   * reads each thread's records twice for that); elsewhere `time` is 0.
+   */
+  readonly needsTime?: boolean;
   event(e: FoldEvent, tables: FoldTables): void;
   /** After the last event. */
   finish?(end: TraceEnd, tables: FoldTables): void;

@@ -43,6 +43,14 @@ export class ProblemLog {
     this.kept.push({ severity, offset, thread, message: where === '' ? message : `${where}: ${message}` });
   }
 
+  /** A log that starts with this one's problems and counts, and goes on apart from it. */
+  copy(): ProblemLog {
+    const log = new ProblemLog();
+    log.kept.push(...this.kept);
+    for (const [code, c] of this.counts) log.counts.set(code, { ...c });
+    return log;
+  }
+
   get size(): number {
     return this.kept.length;
   }

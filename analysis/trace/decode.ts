@@ -1,5 +1,5 @@
 // Decodes trace bytes into the columnar Model: count the records and merge the threads' runs into one order (pass 1), walk the records again writing each event straight into its global row (pass 2), resolve blocks, frames and running totals (pass 3).
-import { ExtKind, Flag, Kind, LeakClass, SiteKind, isEventKind, kindName } from './format.js';
+import { ALLOCATOR_KINDS, ExtKind, Flag, Kind, LeakClass, SiteKind, isEventKind, kindName } from './format.js';
 import { readHeader, type TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { IndexHeap } from './index-heap.js';
@@ -396,19 +396,6 @@ class Collector implements RecordVisitor {
   }
 }
 
-const ALLOCATOR_KINDS = new Set<number>([
-  SiteKind.MALLOC,
-  SiteKind.CALLOC,
-  SiteKind.REALLOC,
-  SiteKind.REALLOCARRAY,
-  SiteKind.ALIGNED_ALLOC,
-  SiteKind.POSIX_MEMALIGN,
-  SiteKind.MEMALIGN,
-  SiteKind.VALLOC,
-  SiteKind.STRDUP,
-  SiteKind.STRNDUP,
-  SiteKind.PVALLOC,
-]);
 
 
 /** Maps live block ids to block rows: a dense array when ids are small enough, else a Map. */

@@ -16,7 +16,7 @@ const WINDOW_BUDGET = 256 << 20;
 const WINDOW_MIN = 64 << 10;
 
 /** One thread's stream: its chunks in file order, read one record ahead. */
-class ThreadStream {
+export class ThreadStream {
   readonly cursor: ThreadCursor;
   readonly peeked = new TraceRecord();
   /** `peeked` holds the thread's next record. */
@@ -58,6 +58,23 @@ export interface StreamOptions {
 }
 
 /**
+ * A stream per thread that has chunks, by thread index, each through a window of its own (`window` bytes, or a share
+ * of WINDOW_BUDGET). Problems of the chunk headers and of the records go to `problems`.
+ */
+export function threadStreams(source: ByteSource, header: TraceHeader, problems: ProblemLog, window?: number): ThreadStream[] {
+  const byThread = new Map<number, ChunkEntry[]>();
+  scanChunks(source, header, problems, (c) => {
+    let list = byThread.get(c.thread);
+    if (list === undefined) byThread.set(c.thread, (list = []));
+    list.push(c);
+  });
+  const indices = [...byThread.keys()].sort((a, b) => a - b);
+  const size = window ?? Math.max(WINDOW_MIN, Math.floor(WINDOW_BUDGET / Math.max(1, indices.length)));
+  const ctx = parseContext(header, problems);
+  return indices.map((i) => new ThreadStream(i, byThread.get(i)!, new ChunkRecords(source, ctx, size)));
+}
+
+/**
  * Calls `visit` with every readable record in the global order, until it returns false. The record object is reused:
  * copy what you keep. Problems (damage, truncation) go to `problems`, each thread's in its own stream's order.
  */
@@ -68,16 +85,7 @@ export function streamRecords(
   visit: (r: TraceRecord) => boolean | void,
   options: StreamOptions = {},
 ): void {
-  const byThread = new Map<number, ChunkEntry[]>();
-  scanChunks(source, header, problems, (c) => {
-    let list = byThread.get(c.thread);
-    if (list === undefined) byThread.set(c.thread, (list = []));
-    list.push(c);
-  });
-  const indices = [...byThread.keys()].sort((a, b) => a - b);
-  const window = options.window ?? Math.max(WINDOW_MIN, Math.floor(WINDOW_BUDGET / Math.max(1, indices.length)));
-  const ctx = parseContext(header, problems);
-  const threads = indices.map((i) => new ThreadStream(i, byThread.get(i)!, new ChunkRecords(source, ctx, window)));
+  const threads = threadStreams(source, header, problems, options.window);
   const total = source.size;
   let done = 0;
   let sinceProgress = 0;

@@ -163,3 +163,18 @@ const SITE_KIND_NAMES: readonly string[] = [
 export function siteKindName(kind: number): string {
   return SITE_KIND_NAMES[kind] ?? `kind${kind}`;
 }
+
+/** The site kinds of the allocator functions (a block's `fn`). */
+export const ALLOCATOR_KINDS = new Set<number>([
+  SiteKind.MALLOC,
+  SiteKind.CALLOC,
+  SiteKind.REALLOC,
+  SiteKind.REALLOCARRAY,
+  SiteKind.ALIGNED_ALLOC,
+  SiteKind.POSIX_MEMALIGN,
+  SiteKind.MEMALIGN,
+  SiteKind.VALLOC,
+  SiteKind.STRDUP,
+  SiteKind.STRNDUP,
+  SiteKind.PVALLOC,
+]);

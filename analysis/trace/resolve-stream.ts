@@ -1,0 +1,719 @@
+// The streaming reader: a trace resolved into fold events (event-fold.ts) as it is read, never held whole. A first pass
+// in file order collects what describes the run (sites, program, libraries, end, leak classes: run-facts.ts), the
+// threads and the number of events; each fold pass then streams the records in the global order (event-stream.ts) and
+// resolves them exactly as the decoder's pass 3 does (decode.ts, resolve), keeping only the live blocks, by id, and
+// the open frames of each thread, in slots that are reused once every fold has seen the event that ended them.
+//
+// Memory: the slots of the live blocks and open frames, a window per thread, the site table; nothing per event.
+// An event's time lies between its thread's TIME records around it, which may come long after it in the global order;
+// when a fold asks for times, each thread has a second stream that reads ahead to its next TIME record.
+import { ALLOCATOR_KINDS, ExtKind, Flag, Kind, LeakClass, SiteKind, isEventKind, kindName } from './format.js';
+import { readHeader, type TraceHeader } from './header.js';
+import type { ByteSource } from './byte-source.js';
+import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
+import { streamRecords, threadStreams, type ThreadStream } from './event-stream.js';
+import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
+import { NONE, type SiteTable, type ThreadInfo } from '../model.js';
+import { ProblemLog } from '../problems.js';
+import { emptyEvent } from '../model-fold.js';
+import type { Column, EventFold, FoldBlocks, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from '../event-fold.js';
+
+export interface StreamFoldOptions {
+  /** Called now and then with the fraction of the pass done (0…1) and what it is doing. */
+  onProgress?: (fraction: number, phase: string) => void;
+  /** Bytes read per window and thread (tests use small ones). */
+  window?: number;
+}
+
+/** One thread as the first pass sees it. */
+interface MetaThread {
+  index: number;
+  osTid: number | null;
+  /** A heap record was seen, and whether an EXT/CALLER already applied to the latest. */
+  heapSeen: boolean;
+  callerTaken: boolean;
+}
+
+/** The first pass: threads, event count, the run's facts, and the problems of reading (as the decoder's pass 2). */
+class MetaPass implements RecordVisitor {
+  events = 0;
+  readonly threads = new Map<number, MetaThread>();
+  readonly facts: RunFacts;
+
+  constructor(private readonly problems: ProblemLog) {
+    this.facts = new RunFacts(problems);
+  }
+
+  private thread(index: number): MetaThread {
+    let t = this.threads.get(index);
+    if (t === undefined) {
+      t = { index, osTid: null, heapSeen: false, callerTaken: false };
+      this.threads.set(index, t);
+    }
+    return t;
+  }
+
+  record(r: TraceRecord): void {
+    if (r.ignored) return;
+    const t = this.thread(r.thread);
+    const kind = r.kind;
+    if (isEventKind(kind)) this.events++;
+    switch (kind) {
+      case Kind.ALLOC:
+      case Kind.FREE:
+      case Kind.REALLOC:
+        t.heapSeen = true;
+        t.callerTaken = false;
+        break;
+      case Kind.THREAD_BEGIN:
+        if (t.osTid !== null) this.problems.add('thread-begin-twice', 'warning', r.offset, r.thread, 'second THREAD_BEGIN record for this thread');
+        else t.osTid = r.osTid;
+        break;
+      case Kind.END:
+        this.facts.endRecord(r);
+        break;
+      case Kind.EXT:
+        if (r.subkind === ExtKind.LEAKS) {
+          this.facts.leaksRecord(r);
+        } else if ((r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) && this.facts.library(r)) {
+          if (!t.heapSeen || t.callerTaken) {
+            this.facts.strayCaller(r);
+          } else {
+            t.callerTaken = true;
+            this.facts.calledLibrary(r);
+          }
+        }
+        break;
+      case Kind.UNIT:
+        this.facts.unit(r);
+        break;
+      case Kind.PROGRAM:
+        this.facts.programRecord(r);
+        break;
+    }
+  }
+}
+
+/** Block id → block slot, by open addressing on typed arrays (a Map costs several times more per live block). */
+class LiveIds {
+  private keys = new Float64Array(1024);
+  private vals = new Int32Array(1024).fill(-1);
+  private mask = 1023;
+  private count = 0;
+
+  private slotOf(id: number): number {
+    const h = Math.imul((id | 0) ^ ((id / 4294967296) | 0), 0x9e3779b1);
+    return (h ^ (h >>> 15)) & this.mask;
+  }
+
+  get(id: number): number {
+    let i = this.slotOf(id);
+    for (;;) {
+      const v = this.vals[i]!;
+      if (v < 0) return NONE;
+      if (this.keys[i] === id) return v;
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  set(id: number, value: number): void {
+    if (2 * (this.count + 1) > this.mask + 1) this.grow();
+    let i = this.slotOf(id);
+    for (;;) {
+      const v = this.vals[i]!;
+      if (v < 0) {
+        this.keys[i] = id;
+        this.vals[i] = value;
+        this.count++;
+        return;
+      }
+      if (this.keys[i] === id) {
+        this.vals[i] = value;
+        return;
+      }
+      i = (i + 1) & this.mask;
+    }
+  }
+
+  /** Removes `id` (linear probing's backward shift: no tombstones, so lookups stay short however many frees). */
+  delete(id: number): void {
+    const mask = this.mask;
+    let i = this.slotOf(id);
+    for (;;) {
+      const v = this.vals[i]!;
+      if (v < 0) return;
+      if (this.keys[i] === id) break;
+      i = (i + 1) & mask;
+    }
+    this.count--;
+    let hole = i;
+    let j = i;
+    for (;;) {
+      j = (j + 1) & mask;
+      if (this.vals[j]! < 0) break;
+      const home = this.slotOf(this.keys[j]!);
+      // Move j into the hole unless its home lies cyclically in (hole, j].
+      if (hole <= j ? home <= hole || home > j : home <= hole && home > j) {
+        this.keys[hole] = this.keys[j]!;
+        this.vals[hole] = this.vals[j]!;
+        hole = j;
+      }
+    }
+    this.vals[hole] = -1;
+  }
+
+  private grow(): void {
+    const keys = this.keys;
+    const vals = this.vals;
+    const size = 2 * keys.length;
+    this.keys = new Float64Array(size);
+    this.vals = new Int32Array(size).fill(-1);
+    this.mask = size - 1;
+    this.count = 0;
+    for (let i = 0; i < keys.length; i++) if (vals[i]! >= 0) this.set(keys[i]!, vals[i]!);
+  }
+}
+
+type Columns<T> = { -readonly [K in keyof T]: Float64Array | Int32Array | Uint32Array | Uint8Array };
+
+/** Typed-array columns by slot, grown by doubling, with a free list: the live blocks, or the open frames. */
+class Slots<T extends object> {
+  readonly cols: Columns<T>;
+  private free = new Int32Array(64);
+  private freeCount = 0;
+  private size: number;
+  used = 0;
+
+  constructor(make: (n: number) => Columns<T>) {
+    this.size = 64;
+    this.cols = make(this.size);
+  }
+
+  take(): number {
+    if (this.freeCount > 0) return this.free[--this.freeCount]!;
+    if (this.used === this.size) this.grow();
+    return this.used++;
+  }
+
+  release(slot: number): void {
+    if (this.freeCount === this.free.length) {
+      const f = new Int32Array(2 * this.free.length);
+      f.set(this.free);
+      this.free = f;
+    }
+    this.free[this.freeCount++] = slot;
+  }
+
+  private grow(): void {
+    this.size *= 2;
+    const cols = this.cols as Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
+    for (const k of Object.keys(cols)) {
+      const old = cols[k]!;
+      const bigger = new (old.constructor as Float64ArrayConstructor)(this.size);
+      bigger.set(old);
+      cols[k] = bigger;
+    }
+  }
+}
+
+type BlockColumns = Columns<FoldBlocks & { inUse: Column }>;
+
+const blockColumns = (n: number): BlockColumns => ({
+  row: new Float64Array(n),
+  id: new Float64Array(n),
+  allocEvent: new Float64Array(n),
+  requested: new Float64Array(n),
+  usable: new Float64Array(n),
+  address: new Float64Array(n),
+  site: new Uint32Array(n),
+  fn: new Uint8Array(n),
+  thread: new Uint32Array(n),
+  interposed: new Uint8Array(n),
+  library: new Int32Array(n),
+  entry: new Uint32Array(n),
+  leakClass: new Uint8Array(n),
+  inUse: new Uint8Array(n),
+});
+
+const frameColumns = (n: number): Columns<FoldFrames> => ({
+  row: new Float64Array(n),
+  thread: new Uint32Array(n),
+  enter: new Float64Array(n),
+  entrySite: new Uint32Array(n),
+  depth: new Float64Array(n),
+  parent: new Int32Array(n),
+});
+
+/**
+ * A thread's clock for a fold pass: a second stream of the thread's records, read ahead to the TIME records around
+ * each of its events, so that an event's time is the decoder's interpolation between them (decode.ts, `clock`).
+ */
+class ThreadClock {
+  /** Events of the thread before the previous / next TIME record; their times. */
+  private prevCount = -1;
+  private prevTime = 0;
+  private nextCount = -1;
+  private nextTime = 0;
+  private hasNext = false;
+  private seen = 0;
+
+  constructor(private readonly scout: ThreadStream | null) {
+    this.readNext();
+  }
+
+  /** Reads on to the next TIME record, counting the events before it. */
+  private readNext(): void {
+    const s = this.scout;
+    this.hasNext = false;
+    if (s === null) return;
+    while (s.hasNext) {
+      const r = s.peeked;
+      if (!r.ignored) {
+        if (r.kind === Kind.TIME) {
+          this.nextCount = this.seen;
+          this.nextTime = r.time;
+          this.hasNext = true;
+          s.advance();
+          return;
+        }
+        if (isEventKind(r.kind)) this.seen++;
+      }
+      s.advance();
+    }
+  }
+
+  /** The time of the thread's event number `ordinal` (0-based, in the thread's order); ordinals come in order. */
+  timeOf(ordinal: number): number {
+    while (this.hasNext && this.nextCount <= ordinal) {
+      this.prevCount = this.nextCount;
+      this.prevTime = this.nextTime;
+      this.readNext();
+    }
+    if (this.prevCount < 0) return this.hasNext ? this.nextTime : 0;
+    if (!this.hasNext) return this.prevTime;
+    const step = (this.nextTime - this.prevTime) / (this.nextCount - this.prevCount + 1);
+    return this.prevTime + step * (ordinal - this.prevCount + 1);
+  }
+}
+
+/** One thread's state in a fold pass. */
+interface PassThread {
+  info: ThreadInfo;
+  /** Handles of the open frames, innermost last. */
+  frames: number[];
+  stack: number;
+  /** Events of this thread so far. */
+  ordinal: number;
+  clock: ThreadClock | null;
+}
+
+/** One fold pass: the records in the global order resolved into events for the folds. */
+class FoldPass {
+  private readonly blocks: Slots<FoldBlocks & { inUse: Column }>;
+  private readonly frames: Slots<FoldFrames>;
+  private readonly tables: FoldTables;
+  private readonly live = new LiveIds();
+  private readonly threads: PassThread[];
+  private readonly rankOf: Map<number, number>;
+  private readonly ev = emptyEvent();
+  private pending = false;
+  /** Blocks ended and frames closed by the pending event: released once the folds have seen it. */
+  private endedBlocks: number[] = [];
+  private closedFrames: number[] = [];
+  /** The pending event's LINKED record: ids, partial flag, where (resolved when the event is handed out). */
+  private linkedIds: number[] | null = null;
+  private linkedPartial = false;
+  private linkedOffset = 0;
+  private readonly linkedOut: number[] = [];
+  private events = 0;
+  private blockRows = 0;
+  private frameRows = 0;
+  private stackTotal = 0;
+  private heapReq = 0;
+  private heapUse = 0;
+  private lost = 0;
+  private statics = 0;
+  private staticBytes = 0;
+  private untracked = 0;
+  private endEvent = NONE;
+  private badBranches = 0;
+  private firstBadBranch = 0;
+  private lastThread = -1;
+  private lastRank = 0;
+
+  constructor(
+    private readonly run: StreamRun,
+    private readonly folds: EventFold[],
+    scouts: ThreadStream[] | null,
+  ) {
+    this.blocks = new Slots(blockColumns);
+    this.frames = new Slots(frameColumns);
+    this.tables = { blocks: this.blocks.cols as unknown as FoldBlocks, frames: this.frames.cols as unknown as FoldFrames };
+    this.rankOf = new Map(run.threadIndices.map((index, rank) => [index, rank]));
+    const scoutOf = new Map((scouts ?? []).map((s) => [s.index, s]));
+    this.threads = run.threadIndices.map((index, rank) => ({
+      info: { index, osTid: run.osTids[rank]!, beginEvent: NONE, endEvent: NONE, events: 0, maxStack: 0, maxStackEvent: NONE },
+      frames: [],
+      stack: 0,
+      ordinal: 0,
+      clock: scouts === null ? null : new ThreadClock(scoutOf.get(index) ?? null),
+    }));
+  }
+
+  private rank(index: number): number {
+    if (index !== this.lastThread) {
+      this.lastThread = index;
+      this.lastRank = this.rankOf.get(index) ?? 0;
+    }
+    return this.lastRank;
+  }
+
+  record(r: TraceRecord): void {
+    if (r.ignored) return;
+    const kind = r.kind;
+    if (isEventKind(kind)) {
+      if (this.pending) this.flush();
+      this.resolve(r);
+      this.pending = true;
+      return;
+    }
+    if (kind === Kind.LINKED) {
+      // The freeing event is the thread's latest, handed out only once its LINKED record has come.
+      if (this.pending && this.ev.thread === this.rank(r.thread)) {
+        this.linkedIds = r.ids.slice();
+        this.linkedPartial = r.partial;
+        this.linkedOffset = r.offset;
+      }
+    } else if (kind === Kind.EXT) {
+      if (r.subkind === ExtKind.CALLER) this.caller(r);
+      else if (r.subkind === ExtKind.BRANCH) this.branch(r);
+    }
+  }
+
+  /** EXT/CALLER: the library of the thread's heap event, if that is the one still to be handed out. */
+  private caller(r: TraceRecord): void {
+    const e = this.ev;
+    if (!this.pending || r.library >= MAX_LIBRARY || e.thread !== this.rank(r.thread) || e.library !== NONE) return;
+    if (e.kind !== Kind.ALLOC && e.kind !== Kind.FREE && e.kind !== Kind.REALLOC) return;
+    e.library = r.library;
+    if (e.newBlock !== NONE) this.blocks.cols.library[e.newBlock] = r.library;
+  }
+
+  /** EXT/BRANCH: only its site is checked, as the decoder does (branches are not events). */
+  private branch(r: TraceRecord): void {
+    const sites = this.run.sites;
+    if (r.site < sites.count && sites.kind[r.site] === SiteKind.BRANCH) return;
+    if (this.badBranches++ === 0) this.firstBadBranch = r.site;
+  }
+
+  private checkSite(id: number, r: TraceRecord): number {
+    if (id === 0) return 0;
+    const sites = this.run.sites;
+    if (id < sites.count && sites.kind[id] !== 0) return id;
+    this.run.problems.add('unknown-site', 'warning', r.offset, r.thread, `${kindName(r.kind)} record names site ${id}, which no UNIT record defines`);
+    return 0;
+  }
+
+  private endBlock(id: number, r: TraceRecord): number {
+    const b = this.live.get(id);
+    if (b === NONE) {
+      this.run.problems.add('unknown-block', 'warning', r.offset, r.thread, `${kindName(r.kind)} record ends block ${hex(id)}, which is not live (never allocated, already freed, or lost)`);
+      return NONE;
+    }
+    this.live.delete(id);
+    const B = this.blocks.cols;
+    B.inUse[b] = 0;
+    this.heapReq -= B.requested[b]!;
+    this.heapUse -= B.usable[b]!;
+    this.endedBlocks.push(b);
+    return b;
+  }
+
+  private setStack(t: PassThread, depth: number): void {
+    this.stackTotal += depth - t.stack;
+    t.stack = depth;
+  }
+
+  /** Closes up to `count` frames of the thread; returns the outermost closed, or NONE. */
+  private closeFrames(t: PassThread, count: number): number {
+    let last = NONE;
+    for (let j = 0; j < count && t.frames.length > 0; j++) {
+      last = t.frames.pop()!;
+      this.closedFrames.push(last);
+    }
+    return last;
+  }
+
+  private innermostDepth(t: PassThread): number {
+    return t.frames.length > 0 ? this.frames.cols.depth[t.frames[t.frames.length - 1]!]! : 0;
+  }
+
+  /** The decoder's pass 3 for one event (decode.ts, resolve), into `ev`. */
+  private resolve(r: TraceRecord): void {
+    const e = this.ev;
+    const kind = r.kind;
+    const flags = r.flags;
+    const rank = this.rank(r.thread);
+    const t = this.threads[rank]!;
+    const i = this.events++;
+    let value = 0;
+    let site = 0;
+    let frame = t.frames.length > 0 ? t.frames[t.frames.length - 1]! : NONE;
+    let newBlock = NONE;
+    let oldBlock = NONE;
+    e.untrackedAddress = 0;
+    e.staticAddress = 0;
+    e.library = NONE;
+    switch (kind) {
+      case Kind.THREAD_BEGIN:
+        value = r.osTid;
+        if (t.info.beginEvent === NONE) t.info.beginEvent = i;
+        break;
+      case Kind.ENTER: {
+        site = this.checkSite(r.site, r);
+        value = r.depth;
+        const fr = this.frames.take();
+        const F = this.frames.cols;
+        F.row[fr] = this.frameRows++;
+        F.thread[fr] = rank;
+        F.enter[fr] = i;
+        F.entrySite[fr] = site;
+        F.depth[fr] = value;
+        F.parent[fr] = frame;
+        t.frames.push(fr);
+        frame = fr;
+        this.setStack(t, value);
+        break;
+      }
+      case Kind.EXIT:
+        site = this.checkSite(r.site, r);
+        frame = this.closeFrames(t, 1);
+        this.setStack(t, this.innermostDepth(t));
+        break;
+      case Kind.UNWIND:
+        value = r.count;
+        frame = this.closeFrames(t, value);
+        this.setStack(t, this.innermostDepth(t));
+        break;
+      case Kind.THREAD_END:
+        this.closeFrames(t, t.frames.length);
+        this.setStack(t, 0);
+        if (t.info.endEvent === NONE) t.info.endEvent = i;
+        break;
+      case Kind.LOST:
+        value = r.count;
+        this.lost += value;
+        break;
+      case Kind.STATIC:
+        site = this.checkSite(r.site, r);
+        value = r.size;
+        e.staticAddress = r.address;
+        this.statics++;
+        this.staticBytes += value;
+        break;
+      case Kind.END:
+        value = r.status;
+        if (this.endEvent === NONE) this.endEvent = i;
+        break;
+      case Kind.ALLOC:
+      case Kind.FREE:
+      case Kind.REALLOC: {
+        site = this.checkSite(r.site, r);
+        if (kind === Kind.FREE) {
+          if ((flags & Flag.FREE_UNTRACKED) !== 0) {
+            e.untrackedAddress = r.address;
+            this.untracked++;
+            break;
+          }
+          oldBlock = this.endBlock(r.block, r);
+          value = oldBlock === NONE ? 0 : this.blocks.cols.requested[oldBlock]!;
+          break;
+        }
+        value = r.size;
+        if (kind === Kind.REALLOC) {
+          if ((flags & Flag.REALLOC_FAILED) !== 0) break;
+          if (r.block !== 0) oldBlock = this.endBlock(r.block, r);
+          if ((flags & Flag.REALLOC_NO_BLOCK) !== 0) break;
+        }
+        newBlock = this.newBlock(r, i, rank, site, value, frame);
+        break;
+      }
+    }
+    e.index = i;
+    e.kind = kind;
+    e.flags = flags;
+    e.thread = rank;
+    e.site = site;
+    e.value = value;
+    e.newBlock = newBlock;
+    e.oldBlock = oldBlock;
+    e.frame = frame;
+    e.stack = t.stack;
+    e.stackTotal = this.stackTotal;
+    e.heapRequested = this.heapReq;
+    e.heapUsable = this.heapUse;
+    e.time = t.clock === null ? 0 : t.clock.timeOf(t.ordinal);
+    e.linked = null;
+    e.linkedPartial = false;
+    t.ordinal++;
+    const info = t.info;
+    info.events++;
+    if (t.stack > info.maxStack || info.maxStackEvent === NONE) {
+      info.maxStack = t.stack;
+      info.maxStackEvent = i;
+    }
+  }
+
+  private newBlock(r: TraceRecord, i: number, rank: number, site: number, value: number, frame: number): number {
+    const id = r.seq;
+    if (this.live.get(id) !== NONE) {
+      this.run.problems.add('block-reused', 'warning', r.offset, r.thread, `${kindName(r.kind)} creates block ${hex(id)}, which is already live`);
+    }
+    const b = this.blocks.take();
+    const B = this.blocks.cols as BlockColumns;
+    const interposed = (r.flags & Flag.INTERPOSED) !== 0;
+    const siteKind = this.run.sites.kind[site] ?? 0;
+    B.row[b] = this.blockRows++;
+    B.id[b] = id;
+    B.allocEvent[b] = i;
+    B.requested[b] = value;
+    B.usable[b] = r.usable;
+    B.address[b] = r.address;
+    B.site[b] = site;
+    B.fn[b] = interposed ? (r.fn > 255 ? 0 : r.fn) : ALLOCATOR_KINDS.has(siteKind) ? siteKind : 0;
+    B.thread[b] = rank;
+    B.interposed[b] = interposed ? 1 : 0;
+    B.library[b] = NONE;
+    B.entry[b] = frame === NONE ? 0 : this.frames.cols.entrySite[frame]!;
+    B.leakClass[b] = LeakClass.NONE;
+    B.inUse[b] = 1;
+    this.live.set(id, b);
+    this.heapReq += value;
+    this.heapUse += r.usable;
+    return b;
+  }
+
+  /** Hands the pending event to every fold, then frees the slots it ended. */
+  private flush(): void {
+    const e = this.ev;
+    if (this.linkedIds !== null) this.resolveLinked();
+    const folds = this.folds;
+    for (let f = 0; f < folds.length; f++) folds[f]!.event(e, this.tables);
+    this.pending = false;
+    if (this.endedBlocks.length > 0) {
+      for (const b of this.endedBlocks) this.blocks.release(b);
+      this.endedBlocks.length = 0;
+    }
+    if (this.closedFrames.length > 0) {
+      for (const f of this.closedFrames) this.frames.release(f);
+      this.closedFrames.length = 0;
+    }
+  }
+
+  private resolveLinked(): void {
+    const e = this.ev;
+    const out = this.linkedOut;
+    out.length = 0;
+    for (const id of this.linkedIds!) {
+      const b = this.live.get(id);
+      if (b === NONE) {
+        this.run.problems.add('linked-unknown-block', 'warning', this.linkedOffset, this.threads[e.thread]!.info.index, `LINKED names block ${hex(id)}, which is not live`);
+      } else {
+        out.push(b);
+      }
+    }
+    e.linked = out;
+    e.linkedPartial = this.linkedPartial;
+    this.linkedIds = null;
+  }
+
+  /** After the last record: the pending event out, the leak classes, the run's end; then every fold's `finish`. */
+  finish(): TraceEnd {
+    if (this.pending) this.flush();
+    const run = this.run;
+    const problems = run.problems;
+    const B = this.blocks.cols as BlockColumns;
+    const leakScan = applyLeakClasses(run.facts, (id) => this.live.get(id), (b, cls) => (B.leakClass[b] = cls), problems);
+    const end = runEnd(run.facts, run.header, this.endEvent, problems);
+    undefinedLibraries(run.facts, problems);
+    if (this.badBranches > 0) {
+      problems.add('branch-site', 'warning', null, null, `${this.badBranches} BRANCH record(s) name a site that is not a branch site of any UNIT record (first: site ${this.firstBadBranch}); their site is dropped`);
+    }
+    const liveBlocks: number[] = [];
+    for (let b = 0; b < this.blocks.used; b++) if (B.inUse[b] === 1) liveBlocks.push(b);
+    liveBlocks.sort((a, b) => B.row[a]! - B.row[b]!);
+    const result: TraceEnd = {
+      threads: this.threads.map((t) => t.info),
+      end,
+      lostRecords: this.lost,
+      leakScan,
+      problems: problems.list(),
+      blocksCreated: this.blockRows,
+      statics: { count: this.statics, totalBytes: this.staticBytes },
+      untrackedFrees: this.untracked,
+      liveBlocks,
+    };
+    for (const f of this.folds) f.finish?.(result, this.tables);
+    return result;
+  }
+}
+
+/** What the first pass found, shared by the fold passes. */
+interface StreamRun {
+  header: TraceHeader;
+  facts: RunFacts;
+  sites: SiteTable;
+  /** Trace thread indices, sorted: the thread list's rows. */
+  threadIndices: number[];
+  osTids: (number | null)[];
+  /** The first pass's problems; each fold pass adds its own to a copy. */
+  problems: ProblemLog;
+}
+
+/**
+ * A trace as a fold source: reads the run's facts now (one pass over the file), and streams the events for each
+ * `run`. Throws TraceRefusedError if the bytes are not a readable trace; never throws after the header.
+ */
+export function streamSource(source: ByteSource, options: StreamFoldOptions = {}): FoldSource {
+  const header = readHeader(source);
+  const problems = new ProblemLog();
+  if (header.pointerSize !== 4 && header.pointerSize !== 8) {
+    problems.add('pointer-size', 'warning', 16, null, `header gives a pointer size of ${header.pointerSize} bytes; expected 4 or 8`);
+  }
+  const progress = options.onProgress;
+  const meta = new MetaPass(problems);
+  walkRecords(source, header, meta, problems, {
+    onProgress: progress && ((done, total) => progress(done / total, 'reading the run')),
+  });
+  const sites = buildSites(meta.facts, problems);
+  const threadIndices = [...meta.threads.keys()].sort((a, b) => a - b);
+  const run: StreamRun = {
+    header,
+    facts: meta.facts,
+    sites,
+    threadIndices,
+    osTids: threadIndices.map((i) => meta.threads.get(i)!.osTid),
+    problems,
+  };
+  const start: TraceStart = {
+    header,
+    program: meta.facts.program,
+    libraries: libraryNames(meta.facts),
+    sites,
+    events: meta.events,
+    threads: threadIndices.length,
+  };
+  return {
+    start,
+    run: (folds) => {
+      const passRun = { ...run, problems: problems.copy() };
+      const scouts = folds.some((f) => f.needsTime === true) ? threadStreams(source, header, new ProblemLog(), options.window) : null;
+      const pass = new FoldPass(passRun, folds, scouts);
+      streamRecords(source, header, new ProblemLog(), (r) => pass.record(r), {
+        window: options.window,
+        onProgress: progress && ((done, total) => progress(done / total, 'reading the events')),
+      });
+      return pass.finish();
+    },
+  };
+}

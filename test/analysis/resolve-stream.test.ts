@@ -1,0 +1,124 @@
+// The streaming reader tells folds exactly what a decoded model tells them: every event's fields, the blocks and
+// frames it touches, the linked sets, the leak classes and the run's end, for hand-built traces (damaged ones too), the
+// committed fixture traces, and real programs with threads, linked frees and leaks read through small file windows.
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { memorySource, type ByteSource } from '../../analysis/trace/byte-source.js';
+import { withFileSource } from '../../analysis/trace/file-source.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { streamSource } from '../../analysis/trace/resolve-stream.js';
+import { modelSource } from '../../analysis/model-fold.js';
+import { NONE } from '../../analysis/model.js';
+import type { EventFold, FoldEvent, FoldSource, FoldTables, TraceEnd } from '../../analysis/event-fold.js';
+import { packageRoot } from '../../package-root.js';
+import { basicTrace, killedTrace, rareRecordsTrace, signalBigEndianTrace, twoThreadsTrace } from '../fixtures/scenarios.js';
+import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
+
+/** Every event as a line of everything a fold can read about it; hashed per 4096 events to keep big runs small. */
+class Transcript implements EventFold {
+  readonly needsTime = true;
+  readonly pieces: string[] = [];
+  private lines: string[] = [];
+  end = '';
+
+  event(e: FoldEvent, t: FoldTables): void {
+    const B = t.blocks;
+    const F = t.frames;
+    const block = (h: number): string =>
+      h === NONE ? '-' : [B.row[h], B.id[h], B.allocEvent[h], B.requested[h], B.usable[h], B.address[h], B.site[h], B.fn[h], B.thread[h], B.interposed[h], B.library[h], B.entry[h]].join(',');
+    const frame = (h: number): string =>
+      h === NONE ? '-' : [F.row[h], F.thread[h], F.enter[h], F.entrySite[h], F.depth[h], F.parent[h] === NONE ? '-' : F.row[F.parent[h]!]].join(',');
+    this.lines.push(
+      [e.index, e.kind, e.flags, e.thread, e.site, e.time, e.value, block(e.newBlock), block(e.oldBlock), frame(e.frame), e.stack, e.stackTotal, e.heapRequested,
+        e.heapUsable, e.library, e.untrackedAddress, e.staticAddress, e.linked === null ? '-' : e.linked.map((h) => B.row[h]).join('+'), e.linkedPartial].join(' '),
+    );
+    if (this.lines.length === 4096) this.seal();
+  }
+
+  private seal(): void {
+    const text = this.lines.join('\n');
+    this.pieces.push(this.pieces.length < 4 ? text : createHash('sha1').update(text).digest('hex'));
+    this.lines = [];
+  }
+
+  finish(end: TraceEnd, t: FoldTables): void {
+    this.seal();
+    const live = end.liveBlocks.map((h) => `${t.blocks.row[h]}:${t.blocks.leakClass[h]}`);
+    this.end = JSON.stringify({ ...end, liveBlocks: live });
+  }
+}
+
+function transcript(source: FoldSource): { start: string; pieces: string[]; end: string } {
+  const fold = new Transcript();
+  source.run([fold]);
+  return { start: JSON.stringify(source.start, (_, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : typeof v === "bigint" ? v.toString() : v)), pieces: fold.pieces, end: fold.end };
+}
+
+function expectSame(bytes: Uint8Array, streamed: ByteSource): void {
+  const model = transcript(modelSource(decodeTrace(bytes)));
+  const stream = transcript(streamSource(streamed));
+  expect(stream.start).toBe(model.start);
+  const n = Math.max(model.pieces.length, stream.pieces.length);
+  for (let i = 0; i < n; i++) expect(stream.pieces[i], `events ${i * 4096}…`).toBe(model.pieces[i]);
+  expect(stream.end).toBe(model.end);
+}
+
+describe('the streaming reader resolves events as the decoder does', () => {
+  it.each([
+    ['basic', basicTrace().build()],
+    ['two threads', twoThreadsTrace().build()],
+    ['killed', killedTrace().build()],
+    ['signal, big-endian', signalBigEndianTrace().build()],
+    ['rare records', rareRecordsTrace().build()],
+  ])('hand-built trace: %s', (_, bytes) => {
+    expectSame(bytes, memorySource(bytes));
+  });
+
+  const fixtures = path.join(packageRoot, 'test', 'fixtures', 'traces');
+  const files = ['1.0', '1.2', 'invalid'].flatMap((d) =>
+    readdirSync(path.join(fixtures, d))
+      .filter((f) => f.endsWith('.bin'))
+      .map((f) => path.join(d, f)),
+  );
+  it.each(files)('fixture %s', (file) => {
+    const bytes = new Uint8Array(readFileSync(path.join(fixtures, file)));
+    let refused: unknown = null;
+    try {
+      decodeTrace(bytes);
+    } catch (e) {
+      refused = e;
+    }
+    if (refused !== null) {
+      expect(() => streamSource(memorySource(bytes))).toThrow((refused as Error).message);
+      return;
+    }
+    expectSame(bytes, memorySource(bytes));
+    expectSame(bytes, memorySource(bytes));
+  });
+
+  describe('real programs, read from the file in small windows', () => {
+    const traces = new Map<string, string>();
+    beforeAll(() => {
+      const dir = scratch('resolve-stream');
+      for (const [name, flags, args] of [
+        ['threads', ['-O1', '-pthread'], []],
+        ['leaks', ['-O0'], []],
+        ['bst', ['-O0'], []],
+        ['endings', ['-O0'], ['longjmp']],
+      ] as const) {
+        const exe = path.join(dir, name);
+        buildInstrumented('gcc', [...flags], [path.join(programsDir, `${name}.c`)], exe);
+        const out = path.join(dir, `${name}-traces`);
+        traces.set(name, traceOf(out, runTraced(exe, [...args], out).pid));
+      }
+    }, 240_000);
+
+    it.each(['threads', 'leaks', 'bst', 'endings'])('%s', (name) => {
+      const trace = traces.get(name)!;
+      const bytes = new Uint8Array(readFileSync(trace));
+      withFileSource(trace, (s) => expectSame(bytes, s), 4096);
+    }, 240_000);
+  });
+});
