@@ -1,6 +1,7 @@
 // The streaming reader tells folds exactly what a decoded model tells them: every event's fields, the blocks and
 // frames it touches, the linked sets, the leak classes and the run's end, for hand-built traces (damaged ones too), the
-// committed fixture traces, and real programs with threads, linked frees and leaks read through small file windows.
+// committed fixture traces, and real programs (16 threads at once, signal handlers, longjmp, linked frees, leaks) read
+// through small file windows.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -102,20 +103,21 @@ describe('the streaming reader resolves events as the decoder does', () => {
     const traces = new Map<string, string>();
     beforeAll(() => {
       const dir = scratch('resolve-stream');
-      for (const [name, flags, args] of [
-        ['threads', ['-O1', '-pthread'], []],
-        ['leaks', ['-O0'], []],
-        ['bst', ['-O0'], []],
-        ['endings', ['-O0'], ['longjmp']],
-      ] as const) {
+      const stress = path.join(dir, 'stress');
+      buildInstrumented('gcc', ['-O1', '-pthread'], [path.join(programsDir, 'stress.c')], stress);
+      for (const mode of ['threads', 'signal', 'longjmp']) {
+        const out = path.join(dir, `stress-${mode}`);
+        traces.set(`stress ${mode}`, traceOf(out, runTraced(stress, [mode], out).pid));
+      }
+      for (const name of ['leaks', 'bst']) {
         const exe = path.join(dir, name);
-        buildInstrumented('gcc', [...flags], [path.join(programsDir, `${name}.c`)], exe);
+        buildInstrumented('gcc', ['-O0'], [path.join(programsDir, `${name}.c`)], exe);
         const out = path.join(dir, `${name}-traces`);
-        traces.set(name, traceOf(out, runTraced(exe, [...args], out).pid));
+        traces.set(name, traceOf(out, runTraced(exe, [], out).pid));
       }
     }, 240_000);
 
-    it.each(['threads', 'leaks', 'bst', 'endings'])('%s', (name) => {
+    it.each(['stress threads', 'stress signal', 'stress longjmp', 'leaks', 'bst'])('%s', (name) => {
       const trace = traces.get(name)!;
       const bytes = new Uint8Array(readFileSync(trace));
       withFileSource(trace, (s) => expectSame(bytes, s), 4096);
