@@ -3,7 +3,7 @@ import { EndHow, ExtKind, Kind, extKindName, kindName, siteKindName } from './tr
 import { readHeader } from './trace/header.js';
 import { memorySource, type ByteSource } from './trace/byte-source.js';
 import { walkRecords, type ChunkInfo, type RecordVisitor, type TraceRecord } from './trace/records.js';
-import { decodeTrace } from './trace/decode.js';
+import { streamSource } from './trace/resolve-stream.js';
 import { ProblemLog } from './problems.js';
 import { signalName } from './signals.js';
 
@@ -77,9 +77,9 @@ export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) =
     `MWTRACE ${h.major}.${h.minor} ${h.littleEndian ? 'little' : 'big'}-endian pointer=${h.pointerSize} ` +
       `complete=${h.complete ? 'yes' : 'no'} pid=${h.pid} ppid=${h.ppid} start=${h.startTimeNs}ns header=${h.headerSize} size=${h.fileSize}`,
   );
-  // The decoder's problems include the walk's own, plus checks of blocks, sites and the run's end. Decoded first, so
-  // its model can be collected before the (large) text is produced.
-  const problems = decodeTrace(bytes).problems;
+  // The reader's problems include the walk's own, plus checks of blocks, sites and the run's end: a streaming pass with
+  // no fold finds them all, holding the live blocks only.
+  const problems = streamSource(bytes).run([]).problems;
   let records = 0;
   let chunks = 0;
   const threads = new Set<number>();

@@ -1,8 +1,8 @@
 // `cc-memwrap dump <trace>`: every record of a trace as one line of text, in file order, then the problems found.
-import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { dumpTrace } from '../analysis/dump.js';
 import { describeReadError } from '../host/read-errors.js';
+import { withFileSource } from '../analysis/trace/file-source.js';
 import { processIo, type CliIo } from './io.js';
 
 export const DUMP_HELP = `Usage: cc-memwrap dump <trace>
@@ -34,8 +34,8 @@ export async function runDump(args: string[], io: CliIo = processIo()): Promise<
   }
   const file = parsed.positionals[0]!;
   try {
-    const bytes = await readFile(file);
-    dumpTrace(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength), (line) => io.out(line + '\n'));
+    // Read a window at a time and written as it goes: a dump is many times the trace's size.
+    withFileSource(file, (source) => dumpTrace(source, (line) => io.out(line + '\n')));
   } catch (e) {
     await io.flush();
     io.err(`cc-memwrap dump: ${describeReadError(file, e)}\n`);

@@ -1,4 +1,5 @@
 // What the trace subcommands need from the terminal: buffered stdout, stderr and a progress line on TTYs (file errors are worded by host/read-errors.ts).
+import { writeSync } from 'node:fs';
 
 export interface CliIo {
   out(text: string): void;
@@ -9,47 +10,50 @@ export interface CliIo {
   flush(): Promise<void>;
 }
 
+/** Lets a synchronous writer wait a millisecond for a full pipe. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/** Writes all of `bytes` to file descriptor `fd`, waiting out a full non-blocking pipe; false once the reader is gone. */
+function writeAll(fd: number, bytes: Buffer): boolean {
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += writeSync(fd, bytes, done, bytes.length - done);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') Atomics.wait(pause, 0, 0, 1);
+      else if (code === 'EPIPE') return false;
+      else throw e;
+    }
+  }
+  return true;
+}
+
 /**
- * The process's own streams. Output is gathered in large pieces and written with backpressure by `flush` (queuing
- * a big dump in the stream instead makes the garbage collector crawl). A closed stdout pipe (EPIPE, e.g. `| head`)
- * ends the output quietly.
+ * The process's own streams. Output is gathered in pieces of a mebibyte and each is written as soon as it is full, so
+ * that a dump many times larger than memory streams out while it is made (queuing it in the stream instead makes the
+ * garbage collector crawl). A closed stdout pipe (EPIPE, e.g. `| head`) ends the output quietly.
  */
 export function processIo(): CliIo {
-  const pieces: Buffer[] = [];
   let pending = '';
   let broken = false;
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') broken = true;
-    else throw e;
-  });
+  const write = (): void => {
+    // Flat bytes: a rope of small strings would burden the GC.
+    if (!broken && pending !== '') broken = !writeAll(1, Buffer.from(pending));
+    pending = '';
+  };
   return {
     out(text) {
       pending += text;
-      if (pending.length >= 1 << 20) {
-        pieces.push(Buffer.from(pending)); // flat bytes: a rope of small strings would burden the GC
-        pending = '';
-      }
+      if (pending.length >= 1 << 20) write();
     },
     err(text) {
       process.stderr.write(text);
     },
     errIsTTY: process.stderr.isTTY === true,
-    async flush() {
-      if (pending !== '') pieces.push(Buffer.from(pending));
-      pending = '';
-      for (let i = 0; i < pieces.length && !broken; i++) {
-        const ok = process.stdout.write(pieces[i]!);
-        if (!ok && !broken) {
-          await new Promise<void>((resolve) => {
-            const done = (): void => {
-              process.stdout.off('drain', done).off('error', done);
-              resolve();
-            };
-            process.stdout.once('drain', done).once('error', done);
-          });
-        }
-      }
-      pieces.length = 0;
+    flush() {
+      write();
+      return Promise.resolve();
     },
   };
 }

@@ -16,7 +16,7 @@ import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts,
 import { NONE, type SiteTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 import { emptyEvent } from '../model-fold.js';
-import type { Column, EventFold, FoldBlocks, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from '../event-fold.js';
+import type { EventFold, FoldBlocks, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from '../event-fold.js';
 
 export interface StreamFoldOptions {
   /** Called now and then with the fraction of the pass done (0…1) and what it is doing. */
@@ -116,7 +116,8 @@ class LiveIds {
     }
   }
 
-  set(id: number, value: number): void {
+  /** Maps `id` to `value`; returns whether `id` was mapped already. */
+  set(id: number, value: number): boolean {
     if (2 * (this.count + 1) > this.mask + 1) this.grow();
     let i = this.slotOf(id);
     for (;;) {
@@ -125,11 +126,11 @@ class LiveIds {
         this.keys[i] = id;
         this.vals[i] = value;
         this.count++;
-        return;
+        return false;
       }
       if (this.keys[i] === id) {
         this.vals[i] = value;
-        return;
+        return true;
       }
       i = (i + 1) & this.mask;
     }
@@ -174,75 +175,109 @@ class LiveIds {
   }
 }
 
-type Columns<T> = { -readonly [K in keyof T]: Float64Array | Int32Array | Uint32Array | Uint8Array };
+/** A free list of slot numbers, and a stack of handles to release. */
+class SlotStack {
+  items = new Int32Array(64);
+  count = 0;
 
-/** Typed-array columns by slot, grown by doubling, with a free list: the live blocks, or the open frames. */
-class Slots<T extends object> {
-  readonly cols: Columns<T>;
-  private free = new Int32Array(64);
-  private freeCount = 0;
-  private size: number;
-  used = 0;
-
-  constructor(make: (n: number) => Columns<T>) {
-    this.size = 64;
-    this.cols = make(this.size);
+  push(slot: number): void {
+    if (this.count === this.items.length) {
+      const bigger = new Int32Array(2 * this.count);
+      bigger.set(this.items);
+      this.items = bigger;
+    }
+    this.items[this.count++] = slot;
   }
+}
+
+/** `old`'s values in an array of `size` of the same type. */
+function grown<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(old: T, size: number): T {
+  const bigger = new (old.constructor as new (n: number) => T)(size);
+  bigger.set(old);
+  return bigger;
+}
+
+/**
+ * The live blocks' columns by slot (FoldBlocks), grown by doubling; freed slots are reused. Plain typed-array fields
+ * of one class, so that every read in the hot loop sees one shape.
+ */
+class BlockSlots implements FoldBlocks {
+  row = new Float64Array(64);
+  id = new Float64Array(64);
+  allocEvent = new Float64Array(64);
+  requested = new Float64Array(64);
+  usable = new Float64Array(64);
+  address = new Float64Array(64);
+  site = new Uint32Array(64);
+  fn = new Uint8Array(64);
+  thread = new Uint32Array(64);
+  interposed = new Uint8Array(64);
+  library = new Int32Array(64);
+  entry = new Uint32Array(64);
+  leakClass = new Uint8Array(64);
+  /** 1 while the slot holds a live block. */
+  inUse = new Uint8Array(64);
+  used = 0;
+  private readonly free = new SlotStack();
 
   take(): number {
-    if (this.freeCount > 0) return this.free[--this.freeCount]!;
-    if (this.used === this.size) this.grow();
+    if (this.free.count > 0) return this.free.items[--this.free.count]!;
+    if (this.used === this.row.length) this.grow(2 * this.used);
     return this.used++;
   }
 
   release(slot: number): void {
-    if (this.freeCount === this.free.length) {
-      const f = new Int32Array(2 * this.free.length);
-      f.set(this.free);
-      this.free = f;
-    }
-    this.free[this.freeCount++] = slot;
+    this.free.push(slot);
   }
 
-  private grow(): void {
-    this.size *= 2;
-    const cols = this.cols as Record<string, Float64Array | Int32Array | Uint32Array | Uint8Array>;
-    for (const k of Object.keys(cols)) {
-      const old = cols[k]!;
-      const bigger = new (old.constructor as Float64ArrayConstructor)(this.size);
-      bigger.set(old);
-      cols[k] = bigger;
-    }
+  private grow(n: number): void {
+    this.row = grown(this.row, n);
+    this.id = grown(this.id, n);
+    this.allocEvent = grown(this.allocEvent, n);
+    this.requested = grown(this.requested, n);
+    this.usable = grown(this.usable, n);
+    this.address = grown(this.address, n);
+    this.site = grown(this.site, n);
+    this.fn = grown(this.fn, n);
+    this.thread = grown(this.thread, n);
+    this.interposed = grown(this.interposed, n);
+    this.library = grown(this.library, n);
+    this.entry = grown(this.entry, n);
+    this.leakClass = grown(this.leakClass, n);
+    this.inUse = grown(this.inUse, n);
   }
 }
 
-type BlockColumns = Columns<FoldBlocks & { inUse: Column }>;
+/** The open frames' columns by slot (FoldFrames), as BlockSlots. */
+class FrameSlots implements FoldFrames {
+  row = new Float64Array(64);
+  thread = new Uint32Array(64);
+  enter = new Float64Array(64);
+  entrySite = new Uint32Array(64);
+  depth = new Float64Array(64);
+  parent = new Int32Array(64);
+  used = 0;
+  private readonly free = new SlotStack();
 
-const blockColumns = (n: number): BlockColumns => ({
-  row: new Float64Array(n),
-  id: new Float64Array(n),
-  allocEvent: new Float64Array(n),
-  requested: new Float64Array(n),
-  usable: new Float64Array(n),
-  address: new Float64Array(n),
-  site: new Uint32Array(n),
-  fn: new Uint8Array(n),
-  thread: new Uint32Array(n),
-  interposed: new Uint8Array(n),
-  library: new Int32Array(n),
-  entry: new Uint32Array(n),
-  leakClass: new Uint8Array(n),
-  inUse: new Uint8Array(n),
-});
+  take(): number {
+    if (this.free.count > 0) return this.free.items[--this.free.count]!;
+    if (this.used === this.row.length) this.grow(2 * this.used);
+    return this.used++;
+  }
 
-const frameColumns = (n: number): Columns<FoldFrames> => ({
-  row: new Float64Array(n),
-  thread: new Uint32Array(n),
-  enter: new Float64Array(n),
-  entrySite: new Uint32Array(n),
-  depth: new Float64Array(n),
-  parent: new Int32Array(n),
-});
+  release(slot: number): void {
+    this.free.push(slot);
+  }
+
+  private grow(n: number): void {
+    this.row = grown(this.row, n);
+    this.thread = grown(this.thread, n);
+    this.enter = grown(this.enter, n);
+    this.entrySite = grown(this.entrySite, n);
+    this.depth = grown(this.depth, n);
+    this.parent = grown(this.parent, n);
+  }
+}
 
 /**
  * A thread's clock for a fold pass: a second stream of the thread's records, read ahead to the TIME records around
@@ -309,8 +344,8 @@ interface PassThread {
 
 /** One fold pass: the records in the global order resolved into events for the folds. */
 class FoldPass {
-  private readonly blocks: Slots<FoldBlocks & { inUse: Column }>;
-  private readonly frames: Slots<FoldFrames>;
+  private readonly blocks = new BlockSlots();
+  private readonly frames = new FrameSlots();
   private readonly tables: FoldTables;
   private readonly live = new LiveIds();
   private readonly threads: PassThread[];
@@ -318,8 +353,8 @@ class FoldPass {
   private readonly ev = emptyEvent();
   private pending = false;
   /** Blocks ended and frames closed by the pending event: released once the folds have seen it. */
-  private endedBlocks: number[] = [];
-  private closedFrames: number[] = [];
+  private readonly endedBlocks = new SlotStack();
+  private readonly closedFrames = new SlotStack();
   /** The pending event's LINKED record: ids, partial flag, where (resolved when the event is handed out). */
   private linkedIds: number[] | null = null;
   private linkedPartial = false;
@@ -346,9 +381,7 @@ class FoldPass {
     private readonly folds: EventFold[],
     scouts: ThreadStream[] | null,
   ) {
-    this.blocks = new Slots(blockColumns);
-    this.frames = new Slots(frameColumns);
-    this.tables = { blocks: this.blocks.cols as unknown as FoldBlocks, frames: this.frames.cols as unknown as FoldFrames };
+    this.tables = { blocks: this.blocks, frames: this.frames };
     this.rankOf = new Map(run.threadIndices.map((index, rank) => [index, rank]));
     const scoutOf = new Map((scouts ?? []).map((s) => [s.index, s]));
     this.threads = run.threadIndices.map((index, rank) => ({
@@ -396,7 +429,7 @@ class FoldPass {
     if (!this.pending || r.library >= MAX_LIBRARY || e.thread !== this.rank(r.thread) || e.library !== NONE) return;
     if (e.kind !== Kind.ALLOC && e.kind !== Kind.FREE && e.kind !== Kind.REALLOC) return;
     e.library = r.library;
-    if (e.newBlock !== NONE) this.blocks.cols.library[e.newBlock] = r.library;
+    if (e.newBlock !== NONE) this.blocks.library[e.newBlock] = r.library;
   }
 
   /** EXT/BRANCH: only its site is checked, as the decoder does (branches are not events). */
@@ -421,7 +454,7 @@ class FoldPass {
       return NONE;
     }
     this.live.delete(id);
-    const B = this.blocks.cols;
+    const B = this.blocks;
     B.inUse[b] = 0;
     this.heapReq -= B.requested[b]!;
     this.heapUse -= B.usable[b]!;
@@ -445,7 +478,7 @@ class FoldPass {
   }
 
   private innermostDepth(t: PassThread): number {
-    return t.frames.length > 0 ? this.frames.cols.depth[t.frames[t.frames.length - 1]!]! : 0;
+    return t.frames.length > 0 ? this.frames.depth[t.frames[t.frames.length - 1]!]! : 0;
   }
 
   /** The decoder's pass 3 for one event (decode.ts, resolve), into `ev`. */
@@ -473,7 +506,7 @@ class FoldPass {
         site = this.checkSite(r.site, r);
         value = r.depth;
         const fr = this.frames.take();
-        const F = this.frames.cols;
+        const F = this.frames;
         F.row[fr] = this.frameRows++;
         F.thread[fr] = rank;
         F.enter[fr] = i;
@@ -526,7 +559,7 @@ class FoldPass {
             break;
           }
           oldBlock = this.endBlock(r.block, r);
-          value = oldBlock === NONE ? 0 : this.blocks.cols.requested[oldBlock]!;
+          value = oldBlock === NONE ? 0 : this.blocks.requested[oldBlock]!;
           break;
         }
         value = r.size;
@@ -566,11 +599,11 @@ class FoldPass {
 
   private newBlock(r: TraceRecord, i: number, rank: number, site: number, value: number, frame: number): number {
     const id = r.seq;
-    if (this.live.get(id) !== NONE) {
+    const b = this.blocks.take();
+    if (this.live.set(id, b)) {
       this.run.problems.add('block-reused', 'warning', r.offset, r.thread, `${kindName(r.kind)} creates block ${hex(id)}, which is already live`);
     }
-    const b = this.blocks.take();
-    const B = this.blocks.cols as BlockColumns;
+    const B = this.blocks;
     const interposed = (r.flags & Flag.INTERPOSED) !== 0;
     const siteKind = this.run.sites.kind[site] ?? 0;
     B.row[b] = this.blockRows++;
@@ -584,10 +617,9 @@ class FoldPass {
     B.thread[b] = rank;
     B.interposed[b] = interposed ? 1 : 0;
     B.library[b] = NONE;
-    B.entry[b] = frame === NONE ? 0 : this.frames.cols.entrySite[frame]!;
+    B.entry[b] = frame === NONE ? 0 : this.frames.entrySite[frame]!;
     B.leakClass[b] = LeakClass.NONE;
     B.inUse[b] = 1;
-    this.live.set(id, b);
     this.heapReq += value;
     this.heapUse += r.usable;
     return b;
@@ -600,14 +632,12 @@ class FoldPass {
     const folds = this.folds;
     for (let f = 0; f < folds.length; f++) folds[f]!.event(e, this.tables);
     this.pending = false;
-    if (this.endedBlocks.length > 0) {
-      for (const b of this.endedBlocks) this.blocks.release(b);
-      this.endedBlocks.length = 0;
-    }
-    if (this.closedFrames.length > 0) {
-      for (const f of this.closedFrames) this.frames.release(f);
-      this.closedFrames.length = 0;
-    }
+    const ended = this.endedBlocks;
+    for (let k = 0; k < ended.count; k++) this.blocks.release(ended.items[k]!);
+    ended.count = 0;
+    const closed = this.closedFrames;
+    for (let k = 0; k < closed.count; k++) this.frames.release(closed.items[k]!);
+    closed.count = 0;
   }
 
   private resolveLinked(): void {
@@ -632,7 +662,7 @@ class FoldPass {
     if (this.pending) this.flush();
     const run = this.run;
     const problems = run.problems;
-    const B = this.blocks.cols as BlockColumns;
+    const B = this.blocks;
     const leakScan = applyLeakClasses(run.facts, (id) => this.live.get(id), (b, cls) => (B.leakClass[b] = cls), problems);
     const end = runEnd(run.facts, run.header, this.endEvent, problems);
     undefinedLibraries(run.facts, problems);
