@@ -1,7 +1,7 @@
 // The benchmark: instrumented vs. plain run time on allocation-, call- and
 // compute-heavy workloads and on SQLite, beside Valgrind Massif and heaptrack
 // on the same workloads; cc-memwrap gcc vs. gcc build time on sqlite3.c; and
-// trace bytes per event. Runs alternate (A B A B …) on this noisy machine and
+// trace bytes per event; and how the readers scale to traces of 10^8 and 10^9 events (scale.ts). Runs alternate (A B A B …) on this noisy machine and
 // every figure is a ratio of medians measured in this one run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { countEvents } from '../analysis/trace/count.js';
 import { packageRoot } from '../package-root.js';
 import { branchesTable } from './branches.js';
 import { floorTable } from './floor.js';
+import { scaleTable } from './scale.js';
 import { median, sh, timeRun } from './measure.js';
 import { sqliteAmalgamation } from './sources.js';
 import { workloads } from './workloads.js';
@@ -42,7 +43,7 @@ function main(): void {
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|sqlite|build|report|floor|branches]');
+    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|sqlite|build|report|floor|branches|scale]');
     return;
   }
   const runs = Number(values.runs);
@@ -92,6 +93,7 @@ function main(): void {
   if (!values.only || values.only === 'report') reportTime();
   if (!values.only || values.only === 'floor') floorTable(workloads(), runs, work);
   if (!values.only || values.only === 'branches') branchesTable(workloads(), wrapper, runs, work);
+  if (!values.only || values.only === 'scale') scaleTable(work);
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events
