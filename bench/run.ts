@@ -1,7 +1,8 @@
 // The benchmark: instrumented vs. plain run time on allocation-, call- and
 // compute-heavy workloads and on SQLite, beside Valgrind Massif and heaptrack
 // on the same workloads; cc-memwrap gcc vs. gcc build time on sqlite3.c; and
-// trace bytes per event; and how the readers scale to traces of 10^8 and 10^9 events (scale.ts). Runs alternate (A B A B …) on this noisy machine and
+// trace bytes per event; and how the readers scale to traces of 10^8 and 10^9
+// events (scale.ts). Runs alternate (A B A B …) on this noisy machine and
 // every figure is a ratio of medians measured in this one run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,9 +1,9 @@
 // `cc-memwrap export <trace> --format massif|csv|folded|speedscope`: the memory timeline of a run as a Massif file (for
 // ms_print) or as CSV; or heap and stack by call path as folded stacks (flame graph tools) or a speedscope file.
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { readTraceFile } from '../analysis/trace/read-file.js';
+import { writeWholeFile } from '../host/whole-file.js';
 import { exportMassif } from '../analysis/export-massif.js';
 import { exportCsv } from '../analysis/export-csv.js';
 import { IntervalError, intervalSeries, type IntervalSpec } from '../analysis/timeline.js';
@@ -209,7 +209,7 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
   async function writeOut(text: string): Promise<number> {
     if (values.output !== undefined) {
       try {
-        await writeFile(values.output, text);
+        writeWholeFile(values.output, text);
       } catch (e) {
         return fail(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }

@@ -1,6 +1,7 @@
 // `cc-memwrap report --html`: one self-contained HTML file holding the viewer (the report build of the renderer, its script and stylesheet inlined), the trace bytes (base64) and the source files the trace names (read under the viewer's own path checks). Nothing is fetched when it opens: its CSP allows only the inlined script and style (by hash) and the decoding worker it starts from a Blob URL.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeWholeFile } from './whole-file.js';
 import path from 'node:path';
 import { packageRoot } from '../package-root.js';
 import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from './embedded-types.js';
@@ -95,7 +96,7 @@ export function htmlReport(session: TraceSession, templateDir: string = REPORT_T
 export function writeHtmlReport(session: TraceSession, out: string, templateDir: string = REPORT_TEMPLATE_DIR): number {
   const text = htmlReport(session, templateDir);
   try {
-    writeFileSync(out, text);
+    writeWholeFile(out, text);
   } catch (e) {
     throw new HtmlReportError(`cannot write ${out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
