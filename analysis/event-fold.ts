@@ -85,10 +85,20 @@ export interface FoldEvent {
   linkedPartial: boolean;
 }
 
+/** The time of an event, asked for during a pass: `time` holds it by the time the folds finish (at once, for a model). */
+export interface TimeTicket {
+  readonly time: number;
+}
+
 /** What a fold can look up at any event, and at the end. */
 export interface FoldTables {
   readonly blocks: FoldBlocks;
   readonly frames: FoldFrames;
+  /**
+   * The time of event `e` (the one being told), known by `finish`. A streaming reader learns it at the thread's next
+   * TIME record: for the times of a few events (a peak's), this costs nothing where `needsTime` reads twice.
+   */
+  timeOf(e: FoldEvent): TimeTicket;
 }
 
 /** The run's facts known before the first event: everything a fold needs to name sites and size its tables. */

@@ -58,7 +58,7 @@ export function modelTables(model: Model): FoldTables {
   }
   const foldBlocks: FoldBlocks = { ...blocks, row: identity(blocks.count), entry };
   const foldFrames: FoldFrames = { ...frames, row: identity(frames.count) };
-  return { blocks: foldBlocks, frames: foldFrames };
+  return { blocks: foldBlocks, frames: foldFrames, timeOf: (e) => ({ time: e.time }) };
 }
 
 /** The facts of a model after its last event. */

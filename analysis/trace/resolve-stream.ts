@@ -16,7 +16,7 @@ import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts,
 import { NONE, type SiteTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 import { emptyEvent } from '../model-fold.js';
-import type { EventFold, FoldBlocks, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from '../event-fold.js';
+import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TimeTicket, TraceEnd, TraceStart } from '../event-fold.js';
 
 export interface StreamFoldOptions {
   /** Called now and then with the fraction of the pass done (0…1) and what it is doing. */
@@ -331,9 +331,20 @@ class ThreadClock {
   }
 }
 
+/** A time asked for before the thread's next TIME record. */
+interface PendingTime {
+  time: number;
+  ordinal: number;
+}
+
 /** One thread's state in a fold pass. */
 interface PassThread {
   info: ThreadInfo;
+  /** The latest TIME record in the stream so far: its time and the thread's events before it (-1: none yet). */
+  timeCount: number;
+  time: number;
+  /** Times asked for since then (FoldTables.timeOf). */
+  asked: PendingTime[];
   /** Handles of the open frames, innermost last. */
   frames: number[];
   stack: number;
@@ -360,6 +371,8 @@ class FoldPass {
   private linkedPartial = false;
   private linkedOffset = 0;
   private readonly linkedOut: number[] = [];
+  /** TIME records that came after the pending event, before it was handed out: thread rows and times. */
+  private readonly laterTimes: number[] = [];
   private events = 0;
   private blockRows = 0;
   private frameRows = 0;
@@ -381,11 +394,14 @@ class FoldPass {
     private readonly folds: EventFold[],
     scouts: ThreadStream[] | null,
   ) {
-    this.tables = { blocks: this.blocks, frames: this.frames };
+    this.tables = { blocks: this.blocks, frames: this.frames, timeOf: (e) => this.timeOf(e) };
     this.rankOf = new Map(run.threadIndices.map((index, rank) => [index, rank]));
     const scoutOf = new Map((scouts ?? []).map((s) => [s.index, s]));
     this.threads = run.threadIndices.map((index, rank) => ({
       info: { index, osTid: run.osTids[rank]!, beginEvent: NONE, endEvent: NONE, events: 0, maxStack: 0, maxStackEvent: NONE },
+      timeCount: -1,
+      time: 0,
+      asked: [],
       frames: [],
       stack: 0,
       ordinal: 0,
@@ -420,7 +436,35 @@ class FoldPass {
     } else if (kind === Kind.EXT) {
       if (r.subkind === ExtKind.CALLER) this.caller(r);
       else if (r.subkind === ExtKind.BRANCH) this.branch(r);
+    } else if (kind === Kind.TIME) {
+      // Applied once the pending event is out, so that a time its folds ask for is placed before this record.
+      if (this.pending) this.laterTimes.push(this.rank(r.thread), r.time);
+      else this.clock(this.threads[this.rank(r.thread)]!, r.time);
     }
+  }
+
+  /** The time of the event being handed out: now when every event gets one, else at its thread's next TIME. */
+  private timeOf(e: FoldEvent): TimeTicket {
+    const t = this.threads[e.thread]!;
+    if (t.clock !== null) return { time: e.time };
+    const asked = { time: t.timeCount < 0 ? 0 : t.time, ordinal: t.ordinal - 1 };
+    t.asked.push(asked);
+    return asked;
+  }
+
+  /** A TIME record of thread `t`: the times asked for since its previous one, as the decoder interpolates them. */
+  private clock(t: PassThread, now: number): void {
+    for (const a of t.asked) {
+      if (t.timeCount < 0) {
+        a.time = now;
+      } else {
+        const step = (now - t.time) / (t.ordinal - t.timeCount + 1);
+        a.time = t.time + step * (a.ordinal - t.timeCount + 1);
+      }
+    }
+    t.asked.length = 0;
+    t.time = now;
+    t.timeCount = t.ordinal;
   }
 
   /** EXT/CALLER: the library of the thread's heap event, if that is the one still to be handed out. */
@@ -638,6 +682,11 @@ class FoldPass {
     const closed = this.closedFrames;
     for (let k = 0; k < closed.count; k++) this.frames.release(closed.items[k]!);
     closed.count = 0;
+    const times = this.laterTimes;
+    if (times.length > 0) {
+      for (let k = 0; k < times.length; k += 2) this.clock(this.threads[times[k]!]!, times[k + 1]!);
+      times.length = 0;
+    }
   }
 
   private resolveLinked(): void {

@@ -12,7 +12,7 @@ import { decodeTrace } from '../../analysis/trace/decode.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
 import { modelSource } from '../../analysis/model-fold.js';
 import { NONE } from '../../analysis/model.js';
-import type { EventFold, FoldEvent, FoldSource, FoldTables, TraceEnd } from '../../analysis/event-fold.js';
+import type { EventFold, FoldEvent, FoldSource, FoldTables, TimeTicket, TraceEnd } from '../../analysis/event-fold.js';
 import { packageRoot } from '../../package-root.js';
 import { basicTrace, killedTrace, rareRecordsTrace, signalBigEndianTrace, twoThreadsTrace } from '../fixtures/scenarios.js';
 import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
@@ -51,6 +51,26 @@ class Transcript implements EventFold {
   }
 }
 
+/** Every event's time asked for as a ticket (no `needsTime`), read at the end: hashed as Transcript does. */
+class TicketTimes implements EventFold {
+  private readonly tickets: TimeTicket[] = [];
+  times = '';
+
+  event(e: FoldEvent, t: FoldTables): void {
+    this.tickets.push(t.timeOf(e));
+  }
+
+  finish(): void {
+    this.times = createHash('sha1').update(this.tickets.map((t) => t.time).join(' ')).digest('hex');
+  }
+}
+
+function ticketTimes(source: FoldSource): string {
+  const fold = new TicketTimes();
+  source.run([fold]);
+  return fold.times;
+}
+
 function transcript(source: FoldSource): { start: string; pieces: string[]; end: string } {
   const fold = new Transcript();
   source.run([fold]);
@@ -64,6 +84,7 @@ function expectSame(bytes: Uint8Array, streamed: ByteSource): void {
   const n = Math.max(model.pieces.length, stream.pieces.length);
   for (let i = 0; i < n; i++) expect(stream.pieces[i], `events ${i * 4096}…`).toBe(model.pieces[i]);
   expect(stream.end).toBe(model.end);
+  expect(ticketTimes(streamSource(streamed))).toBe(ticketTimes(modelSource(decodeTrace(bytes))));
 }
 
 describe('the streaming reader resolves events as the decoder does', () => {
