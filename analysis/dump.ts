@@ -79,7 +79,7 @@ export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) =
   );
   // The reader's problems include the walk's own, plus checks of blocks, sites and the run's end: a streaming pass with
   // no fold finds them all, holding the live blocks only.
-  const problems = streamSource(bytes).run([]).problems;
+  const problems = streamSource(bytes).run(() => []).problems;
   let records = 0;
   let chunks = 0;
   const threads = new Set<number>();

@@ -107,7 +107,10 @@ export interface TraceStart {
   program: Model['program'];
   libraries: string[];
   sites: SiteTable;
-  /** Number of events the trace holds. */
+  /**
+   * Number of events the trace holds; -1 when a streaming reader reads the trace once and counts them as it goes (a
+   * fold that needs the count before the end says so: `needsEventCount`). TraceEnd.events has it always.
+   */
   events: number;
   /** Number of threads (rows of the thread list). */
   threads: number;
@@ -115,6 +118,7 @@ export interface TraceStart {
 
 /** The run's facts after the last event. */
 export interface TraceEnd {
+  events: number;
   threads: ThreadInfo[];
   end: RunEnd;
   lostRecords: number;
@@ -134,6 +138,8 @@ export interface EventFold {
    * reads each thread's records twice for that); elsewhere `time` is 0.
    */
   readonly needsTime?: boolean;
+  /** The fold reads `TraceStart.events` before the end (a streaming reader then counts the events first). */
+  readonly needsEventCount?: boolean;
   event(e: FoldEvent, tables: FoldTables): void;
   /** After the last event. */
   finish?(end: TraceEnd, tables: FoldTables): void;
@@ -145,12 +151,14 @@ export type FoldFactory<F extends EventFold> = (start: TraceStart) => F;
 export type { EndHowName };
 
 /**
- * A trace to fold: its start facts, and passes over its events. A decoded model can be walked any number of times; a
- * streamed trace is read again for each pass, so an analysis asks for as few as it can (one, or two when it needs a
- * point the first finds).
+ * A trace to fold. A decoded model can be walked any number of times; a streamed trace is read again for each pass, so
+ * an analysis asks for as few as it can (one, or two when it needs a point the first finds).
  */
 export interface FoldSource {
-  readonly start: TraceStart;
-  /** One pass: every event to every fold, then `finish`; returns the run's end facts. */
-  run(folds: EventFold[]): TraceEnd;
+  /**
+   * One pass: `build` makes the folds from the run's start facts, every event goes to every fold, then `finish`;
+   * returns the run's end facts. A streaming source may call `build` a second time when it finds that its first
+   * reading cannot be exact (resolve-stream.ts): read results from the folds of the last call.
+   */
+  run(build: (start: TraceStart) => EventFold[]): TraceEnd;
 }

@@ -66,6 +66,7 @@ export function modelEnd(model: Model): TraceEnd {
   const liveBlocks: number[] = [];
   for (let b = 0; b < model.blocks.count; b++) if (model.blocks.freeEvent[b] === NONE) liveBlocks.push(b);
   return {
+    events: model.events.count,
     threads: model.threads,
     end: model.end,
     lostRecords: model.lostRecords,
@@ -122,5 +123,5 @@ export function foldModel(model: Model, folds: EventFold[]): void {
 
 /** A decoded model as a fold source. */
 export function modelSource(model: Model): FoldSource {
-  return { start: modelStart(model), run: (folds) => (foldModel(model, folds), modelEnd(model)) };
+  return { run: (build) => (foldModel(model, build(modelStart(model))), modelEnd(model)) };
 }

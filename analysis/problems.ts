@@ -51,6 +51,11 @@ export class ProblemLog {
     return log;
   }
 
+  /** The codes of every problem added, kept or not. */
+  codes(): string[] {
+    return [...this.counts.keys()];
+  }
+
   get size(): number {
     return this.kept.length;
   }

@@ -33,7 +33,7 @@ function record(exe: string, dir: string, depth: number): { trace: string; bytes
   const trace = path.join(dir, `binary-trees-${depth}.mwtrace`);
   console.error(`[scale] recording binary-trees ${depth}`);
   sh(exe, [String(depth)], { env: { ...process.env, MEMWRAP_TRACE: trace } });
-  const events = withFileSource(trace, (s) => streamSource(s).start.events);
+  const events = withFileSource(trace, (s) => streamSource(s).run(() => []).events);
   return { trace, bytes: statSync(trace).size, events };
 }
 

@@ -85,8 +85,16 @@ export function streamRecords(
   visit: (r: TraceRecord) => boolean | void,
   options: StreamOptions = {},
 ): void {
-  const threads = threadStreams(source, header, problems, options.window);
-  const total = source.size;
+  mergeStreams(threadStreams(source, header, problems, options.window), source.size, visit, options.onProgress);
+}
+
+/** `streamRecords` over streams already opened (`threadStreams`) of a file of `total` bytes. */
+export function mergeStreams(
+  threads: ThreadStream[],
+  total: number,
+  visit: (r: TraceRecord) => boolean | void,
+  onProgress?: (done: number, total: number) => void,
+): void {
   let done = 0;
   let sinceProgress = 0;
 
@@ -105,15 +113,15 @@ export function streamRecords(
     // The whole run: every record of this thread read while its merge key stays the same.
     do {
       if (visit(s.peeked) === false) return;
-      if (options.onProgress !== undefined && ++sinceProgress === 1 << 16) {
+      if (onProgress !== undefined && ++sinceProgress === 1 << 16) {
         sinceProgress = 0;
         done = Math.max(done, s.peeked.offset);
-        options.onProgress(done, total);
+        onProgress(done, total);
       }
       s.advance();
     } while (s.hasNext && s.peeked.seq === key);
     if (s.hasNext) heap.topChanged();
     else heap.pop();
   }
-  options.onProgress?.(total, total);
+  onProgress?.(total, total);
 }

@@ -1,8 +1,14 @@
-// The streaming reader: a trace resolved into fold events (event-fold.ts) as it is read, never held whole. A first pass
-// in file order collects what describes the run (sites, program, libraries, end, leak classes: run-facts.ts), the
-// threads and the number of events; each fold pass then streams the records in the global order (event-stream.ts) and
-// resolves them exactly as the decoder's pass 3 does (decode.ts, resolve), keeping only the live blocks, by id, and
-// the open frames of each thread, in slots that are reused once every fold has seen the event that ended them.
+// The streaming reader: a trace resolved into fold events (event-fold.ts) as it is read, never held whole. The records
+// are streamed in the global order (event-stream.ts) and resolved exactly as the decoder's pass 3 does (decode.ts,
+// resolve), keeping only the live blocks, by id, and the open frames of each thread, in slots that are reused once
+// every fold has seen the event that ended them.
+//
+// What describes the run (sites, program, libraries, end, leak classes: run-facts.ts) the decoder collects in a first
+// pass, in file order. A well-formed trace defines each site, the program and each library before any event names
+// them, so one pass does: the facts are collected as they stream by, and the pass is checked at its end against every
+// way it could differ from the decoder's reading (a problem of any kind, a fact that came after its use, a fold that
+// wanted the event count first). If it could, the trace is read again the decoder's way: the facts first, then the
+// events, with folds built anew.
 //
 // Memory: the slots of the live blocks and open frames, a window per thread, the site table; nothing per event.
 // An event's time lies between its thread's TIME records around it, which may come long after it in the global order;
@@ -11,7 +17,7 @@ import { ALLOCATOR_KINDS, ExtKind, Flag, Kind, LeakClass, SiteKind, isEventKind,
 import { readHeader, type TraceHeader } from './header.js';
 import type { ByteSource } from './byte-source.js';
 import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
-import { streamRecords, threadStreams, type ThreadStream } from './event-stream.js';
+import { mergeStreams, streamRecords, threadStreams, type ThreadStream } from './event-stream.js';
 import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
 import { NONE, type SiteTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
@@ -23,6 +29,8 @@ export interface StreamFoldOptions {
   onProgress?: (fraction: number, phase: string) => void;
   /** Bytes read per window and thread (tests use small ones). */
   window?: number;
+  /** Told how a pass read the trace: once, or twice (the facts first) because once might not have been exact. */
+  onReading?: (passes: 1 | 2) => void;
 }
 
 /** One thread as the first pass sees it. */
@@ -34,11 +42,17 @@ interface MetaThread {
   callerTaken: boolean;
 }
 
-/** The first pass: threads, event count, the run's facts, and the problems of reading (as the decoder's pass 2). */
+/**
+ * The run's facts, threads and event count, and the problems of reading them (as the decoder's pass 2): a first pass
+ * of their own, or told each record during a one-pass reading (`onUnit` / `onLibrary` then keep the start facts the
+ * folds read up to date).
+ */
 class MetaPass implements RecordVisitor {
   events = 0;
   readonly threads = new Map<number, MetaThread>();
   readonly facts: RunFacts;
+  onUnit: (() => void) | null = null;
+  onLibrary: (() => void) | null = null;
 
   constructor(private readonly problems: ProblemLog) {
     this.facts = new RunFacts(problems);
@@ -75,17 +89,22 @@ class MetaPass implements RecordVisitor {
       case Kind.EXT:
         if (r.subkind === ExtKind.LEAKS) {
           this.facts.leaksRecord(r);
-        } else if ((r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) && this.facts.library(r)) {
-          if (!t.heapSeen || t.callerTaken) {
-            this.facts.strayCaller(r);
-          } else {
-            t.callerTaken = true;
-            this.facts.calledLibrary(r);
+        } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
+          if (this.facts.library(r)) {
+            if (!t.heapSeen || t.callerTaken) {
+              this.facts.strayCaller(r);
+            } else {
+              t.callerTaken = true;
+              this.facts.calledLibrary(r);
+            }
+          } else if (r.subkind === ExtKind.LIBRARY) {
+            this.onLibrary?.();
           }
         }
         break;
       case Kind.UNIT:
         this.facts.unit(r);
+        this.onUnit?.();
         break;
       case Kind.PROGRAM:
         this.facts.programRecord(r);
@@ -389,10 +408,15 @@ class FoldPass {
   private lastThread = -1;
   private lastRank = 0;
 
+  /** One-pass reading: a use came before its fact (a library named before it was defined), so the pass may differ. */
+  broken = false;
+
   constructor(
     private readonly run: StreamRun,
     private readonly folds: EventFold[],
     scouts: ThreadStream[] | null,
+    /** One-pass reading: the run's facts, collected as the records stream by. */
+    private readonly meta: MetaPass | null,
   ) {
     this.tables = { blocks: this.blocks, frames: this.frames, timeOf: (e) => this.timeOf(e) };
     this.rankOf = new Map(run.threadIndices.map((index, rank) => [index, rank]));
@@ -419,6 +443,7 @@ class FoldPass {
 
   record(r: TraceRecord): void {
     if (r.ignored) return;
+    this.meta?.record(r);
     const kind = r.kind;
     if (isEventKind(kind)) {
       if (this.pending) this.flush();
@@ -469,6 +494,7 @@ class FoldPass {
 
   /** EXT/CALLER: the library of the thread's heap event, if that is the one still to be handed out. */
   private caller(r: TraceRecord): void {
+    if (this.meta !== null && !this.meta.facts.libraries.has(r.library)) this.broken = true;
     const e = this.ev;
     if (!this.pending || r.library >= MAX_LIBRARY || e.thread !== this.rank(r.thread) || e.library !== NONE) return;
     if (e.kind !== Kind.ALLOC && e.kind !== Kind.FREE && e.kind !== Kind.REALLOC) return;
@@ -706,8 +732,8 @@ class FoldPass {
     this.linkedIds = null;
   }
 
-  /** After the last record: the pending event out, the leak classes, the run's end; then every fold's `finish`. */
-  finish(): TraceEnd {
+  /** After the last record: the pending event out, the leak classes, the run's end (the folds are not finished yet). */
+  end(): TraceEnd {
     if (this.pending) this.flush();
     const run = this.run;
     const problems = run.problems;
@@ -721,7 +747,9 @@ class FoldPass {
     const liveBlocks: number[] = [];
     for (let b = 0; b < this.blocks.used; b++) if (B.inUse[b] === 1) liveBlocks.push(b);
     liveBlocks.sort((a, b) => B.row[a]! - B.row[b]!);
-    const result: TraceEnd = {
+    if (this.meta !== null) for (const t of this.threads) t.info.osTid = this.meta.threads.get(t.info.index)?.osTid ?? null;
+    return {
+      events: this.events,
       threads: this.threads.map((t) => t.info),
       end,
       lostRecords: this.lost,
@@ -732,12 +760,16 @@ class FoldPass {
       untrackedFrees: this.untracked,
       liveBlocks,
     };
-    for (const f of this.folds) f.finish?.(result, this.tables);
-    return result;
+  }
+
+  /** Every fold's `finish`, with the run's end. */
+  finish(end: TraceEnd): TraceEnd {
+    for (const f of this.folds) f.finish?.(end, this.tables);
+    return end;
   }
 }
 
-/** What the first pass found, shared by the fold passes. */
+/** What the fold pass needs of the run's facts (complete in a two-pass reading, growing in a one-pass one). */
 interface StreamRun {
   header: TraceHeader;
   facts: RunFacts;
@@ -745,54 +777,108 @@ interface StreamRun {
   /** Trace thread indices, sorted: the thread list's rows. */
   threadIndices: number[];
   osTids: (number | null)[];
-  /** The first pass's problems; each fold pass adds its own to a copy. */
   problems: ProblemLog;
 }
 
+/** Problems a one-pass reading raises as the decoder's reading does: the header's, and the run's end, last of all. */
+const SAME_EITHER_WAY = new Set(['pointer-size', 'no-end']);
+
 /**
- * A trace as a fold source: reads the run's facts now (one pass over the file), and streams the events for each
- * `run`. Throws TraceRefusedError if the bytes are not a readable trace; never throws after the header.
+ * A trace as a fold source (event-fold.ts). Each `run` reads the trace once when it can, twice when it must (see the
+ * top of this file). Throws TraceRefusedError if the bytes are not a readable trace; never throws after the header.
  */
-export function streamSource(source: ByteSource, options: StreamFoldOptions = {}): FoldSource {
+export function streamSource(source: ByteSource, options: StreamFoldOptions & { twoPasses?: boolean } = {}): FoldSource {
   const header = readHeader(source);
-  const problems = new ProblemLog();
+  const headerProblems = new ProblemLog();
   if (header.pointerSize !== 4 && header.pointerSize !== 8) {
-    problems.add('pointer-size', 'warning', 16, null, `header gives a pointer size of ${header.pointerSize} bytes; expected 4 or 8`);
+    headerProblems.add('pointer-size', 'warning', 16, null, `header gives a pointer size of ${header.pointerSize} bytes; expected 4 or 8`);
   }
-  const progress = options.onProgress;
+  const reading = { source, header, headerProblems, options };
+  return {
+    run: (build) => (options.twoPasses ? null : onePass(reading, build)) ?? twoPasses(reading, build),
+  };
+}
+
+interface Reading {
+  source: ByteSource;
+  header: TraceHeader;
+  headerProblems: ProblemLog;
+  options: StreamFoldOptions;
+}
+
+/** Scouts for the threads' times when a fold reads every event's time, else null. */
+function scoutsFor(r: Reading, folds: EventFold[]): ThreadStream[] | null {
+  return folds.some((f) => f.needsTime === true) ? threadStreams(r.source, r.header, new ProblemLog(), r.options.window) : null;
+}
+
+/** The run's facts first, in a pass of their own; then the folds' pass. */
+function twoPasses(r: Reading, build: (start: TraceStart) => EventFold[]): TraceEnd {
+  const problems = r.headerProblems.copy();
+  const progress = r.options.onProgress;
   const meta = new MetaPass(problems);
-  walkRecords(source, header, meta, problems, {
-    onProgress: progress && ((done, total) => progress(done / total, 'reading the run')),
+  walkRecords(r.source, r.header, meta, problems, {
+    onProgress: progress && ((done, total) => progress((0.5 * done) / total, 'reading the run')),
   });
   const sites = buildSites(meta.facts, problems);
   const threadIndices = [...meta.threads.keys()].sort((a, b) => a - b);
-  const run: StreamRun = {
-    header,
-    facts: meta.facts,
-    sites,
-    threadIndices,
-    osTids: threadIndices.map((i) => meta.threads.get(i)!.osTid),
-    problems,
+  const run: StreamRun = { header: r.header, facts: meta.facts, sites, threadIndices, osTids: threadIndices.map((i) => meta.threads.get(i)!.osTid), problems };
+  const start: TraceStart = { header: r.header, program: meta.facts.program, libraries: libraryNames(meta.facts), sites, events: meta.events, threads: threadIndices.length };
+  const folds = build(start);
+  const pass = new FoldPass(run, folds, scoutsFor(r, folds), null);
+  streamRecords(r.source, r.header, new ProblemLog(), (rec) => pass.record(rec), {
+    window: r.options.window,
+    onProgress: progress && ((done, total) => progress(0.5 + (0.5 * done) / total, 'reading the events')),
+  });
+  r.options.onReading?.(2);
+  return pass.finish(pass.end());
+}
+
+/**
+ * One pass with the facts collected as they come (the start facts the folds see are those before the first event but
+ * a thread's beginning, kept up to date in place); null when it might differ from the two-pass reading, which is then to be done instead.
+ */
+function onePass(r: Reading, build: (start: TraceStart) => EventFold[]): TraceEnd | null {
+  const problems = r.headerProblems.copy();
+  const streams = threadStreams(r.source, r.header, problems, r.options.window);
+  const threadIndices = streams.map((t) => t.index);
+  const prelude = new RunFacts(new ProblemLog());
+  streamRecords(r.source, r.header, new ProblemLog(), (rec) => {
+    // A thread's first record is its THREAD_BEGIN; the program and the first units follow it.
+    if (rec.ignored || rec.kind === Kind.THREAD_BEGIN) return true;
+    if (isEventKind(rec.kind)) return false;
+    if (rec.kind === Kind.UNIT) prelude.unit(rec);
+    else if (rec.kind === Kind.PROGRAM) prelude.programRecord(rec);
+    else if (rec.kind === Kind.EXT && rec.subkind === ExtKind.LIBRARY) prelude.library(rec);
+    return true;
+  }, { window: r.options.window });
+  const sites = buildSites(prelude, new ProblemLog());
+  const start: TraceStart = { header: r.header, program: prelude.program, libraries: libraryNames(prelude), sites, events: -1, threads: threadIndices.length };
+  const folds = build(start);
+  if (folds.some((f) => f.needsEventCount === true)) return null;
+
+  const meta = new MetaPass(problems);
+  let siteProblems = 0;
+  meta.onUnit = () => {
+    const check = new ProblemLog();
+    Object.assign(sites, buildSites(meta.facts, check));
+    siteProblems += check.size;
   };
-  const start: TraceStart = {
-    header,
-    program: meta.facts.program,
-    libraries: libraryNames(meta.facts),
-    sites,
-    events: meta.events,
-    threads: threadIndices.length,
+  meta.onLibrary = () => {
+    start.libraries.length = 0;
+    start.libraries.push(...libraryNames(meta.facts));
   };
-  return {
-    start,
-    run: (folds) => {
-      const passRun = { ...run, problems: problems.copy() };
-      const scouts = folds.some((f) => f.needsTime === true) ? threadStreams(source, header, new ProblemLog(), options.window) : null;
-      const pass = new FoldPass(passRun, folds, scouts);
-      streamRecords(source, header, new ProblemLog(), (r) => pass.record(r), {
-        window: options.window,
-        onProgress: progress && ((done, total) => progress(done / total, 'reading the events')),
-      });
-      return pass.finish();
-    },
-  };
+  const run: StreamRun = { header: r.header, facts: meta.facts, sites, threadIndices, osTids: threadIndices.map(() => null), problems };
+  const pass = new FoldPass(run, folds, scoutsFor(r, folds), meta);
+  const progress = r.options.onProgress;
+  mergeStreams(streams, r.source.size, (rec) => pass.record(rec), progress && ((done, total) => progress(done / total, 'reading the events')));
+  const end = pass.end();
+  const exact =
+    !pass.broken &&
+    siteProblems === 0 &&
+    meta.threads.size === threadIndices.length &&
+    JSON.stringify(meta.facts.program) === JSON.stringify(start.program) &&
+    problems.codes().every((code) => SAME_EITHER_WAY.has(code));
+  if (!exact) return null;
+  r.options.onReading?.(1);
+  return pass.finish(end);
 }
