@@ -4,7 +4,7 @@ import { readHeader, type TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { IndexHeap } from './index-heap.js';
 import { walkRecords, type RecordVisitor, type TraceRecord, type UnitTable } from './records.js';
-import { NONE, type BlockTable, type BranchTable, type EventTable, type FrameTable, type Model, type RunEnd, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
+import { NONE, type BlockTable, type CallPath, type BranchTable, type EventTable, type FrameTable, type Model, type RunEnd, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 
 export { TraceRefusedError } from './header.js';
@@ -196,6 +196,12 @@ class Collector implements RecordVisitor {
   libraries = new Map<number, string>();
   /** Library indices CALLER records name. */
   called = new Set<number>();
+  /** EXT/RANK: the first one. */
+  rank: { rank: number; variable: string } | null = null;
+  /** EXT/CALL_PATH: the distinct paths, and per heap row the path's index. */
+  readonly paths: CallPath[] = [];
+  private readonly pathIds = new Map<string, number>();
+  readonly hPath = new Map<number, number>();
   maxLibrary = -1;
   maxSeq = 0;
   /** EXT/BRANCH records in file order (each thread's in its order); `after` is filled in as they come. */
@@ -354,6 +360,11 @@ class Collector implements RecordVisitor {
           this.library(r, t);
         } else if (r.subkind === ExtKind.BRANCH) {
           this.branch(r, row, t);
+        } else if (r.subkind === ExtKind.RANK) {
+          if (this.rank === null) this.rank = { rank: r.rank, variable: r.path };
+          else this.problems.add('rank-twice', 'warning', r.offset, r.thread, 'second RANK record; the first one counts');
+        } else if (r.subkind === ExtKind.CALL_PATH) {
+          this.callPath(r, t);
         }
         break;
       case Kind.UNIT:
@@ -388,6 +399,29 @@ class Collector implements RecordVisitor {
     }
     this.hLib[t.lastHeap] = r.library;
     this.called.add(r.library);
+  }
+
+  /** EXT/CALL_PATH: the path of the thread's latest heap record (which has a CALLER). */
+  private callPath(r: TraceRecord, t: ThreadTemp): void {
+    if (t.lastHeap === NONE || this.hLib[t.lastHeap] === NONE || this.hPath.has(t.lastHeap)) {
+      this.problems.add('call-path-without-caller', 'warning', r.offset, r.thread, 'CALL_PATH record does not follow a heap record and its CALLER; ignored');
+      return;
+    }
+    for (const lib of r.pathLibs) {
+      if (lib >= MAX_LIBRARY) {
+        this.problems.add('library-range', 'warning', r.offset, r.thread, `CALL_PATH names library ${lib}, above the limit ${MAX_LIBRARY}; ignored`);
+        return;
+      }
+      if (lib > this.maxLibrary) this.maxLibrary = lib;
+      this.called.add(lib);
+    }
+    const key = `${r.pathFlags}|${r.pathLibs.join(',')}|${r.pathOffsets.join(',')}`;
+    let id = this.pathIds.get(key);
+    if (id === undefined) {
+      id = this.paths.push({ flags: r.pathFlags, libraries: r.pathLibs, offsets: r.pathOffsets }) - 1;
+      this.pathIds.set(key, id);
+    }
+    this.hPath.set(t.lastHeap, id);
   }
 
   /** EXT/BRANCH: placed after the thread's latest event; the site is checked once the sites are known. */
@@ -591,6 +625,8 @@ function resolve(
   const staticAddress = new Map<number, number>();
   for (const s of c.statics) staticAddress.set(s.event, s.address);
   const untracked = { event: [] as number[], address: [] as number[] };
+  /** Heap event → index in `c.paths` (EXT/CALL_PATH). */
+  const callPathOf = new Map<number, number>();
   // LINKED sets waiting for their freeing event (global row → list position).
   const linkOf = new Map<number, number>();
   c.linked.forEach((l, i) => linkOf.set(l.event, i));
@@ -695,6 +731,8 @@ function resolve(
         const h = E.newBlock[i]!;
         site = checkSite(rawSite(i), i);
         E.library[i] = c.hLib[h]!;
+        const path = c.hPath.get(h);
+        if (path !== undefined) callPathOf.set(i, path);
         if (kind === Kind.FREE) {
           if ((flags & Flag.FREE_UNTRACKED) !== 0) {
             untracked.event.push(i);
@@ -792,7 +830,9 @@ function resolve(
   return {
     header,
     program: c.program,
+    rank: c.rank,
     libraries,
+    callPaths: { paths: c.paths, ofEvent: callPathOf },
     events: E,
     blocks: B,
     frames: F,
