@@ -214,7 +214,8 @@ static _Unwind_Reason_Code mw_unwind_step(struct _Unwind_Context *ctx, void *arg
   struct mw_unwound *u = arg;
   uintptr_t ip = (uintptr_t)_Unwind_GetIP(ctx);
   if (!u->started) {
-    if (ip != u->ra) return ++u->skipped > 16 ? _URC_END_OF_STACK : _URC_NO_REASON;
+    /* on ARM the unwinder clears the Thumb bit that the return address has */
+    if ((ip | 1) != (u->ra | 1)) return ++u->skipped > 16 ? _URC_END_OF_STACK : _URC_NO_REASON;
     u->started = 1;
   }
   u->ip[u->n++] = ip;
