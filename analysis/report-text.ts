@@ -69,6 +69,7 @@ export function renderReport(s: Summary, file: string): string {
   const traceInfo = ` (format ${s.format.version}, ${s.format.pointerSize * 8}-bit, pid ${s.process.pid})`;
   field('Trace', fit(file, REPORT_WIDTH - 13 - traceInfo.length) + traceInfo);
   if (s.process.program !== null) field('Program', fit(s.process.program, REPORT_WIDTH - 13));
+  if (s.process.rank !== null) field('MPI rank', String(s.process.rank));
   field('Run', s.end.description);
   if (!s.format.interposed) {
     field('Recorded', 'allocations by instrumented code only: malloc was not interposed');

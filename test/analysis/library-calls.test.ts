@@ -11,7 +11,7 @@ import { ElfSymbols } from '../../analysis/elf-symbols.js';
 import type { Model } from '../../analysis/model.js';
 import { ProcessesBuilder } from '../../analysis/processes.js';
 import { renderProcesses } from '../../analysis/processes-text.js';
-import { renderAttribution } from '../../analysis/report-text.js';
+import { renderAttribution, renderReport } from '../../analysis/report-text.js';
 import { summarize } from '../../analysis/summary.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { SiteKind } from '../../analysis/trace/format.js';
@@ -69,6 +69,8 @@ describe('EXT/RANK', () => {
     expect(summarize(m).process.rank).toBe(2);
     expect(summarize(decodeTrace(callTrace(null))).process.rank).toBeNull();
     expect(dumpTraceText(callTrace(2))).toContain('EXT RANK length=10 rank=2 from="PMI_RANK"');
+    expect(renderReport(summarize(m), 't.mwtrace')).toMatch(/^MPI rank {5}2$/m);
+    expect(renderReport(summarize(decodeTrace(callTrace(null))), 't.mwtrace')).not.toContain('MPI rank');
   });
 
   test('the per-process table has a rank column when a process has a rank, and none otherwise', () => {
