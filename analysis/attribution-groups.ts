@@ -2,12 +2,13 @@
 import { NONE, type Model } from './model.js';
 import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
 import { Flag } from './trace/format.js';
+import { byEntry, byLibraryFunction } from './library-calls.js';
 
-export type AttributionBy = 'function' | 'site' | 'file' | 'thread' | 'library';
+export type AttributionBy = 'function' | 'site' | 'file' | 'thread' | 'library' | 'entry' | 'library-function';
 /** Which function on an event's call path gets it: the innermost open frame, the outermost one below `main`, or every distinct one. */
 export type AttributionMode = 'innermost' | 'outermost' | 'inclusive';
 
-export const ATTRIBUTION_BY: readonly AttributionBy[] = ['function', 'site', 'file', 'thread', 'library'];
+export const ATTRIBUTION_BY: readonly AttributionBy[] = ['function', 'site', 'file', 'thread', 'library', 'entry', 'library-function'];
 export const ATTRIBUTION_MODES: readonly AttributionMode[] = ['innermost', 'outermost', 'inclusive'];
 
 /** Allocator calls charged to a group. */
@@ -112,6 +113,8 @@ export const GROUPERS: Record<AttributionBy, (model: Model, table: GroupTable, m
   site: (model, table) => bySite(model, table),
   thread: (model, table) => byThread(model, table),
   library: (model, table) => byLibrary(model, table),
+  entry: (model, table) => byEntry(model, table),
+  'library-function': (model, table) => byLibraryFunction(model, table),
 };
 
 /** `compute` remembered for indices below `size` (an index beyond, from a damaged trace, is computed each time). */

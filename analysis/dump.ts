@@ -1,5 +1,5 @@
 // One line of text per trace record (and per chunk and UNIT site), in file order, then the decoder's problems: `cc-memwrap dump` and golden tests.
-import { EndHow, ExtKind, Kind, extKindName, kindName, siteKindName } from './trace/format.js';
+import { EndHow, ExtKind, Kind, extKindName, kindName, siteKindName, CallPathFlag } from './trace/format.js';
 import { readHeader } from './trace/header.js';
 import { memorySource, type ByteSource } from './trace/byte-source.js';
 import { walkRecords, type ChunkInfo, type RecordVisitor, type TraceRecord } from './trace/records.js';
@@ -59,6 +59,11 @@ export function describeRecord(r: TraceRecord): string {
       if (r.subkind === ExtKind.LIBRARY) return `${head} library=${r.library} path=${q(r.path)}`;
       if (r.subkind === ExtKind.CALLER) return `${head} library=${r.library}`;
       if (r.subkind === ExtKind.BRANCH) return `${head} site=${r.site} ${r.taken === 1 ? 'taken' : 'not-taken'}`;
+      if (r.subkind === ExtKind.RANK) return `${head} rank=${r.rank} from=${q(r.path)}`;
+      if (r.subkind === ExtKind.CALL_PATH) {
+        const flags = [(r.pathFlags & CallPathFlag.REACHED) !== 0 ? ' reached' : '', (r.pathFlags & CallPathFlag.CUT) !== 0 ? ' cut' : ''].join('');
+        return `${head}${flags} path=${r.pathLibs.map((lib, i) => `${lib}+0x${r.pathOffsets[i]!.toString(16)}`).join(',')}`;
+      }
       if (r.subkind !== ExtKind.LEAKS) return head;
       const cls = ['direct', 'indirect', 'reachable'];
       const list = r.ids.map((id, i) => `${hex(id)}:${cls[r.classes[i]!] ?? `class${r.classes[i]}`}`).join(',');

@@ -6,7 +6,7 @@
 // of a thousand. One fold, two readers: every number is computed by the same code either way.
 import type { Problem } from './problems.js';
 import type { TraceHeader } from './trace/header.js';
-import type { EndHowName, Model, RunEnd, SiteTable, ThreadInfo } from './model.js';
+import type { CallPath, EndHowName, Model, RunEnd, SiteTable, SymbolNamer, ThreadInfo } from './model.js';
 
 /** Columns readable by index: typed arrays of either reader. */
 export type Column = { readonly [i: number]: number; readonly length: number };
@@ -80,6 +80,8 @@ export interface FoldEvent {
   untrackedAddress: number;
   /** STATIC: the object's address. */
   staticAddress: number;
+  /** An interposed heap event inside a shared library: the return addresses out to the program (EXT/CALL_PATH), or null. */
+  callPath: CallPath | null;
   /** The live blocks reachable from the block this event freed (a LINKED record), or null; handles, valid now. */
   linked: number[] | null;
   linkedPartial: boolean;
@@ -107,6 +109,8 @@ export interface TraceStart {
   program: Model['program'];
   libraries: string[];
   sites: SiteTable;
+  /** Names addresses of the loaded objects (`--by entry`), when the host can read them. */
+  symbols?: SymbolNamer;
   /**
    * Number of events the trace holds; -1 when a streaming reader reads the trace once and counts them as it goes (a
    * fold that needs the count before the end says so: `needsEventCount`). TraceEnd.events has it always.
@@ -119,6 +123,8 @@ export interface TraceStart {
 /** The run's facts after the last event. */
 export interface TraceEnd {
   events: number;
+  /** EXT/RANK: the MPI rank the launcher gave the process, or null. */
+  rank: Model['rank'];
   threads: ThreadInfo[];
   end: RunEnd;
   lostRecords: number;

@@ -11,6 +11,7 @@ export function modelStart(model: Model): TraceStart {
     program: model.program,
     libraries: model.libraries,
     sites: model.sites,
+    ...(model.symbols === undefined ? {} : { symbols: model.symbols }),
     events: model.events.count,
     threads: model.threads.length,
   };
@@ -34,6 +35,7 @@ export function emptyEvent(): FoldEvent {
     heapRequested: 0,
     heapUsable: 0,
     library: NONE,
+    callPath: null,
     untrackedAddress: 0,
     staticAddress: 0,
     linked: null,
@@ -67,6 +69,7 @@ export function modelEnd(model: Model): TraceEnd {
   for (let b = 0; b < model.blocks.count; b++) if (model.blocks.freeEvent[b] === NONE) liveBlocks.push(b);
   return {
     events: model.events.count,
+    rank: model.rank,
     threads: model.threads,
     end: model.end,
     lostRecords: model.lostRecords,
@@ -89,6 +92,7 @@ export function foldModel(model: Model, folds: EventFold[]): void {
   const statics = new Map<number, number>();
   for (let s = 0; s < model.statics.count; s++) statics.set(model.statics.event[s]!, model.statics.address[s]!);
   const L = model.linked;
+  const paths = model.callPaths;
   let nextLinked = 0;
   for (let i = 0; i < E.count; i++) {
     e.index = i;
@@ -106,6 +110,8 @@ export function foldModel(model: Model, folds: EventFold[]): void {
     e.heapRequested = E.heapRequested[i]!;
     e.heapUsable = E.heapUsable[i]!;
     e.library = E.library[i]!;
+    const path = paths.ofEvent.size === 0 ? undefined : paths.ofEvent.get(i);
+    e.callPath = path === undefined ? null : paths.paths[path]!;
     e.untrackedAddress = kind === Kind.FREE && (e.flags & Flag.FREE_UNTRACKED) !== 0 ? (untracked.get(i) ?? 0) : 0;
     e.staticAddress = kind === Kind.STATIC ? (statics.get(i) ?? 0) : 0;
     e.linked = null;

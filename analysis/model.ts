@@ -189,9 +189,33 @@ export interface RunEnd {
   event: number;
 }
 
+/**
+ * EXT/CALL_PATH (format 1.3): the return addresses from an interposed allocator's caller (inside a shared object) out
+ * to the executable's code, innermost first, each as a library index and its offset from the object's load base (the
+ * object's own virtual address, which its symbol tables use).
+ */
+export interface CallPath {
+  /** `CallPathFlag` bits: REACHED (the last address is in the executable), CUT (at the runtime's limit). */
+  flags: number;
+  libraries: number[];
+  offsets: number[];
+}
+
+/** Names an address of a loaded object from its symbol tables (the host reads them; the analysis stays pure). */
+export interface SymbolNamer {
+  /** The function holding `offset` (from the object's load base) in the object at `path`, or null. */
+  name(path: string, offset: number): string | null;
+}
+
 export interface Model {
   header: TraceHeader;
   program: { path: string; cwd: string } | null;
+  /** EXT/RANK (format 1.3): the MPI rank the launcher gave the process and the variable it came from; null when none. */
+  rank: { rank: number; variable: string } | null;
+  /** EXT/CALL_PATH (format 1.3): the distinct paths, and the path of each interposed heap event that has one. */
+  callPaths: { paths: CallPath[]; ofEvent: Map<number, number> };
+  /** Set by a host that can read the loaded objects (`report --by entry`, `--by library-function`); else absent. */
+  symbols?: SymbolNamer;
   /**
    * Loaded objects (executable and shared objects) by library index, from EXT/LIBRARY records: their paths (the
    * executable's resolved). Empty for traces without them. An index never defined reads "(library N)".

@@ -7,8 +7,11 @@ import { formatBytes, formatCount } from './units.js';
 export function renderProcesses(p: ProcessesReport, view: TextView): string {
   const t = p.totals;
   const out = [`Traces       ${formatCount(p.processes.length)}, one per process`, '', 'Processes'];
-  const head = ['pid', 'ppid', 'events', 'allocations', 'frees', 'allocated', 'peak heap', 'leaked', 'end'];
+  // A rank column when any process has one (MPI launchers give it; EXT/RANK).
+  const ranked = p.processes.some((r) => r.rank !== null);
+  const head = [...(ranked ? ['rank'] : []), 'pid', 'ppid', 'events', 'allocations', 'frees', 'allocated', 'peak heap', 'leaked', 'end'];
   const rows = p.processes.map((r) => [
+    ...(ranked ? [r.rank === null ? '-' : String(r.rank)] : []),
     String(r.pid),
     String(r.ppid),
     formatCount(r.events),
@@ -19,7 +22,7 @@ export function renderProcesses(p: ProcessesReport, view: TextView): string {
     formatBytes(r.leakedBytes),
     r.end,
   ]);
-  const total = ['total', '', formatCount(t.events), formatCount(t.allocations), formatCount(t.frees), formatBytes(t.bytesAllocated), formatBytes(t.largestPeakHeap), formatBytes(t.leakedBytes), ''];
+  const total = [...(ranked ? ['total'] : []), ranked ? '' : 'total', '', formatCount(t.events), formatCount(t.allocations), formatCount(t.frees), formatBytes(t.bytesAllocated), formatBytes(t.largestPeakHeap), formatBytes(t.leakedBytes), ''];
   out.push(...table(head, [...rows, total], head.length - 1), '  (the total of peak heap is the largest: processes peak at different times)');
   for (const r of p.processes) {
     if (r.errors + r.warnings > 0) out.push(`  pid ${r.pid}: ${formatCount(r.errors)} errors, ${formatCount(r.warnings)} warnings in ${r.file} (see stderr)`);
@@ -29,7 +32,7 @@ export function renderProcesses(p: ProcessesReport, view: TextView): string {
     const n = p.processes.length;
     text += renderAttribution({ ...p.by, rows: p.by.groups }, view, `, ${formatCount(n)} processes`);
     text += '  (summed over the processes; min and max: the lowest and highest net in any one)\n';
-    const perProcess = p.by.groups.slice(0, Math.max(0, view.top)).flatMap((g) => g.perProcess.map(({ pid, row }) => ({ ...row, label: `${g.label} (pid ${pid})` })));
+    const perProcess = p.by.groups.slice(0, Math.max(0, view.top)).flatMap((g) => g.perProcess.map(({ pid, rank, row }) => ({ ...row, label: `${g.label} (${rank === null ? '' : `rank ${rank}, `}pid ${pid})` })));
     text += renderAttribution({ ...p.by, rows: perProcess }, { ...view, top: perProcess.length }, ' and process');
   }
   return text;

@@ -10,6 +10,8 @@ export interface ProcessRow {
   file: string;
   pid: number;
   ppid: number;
+  /** The MPI rank the launcher gave the process (EXT/RANK), or null. */
+  rank: number | null;
   program: string | null;
   /** How the run ended, short: "exit 0", "signal SIGSEGV", "no end recorded". */
   end: string;
@@ -26,7 +28,7 @@ export interface ProcessRow {
   warnings: number;
 }
 
-export type ProcessTotals = Omit<ProcessRow, 'file' | 'pid' | 'ppid' | 'program' | 'end' | 'peakHeap' | 'peakStack'> & {
+export type ProcessTotals = Omit<ProcessRow, 'file' | 'pid' | 'ppid' | 'rank' | 'program' | 'end' | 'peakHeap' | 'peakStack'> & {
   /** The largest peak of any one process (peaks of different processes fall at different times: they do not add). */
   largestPeakHeap: number;
   largestPeakStack: number;
@@ -43,7 +45,7 @@ export interface MergedGroup {
   maxBytes: number;
   counts: AttributionRow['counts'];
   /** The group's row in each process that has it, in the order the traces were given. */
-  perProcess: { pid: number; row: AttributionRow }[];
+  perProcess: { pid: number; rank: number | null; row: AttributionRow }[];
 }
 
 export interface ProcessesReport {
@@ -58,6 +60,7 @@ export function processRow(file: string, s: Summary): ProcessRow {
     file,
     pid: s.process.pid,
     ppid: s.process.ppid,
+    rank: s.process.rank,
     program: s.process.program,
     end: s.end.how === 'exit' ? `exit ${s.end.code}` : s.end.how === 'signal' ? `signal ${s.end.signalName ?? s.end.code}` : 'no end recorded',
     events: s.events,
@@ -98,7 +101,7 @@ export class ProcessesBuilder {
       g.minBytes = Math.min(g.minBytes, r.minBytes);
       g.maxBytes = Math.max(g.maxBytes, r.maxBytes);
       for (const k of Object.keys(g.counts) as (keyof AttributionRow['counts'])[]) g.counts[k] += r.counts[k];
-      g.perProcess.push({ pid: row.pid, row: r });
+      g.perProcess.push({ pid: row.pid, rank: row.rank, row: r });
     }
   }
 

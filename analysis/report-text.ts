@@ -69,6 +69,7 @@ export function renderReport(s: Summary, file: string): string {
   const traceInfo = ` (format ${s.format.version}, ${s.format.pointerSize * 8}-bit, pid ${s.process.pid})`;
   field('Trace', fit(file, REPORT_WIDTH - 13 - traceInfo.length) + traceInfo);
   if (s.process.program !== null) field('Program', fit(s.process.program, REPORT_WIDTH - 13));
+  if (s.process.rank !== null) field('MPI rank', String(s.process.rank));
   field('Run', s.end.description);
   if (!s.format.interposed) {
     field('Recorded', 'allocations by instrumented code only: malloc was not interposed');
@@ -146,7 +147,7 @@ const COUNT_COLUMNS = ['malloc', 'calloc', 'realloc', 'free', 'aligned', 'strdup
  * room for the labels, on a line of its own above each row's numbers).
  */
 export function renderAttribution(
-  a: Pick<Attribution, 'by' | 'mode'> & { rows: Pick<AttributionRow, 'label' | 'netBytes' | 'minBytes' | 'maxBytes' | 'counts'>[] },
+  a: Pick<Attribution, 'by' | 'mode'> & { rows: Pick<AttributionRow, 'label' | 'netBytes' | 'minBytes' | 'maxBytes' | 'counts' | 'bytesAllocated' | 'bytesFreed'>[] },
   view: TextView,
   /** Words after "Heap by <group>" in the heading (the report over several processes says what its rows are). */
   scope = '',
@@ -160,8 +161,11 @@ export function renderAttribution(
     return out.join('\n') + '\n';
   }
   const counts = COUNT_COLUMNS.filter((c) => shown.some((r) => r.counts[c] !== 0));
-  const head = ['net', 'min', 'max', ...counts, a.by];
+  // Calls into libraries: what each allocated and freed, beside the net (negative for a finalizer).
+  const sides = a.by === 'entry' || a.by === 'library-function';
+  const head = [...(sides ? ['allocated', 'freed'] : []), 'net', 'min', 'max', ...counts, a.by];
   const rows = shown.map((r) => [
+    ...(sides ? [formatBytes(r.bytesAllocated), formatBytes(r.bytesFreed)] : []),
     formatBytes(r.netBytes),
     formatBytes(r.minBytes),
     formatBytes(r.maxBytes),

@@ -32,7 +32,7 @@ export interface SiteRow {
 export interface Summary {
   /** `interposed`: the runtime defined malloc & co., so allocations inside libc and uninstrumented code are here too. */
   format: { version: string; littleEndian: boolean; pointerSize: number; interposed: boolean };
-  process: { pid: number; ppid: number; startTimeNs: string; program: string | null; cwd: string | null };
+  process: { pid: number; ppid: number; startTimeNs: string; program: string | null; cwd: string | null; rank: number | null };
   end: {
     how: EndHowName;
     /** Exit status ('exit') or signal number ('signal'). */
@@ -179,6 +179,7 @@ export function summarize(model: Model, options: SummaryOptions = {}): Summary {
       startTimeNs: h.startTimeNs.toString(),
       program: model.program?.path ?? null,
       cwd: model.program?.cwd ?? null,
+      rank: model.rank?.rank ?? null,
     },
     end: {
       how: model.end.how,

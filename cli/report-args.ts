@@ -10,7 +10,8 @@ import { BUDGET_KIND_OPTIONS, budgetsFromFlags } from './budget-flags.js';
 import { parseInterval } from './export.js';
 
 export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] [--peak] [--linked] [--leaks]
-                          [--by function|site|file|thread|library [--attribute MODE]]
+                          [--by function|site|file|thread|library|entry|library-function
+                           [--attribute MODE]]
                           [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
                           [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--leak-causes] [--stack]
@@ -37,7 +38,12 @@ Options:
              site (allocation or free site), file, thread or library (the
              shared object that called malloc & co. through the interposed
              allocator; calls at instrumented sites are one "(instrumented
-             code)" row). Each row: net
+             code)" row), entry (the library function the program called:
+             MPI_Init, printf…, for calls made inside shared objects) or
+             library-function (the innermost named function inside them);
+             these two name the addresses the runtime recorded from the
+             objects' symbol tables on this machine, and add the bytes
+             allocated and freed. Each row: net
              bytes (allocated - freed by its calls; negative when it frees
              what others allocated), min and max of that over the run, and
              the malloc, calloc, realloc, free, aligned and strdup calls

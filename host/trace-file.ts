@@ -9,6 +9,7 @@ import { decodeTrace, type DecodeOptions } from '../analysis/trace/decode.js';
 import { parseHeader } from '../analysis/trace/header.js';
 import { namedSources, type NamedSources } from '../analysis/trace/source-files.js';
 import { loadBudgetConfig, type BudgetConfig } from './budget-config.js';
+import { fileSymbolNamer } from './library-symbols.js';
 import type { StackInfo } from './session-types.js';
 import { readStackInfo } from './stack-info.js';
 import { tracedProgram } from './traced-program.js';
@@ -37,9 +38,16 @@ export class TraceFile {
     return new TraceFile(abs, bytes);
   }
 
-  /** The model (decoded on the first call; later calls return it and ignore `options`). */
+  /**
+   * The model (decoded on the first call; later calls return it and ignore `options`), with a namer that reads the
+   * loaded objects' symbol tables when an analysis asks (`--by entry`, `--by library-function`).
+   */
   decode(options: DecodeOptions = {}): Model {
-    return (this.model ??= decodeTrace(this.bytes, options));
+    if (this.model === null) {
+      this.model = decodeTrace(this.bytes, options);
+      this.model.symbols = fileSymbolNamer;
+    }
+    return this.model;
   }
 
   /** The source files the trace names and the run's working directory, in one walk without the model. */

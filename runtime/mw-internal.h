@@ -38,8 +38,10 @@ enum {
 #define MW_EXT_LIBRARY 2        /* EXT subkind: a loaded object's index and path */
 #define MW_EXT_CALLER 3         /* EXT subkind: the loaded object that called the interposed allocator */
 #define MW_EXT_BRANCH 4         /* EXT subkind: a branch outcome (format 1.2) */
+#define MW_EXT_RANK 5           /* EXT subkind: the MPI rank the environment gave (format 1.3) */
+#define MW_EXT_CALL_PATH 6      /* EXT subkind: return addresses from an interposed call out to instrumented code (format 1.3) */
 #define MW_FORMAT_MAJOR 1
-#define MW_FORMAT_MINOR 2
+#define MW_FORMAT_MINOR 3
 
 #define MW_HEADER_SIZE 64
 #define MW_CHUNK_HEAD 16
@@ -131,6 +133,7 @@ struct mw_global {
   uint64_t start_real;          /* CLOCK_REALTIME at start */
   int valgrind;                 /* running under Valgrind (mw-valgrind.c) */
   int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
+  int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS, default on) */
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */
@@ -260,6 +263,7 @@ int mw_trace_open(void);
 void mw_trace_close_child(void);
 void mw_write_thread_begin(struct mw_thread *t);
 void mw_write_program(struct mw_thread *t);
+void mw_write_rank(struct mw_thread *t);
 void mw_write_units_and_statics(struct mw_thread *t);
 void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, const struct __mw_static_ref *sb,
                   const struct __mw_static_ref *se);
@@ -346,6 +350,7 @@ struct mw_libs {
     uintptr_t base;             /* dlpi_addr */
     unsigned name_off, name_len;
     int written;                /* LIBRARY record written */
+    int exe;                    /* the executable (instrumented code) */
   } libs[MW_LIBS_MAX];
   struct mw_lib_range {
     uintptr_t lo, hi;           /* lowest PT_LOAD start, highest PT_LOAD end */
@@ -358,6 +363,9 @@ extern struct mw_libs mw_libs;
 /* Writes EXT/CALLER (and EXT/LIBRARY on an object's first use) for the
  * interposed heap record just written; ra = the allocator's return address. */
 void mw_write_caller(struct mw_thread *t, uintptr_t ra);
+/* Most return addresses EXT/CALL_PATH holds: the frames from the interposed
+ * allocator's caller out to the executable's code. */
+#define MW_CALL_PATH_MAX 48
 
 /* ---- under Valgrind (mw-valgrind.c) ---- */
 void mw_valgrind_detect(void);

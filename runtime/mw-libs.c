@@ -11,6 +11,15 @@
  * dl_iterate_phdr's dlpi_adds/dlpi_subs have changed since the last build.
  * Each thread caches its last hit (range + index + table generation), so the
  * common case takes no lock.
+ *
+ * When the caller is not the executable (whose code is the instrumented code),
+ * EXT/CALL_PATH follows CALLER: the return addresses of the frames from the
+ * allocator's caller out to the first one in the executable, from the
+ * unwinder (libgcc's _Unwind_Backtrace, which reads the objects' unwind
+ * tables), each as (library index, offset from the object's load base).  The
+ * reader names them offline from the objects' symbol tables: the library
+ * function the instrumented code called (MPI_Init …) and the innermost named
+ * one.  Only interposed calls made inside libraries pay for it.
  */
 #define _GNU_SOURCE 1
 #include <link.h>
@@ -18,6 +27,9 @@
 #include <unistd.h>
 
 #include "mw-internal.h"
+#if MW_INTERPOSE
+#include <unwind.h>
+#endif
 
 struct mw_libs mw_libs;
 
@@ -78,6 +90,7 @@ static int mw_libs_phdr(struct dl_phdr_info *info, size_t size, void *arg)
     struct mw_lib *l = &mw_libs.libs[idx];
     l->base = (uintptr_t)info->dlpi_addr;
     l->written = 0;
+    l->exe = !nlen && sc->nranges == 0; /* the first object, unnamed */
     if (nlen) {
       mw_lib_name(l, name, nlen);
     } else {
@@ -153,6 +166,16 @@ static void mw_write_library(struct mw_thread *t, unsigned idx)
   mw_commit(t, p);
 }
 
+static void mw_write_call_path(struct mw_thread *t, uintptr_t ra);
+
+/* EXT/LIBRARY for object idx, the first time any thread names it. */
+static void mw_name_library(struct mw_thread *t, unsigned idx)
+{
+  if (!__atomic_load_n(&mw_libs.libs[idx].written, __ATOMIC_ACQUIRE) &&
+      !__atomic_exchange_n(&mw_libs.libs[idx].written, 1, __ATOMIC_ACQ_REL))
+    mw_write_library(t, idx);
+}
+
 void mw_write_caller(struct mw_thread *t, uintptr_t ra)
 {
   unsigned idx;
@@ -166,9 +189,7 @@ void mw_write_caller(struct mw_thread *t, uintptr_t ra)
     t->lib_hi = r.hi;
     t->lib_index = idx = r.index;
     t->lib_gen = gen;
-    if (!__atomic_load_n(&mw_libs.libs[idx].written, __ATOMIC_ACQUIRE) &&
-        !__atomic_exchange_n(&mw_libs.libs[idx].written, 1, __ATOMIC_ACQ_REL))
-      mw_write_library(t, idx);
+    mw_name_library(t, idx);
   }
   if (!mw_room(t, 8)) return;
   unsigned char *p = t->cur;
@@ -177,4 +198,93 @@ void mw_write_caller(struct mw_thread *t, uintptr_t ra)
   p = mw_put_u(p, mw_u_len(idx));
   p = mw_put_u(p, idx);
   mw_commit(t, p);
+  if (mw_g.call_paths && !mw_libs.libs[idx].exe) mw_write_call_path(t, ra);
 }
+
+#if MW_INTERPOSE
+struct mw_unwound {
+  uintptr_t ra;                 /* the allocator's return address: frames before it are the runtime's */
+  int started;
+  unsigned n, skipped;
+  uintptr_t ip[MW_CALL_PATH_MAX];
+};
+
+static _Unwind_Reason_Code mw_unwind_step(struct _Unwind_Context *ctx, void *arg)
+{
+  struct mw_unwound *u = arg;
+  uintptr_t ip = (uintptr_t)_Unwind_GetIP(ctx);
+  if (!u->started) {
+    /* on ARM the unwinder clears the Thumb bit that the return address has */
+    if ((ip | 1) != (u->ra | 1)) return ++u->skipped > 16 ? _URC_END_OF_STACK : _URC_NO_REASON;
+    u->started = 1;
+  }
+  u->ip[u->n++] = ip;
+  return u->n == MW_CALL_PATH_MAX ? _URC_END_OF_STACK : _URC_NO_REASON;
+}
+
+/* EXT/CALL_PATH: `u` flags (bit 0: the last address is in the executable,
+ * bit 1: cut at MW_CALL_PATH_MAX), `u` count, count x (`u` library index,
+ * `u` address - the object's load base). */
+static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
+{
+  struct mw_unwound u;
+  u.ra = ra;
+  u.started = 0;
+  u.n = u.skipped = 0;
+  unsigned busy = t->busy;
+  t->busy = MW_BUSY_INTERNAL; /* the unwinder's own allocations (if any) pass through */
+  _Unwind_Backtrace(mw_unwind_step, &u);
+  t->busy = busy;
+  if (!u.started || u.n == 0) return;
+  unsigned idx[MW_CALL_PATH_MAX];
+  uintptr_t off[MW_CALL_PATH_MAX];
+  unsigned n = 0, flags = 0;
+  mw_lock(&mw_libs.lock);
+  for (unsigned i = 0; i < u.n; i++) {
+    struct mw_lib_range r;
+    int found = mw_libs_find(u.ip[i], &r);
+    if (!found) {
+      struct mw_scan sc = {1, 0, 0};
+      dl_iterate_phdr(mw_libs_phdr, &sc);
+      if (!sc.unchanged) {
+        mw_libs.nranges = sc.nranges;
+        if (++mw_libs.gen == 0) mw_libs.gen = 1;
+        found = mw_libs_find(u.ip[i], &r);
+      }
+    }
+    if (!found) break; /* generated code: the path ends here */
+    idx[n] = r.index;
+    off[n++] = u.ip[i] - mw_libs.libs[r.index].base;
+    if (mw_libs.libs[r.index].exe) {
+      flags |= 1;
+      break;
+    }
+  }
+  mw_unlock(&mw_libs.lock);
+  if (!(flags & 1) && n == MW_CALL_PATH_MAX) flags |= 2;
+  if (n == 0) return;
+  size_t plen = mw_u_len(flags) + mw_u_len(n);
+  for (unsigned i = 0; i < n; i++) {
+    mw_name_library(t, idx[i]);
+    plen += mw_u_len(idx[i]) + mw_u_len(off[i]);
+  }
+  if (!mw_room(t, plen + 24)) return;
+  unsigned char *p = t->cur;
+  *p++ = MW_REC_EXT;
+  p = mw_put_u(p, MW_EXT_CALL_PATH);
+  p = mw_put_u(p, plen);
+  p = mw_put_u(p, flags);
+  p = mw_put_u(p, n);
+  for (unsigned i = 0; i < n; i++) {
+    p = mw_put_u(p, idx[i]);
+    p = mw_put_u(p, off[i]);
+  }
+  mw_commit(t, p);
+}
+#else
+static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
+{
+  (void)t;
+  (void)ra;
+}
+#endif

@@ -24,6 +24,8 @@ done
 # Differential fuzzing builds random programs from Csmith, with its headers.
 command -v csmith >/dev/null 2>&1 || need+=(csmith)
 [ -e /usr/include/csmith/csmith.h ] || need+=(libcsmith-dev)
+# The MPI test builds a ring with `cc-memwrap mpicc` and runs it with `mpiexec -n 4` (MPICH).
+command -v mpicc >/dev/null 2>&1 || need+=(mpich libmpich-dev)
 # The viewer's browser tests drive the system Chromium (playwright-core downloads no browser).
 [ -x /usr/bin/chromium ] || need+=(chromium)
 [ ${#need[@]} -eq 0 ] || install "${need[@]}"

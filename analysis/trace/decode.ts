@@ -4,7 +4,7 @@ import { readHeader, type TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { IndexHeap } from './index-heap.js';
 import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
-import { NONE, type BlockTable, type BranchTable, type EventTable, type FrameTable, type Model, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
+import { NONE, type BlockTable, type CallPath, type BranchTable, type EventTable, type FrameTable, type Model, type SiteTable, type StaticTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 import { applyLeakClasses, buildSites, hex, libraryNames, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
 
@@ -188,6 +188,10 @@ class Collector implements RecordVisitor {
   /** The global row of the first END event. */
   endEvent = NONE;
   readonly facts: RunFacts;
+  /** EXT/CALL_PATH: the distinct paths, and per heap row the path's index. */
+  readonly paths: CallPath[] = [];
+  private readonly pathIds = new Map<string, number>();
+  readonly hPath = new Map<number, number>();
   maxSeq = 0;
   /** EXT/BRANCH records in file order (each thread's in its order); `after` is filled in as they come. */
   readonly branches: BranchTable;
@@ -346,6 +350,10 @@ class Collector implements RecordVisitor {
           this.library(r, t);
         } else if (r.subkind === ExtKind.BRANCH) {
           this.branch(r, row, t);
+        } else if (r.subkind === ExtKind.RANK) {
+          this.facts.rankRecord(r);
+        } else if (r.subkind === ExtKind.CALL_PATH) {
+          this.callPath(r, t);
         }
         break;
       case Kind.UNIT:
@@ -366,6 +374,22 @@ class Collector implements RecordVisitor {
     }
     this.hLib[t.lastHeap] = r.library;
     this.facts.calledLibrary(r);
+  }
+
+  /** EXT/CALL_PATH: the path of the thread's latest heap record (which has a CALLER). */
+  private callPath(r: TraceRecord, t: ThreadTemp): void {
+    if (t.lastHeap === NONE || this.hLib[t.lastHeap] === NONE || this.hPath.has(t.lastHeap)) {
+      this.facts.strayCallPath(r);
+      return;
+    }
+    if (!this.facts.callPathLibraries(r)) return;
+    const key = `${r.pathFlags}|${r.pathLibs.join(',')}|${r.pathOffsets.join(',')}`;
+    let id = this.pathIds.get(key);
+    if (id === undefined) {
+      id = this.paths.push({ flags: r.pathFlags, libraries: r.pathLibs, offsets: r.pathOffsets }) - 1;
+      this.pathIds.set(key, id);
+    }
+    this.hPath.set(t.lastHeap, id);
   }
 
   /** EXT/BRANCH: placed after the thread's latest event; the site is checked once the sites are known. */
@@ -496,6 +520,8 @@ function resolve(
   const staticAddress = new Map<number, number>();
   for (const s of c.statics) staticAddress.set(s.event, s.address);
   const untracked = { event: [] as number[], address: [] as number[] };
+  /** Heap event → index in `c.paths` (EXT/CALL_PATH). */
+  const callPathOf = new Map<number, number>();
   // LINKED sets waiting for their freeing event (global row → list position).
   const linkOf = new Map<number, number>();
   c.linked.forEach((l, i) => linkOf.set(l.event, i));
@@ -600,6 +626,8 @@ function resolve(
         const h = E.newBlock[i]!;
         site = checkSite(rawSite(i), i);
         E.library[i] = c.hLib[h]!;
+        const path = c.hPath.get(h);
+        if (path !== undefined) callPathOf.set(i, path);
         if (kind === Kind.FREE) {
           if ((flags & Flag.FREE_UNTRACKED) !== 0) {
             untracked.event.push(i);
@@ -698,7 +726,9 @@ function resolve(
   return {
     header,
     program: c.facts.program,
+    rank: c.facts.rank,
     libraries,
+    callPaths: { paths: c.paths, ofEvent: callPathOf },
     events: E,
     blocks: B,
     frames: F,

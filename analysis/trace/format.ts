@@ -3,7 +3,7 @@
 
 /** The trace format version this reader implements. */
 export const READER_MAJOR = 1;
-export const READER_MINOR = 2;
+export const READER_MINOR = 3;
 
 export const TRACE_MAGIC = 'MWTRACE\0';
 export const CHUNK_MAGIC = 'MWCK';
@@ -93,9 +93,24 @@ export const ExtKind = {
   CALLER: 3,
   /** A branch outcome (format 1.2, `--mw-branches`): `u` (zig-zag(site − previous branch site) << 1) | outcome. */
   BRANCH: 4,
+  /** The MPI rank the launcher's environment gave (format 1.3): `u` rank, `str` the variable's name. */
+  RANK: 5,
+  /**
+   * Return addresses from an interposed allocator's caller out to the executable (format 1.3): `u` flags
+   * (`CallPathFlag`), `u` count, count × (`u` library index, `u` address − the object's load base).
+   */
+  CALL_PATH: 6,
 } as const;
 
-const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH' };
+/** EXT/CALL_PATH flag bits. */
+export const CallPathFlag = {
+  /** The last address is in the executable: the path reached the instrumented code. */
+  REACHED: 1,
+  /** The path was cut at the runtime's limit (48 addresses). */
+  CUT: 2,
+} as const;
+
+const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH', 5: 'RANK', 6: 'CALL_PATH' };
 
 export function extKindName(subkind: number): string {
   return EXT_KIND_NAMES[subkind] ?? `EXT${subkind}`;

@@ -83,6 +83,12 @@ export class TraceRecord {
   unit: UnitTable | null = null;
   /** EXT/LIBRARY, EXT/CALLER: the library index. */
   library = 0;
+  /** EXT/RANK: the rank (its variable's name is in `path`). */
+  rank = 0;
+  /** EXT/CALL_PATH: flags (`CallPathFlag`), and per address its library index and offset from the object's load base. */
+  pathFlags = 0;
+  pathLibs: number[] = [];
+  pathOffsets: number[] = [];
   /** EXT/BRANCH: 1 = the condition was true (or the case label was jumped to), 0 = false; the site is in `site`. */
   taken = 0;
   /** PROGRAM: executable path and working directory; EXT/LIBRARY: the object's path. */
@@ -238,6 +244,22 @@ function readBranch(rd: ByteReader, r: TraceRecord, cur: ThreadCursor, payloadEn
   r.taken = v % 2;
 }
 
+/** EXT/CALL_PATH's fields (format 1.3). */
+function readCallPath(rd: ByteReader, r: TraceRecord, payloadEnd: number, length: number): void {
+  rd.inPayload(payloadEnd, 'CALL_PATH', length, () => {
+    r.pathFlags = rd.u();
+    const count = rd.count(2, 'call path length');
+    const libs = new Array<number>(count);
+    const offsets = new Array<number>(count);
+    for (let i = 0; i < count; i++) {
+      libs[i] = rd.u();
+      offsets[i] = rd.u();
+    }
+    r.pathLibs = libs;
+    r.pathOffsets = offsets;
+  });
+}
+
 function isZero(bytes: Uint8Array): boolean {
   return bytes.every((b) => b === 0);
 }
@@ -312,6 +334,15 @@ function parseExt(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: ParseC
     if (r.subkind === ExtKind.CALLER) linkable = cur.canLink;
   } else if (r.subkind === ExtKind.BRANCH) {
     readBranch(rd, r, cur, payloadEnd, length);
+  } else if (r.subkind === ExtKind.RANK) {
+    rd.inPayload(payloadEnd, 'RANK', length, () => {
+      r.rank = rd.u();
+      r.path = rd.str();
+    });
+  } else if (r.subkind === ExtKind.CALL_PATH) {
+    readCallPath(rd, r, payloadEnd, length);
+    // Like CALLER, it follows a heap record (and that record's LINKED): the pairing stays.
+    linkable = cur.canLink;
   } else {
     problems.add('unknown-ext', 'warning', offset, cur.index, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
     r.ignored = true;

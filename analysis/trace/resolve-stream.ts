@@ -19,7 +19,7 @@ import type { ByteSource } from './byte-source.js';
 import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
 import { mergeStreams, streamRecords, threadStreams, type ThreadStream } from './event-stream.js';
 import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
-import { NONE, type SiteTable, type ThreadInfo } from '../model.js';
+import { NONE, type CallPath, type SiteTable, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 import { emptyEvent } from '../model-fold.js';
 import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TimeTicket, TraceEnd, TraceStart } from '../event-fold.js';
@@ -40,6 +40,8 @@ interface MetaThread {
   /** A heap record was seen, and whether an EXT/CALLER already applied to the latest. */
   heapSeen: boolean;
   callerTaken: boolean;
+  /** An EXT/CALL_PATH already applied to the latest heap record. */
+  pathTaken: boolean;
 }
 
 /**
@@ -61,7 +63,7 @@ class MetaPass implements RecordVisitor {
   private thread(index: number): MetaThread {
     let t = this.threads.get(index);
     if (t === undefined) {
-      t = { index, osTid: null, heapSeen: false, callerTaken: false };
+      t = { index, osTid: null, heapSeen: false, callerTaken: false, pathTaken: false };
       this.threads.set(index, t);
     }
     return t;
@@ -78,6 +80,7 @@ class MetaPass implements RecordVisitor {
       case Kind.REALLOC:
         t.heapSeen = true;
         t.callerTaken = false;
+        t.pathTaken = false;
         break;
       case Kind.THREAD_BEGIN:
         if (t.osTid !== null) this.problems.add('thread-begin-twice', 'warning', r.offset, r.thread, 'second THREAD_BEGIN record for this thread');
@@ -89,6 +92,11 @@ class MetaPass implements RecordVisitor {
       case Kind.EXT:
         if (r.subkind === ExtKind.LEAKS) {
           this.facts.leaksRecord(r);
+        } else if (r.subkind === ExtKind.RANK) {
+          this.facts.rankRecord(r);
+        } else if (r.subkind === ExtKind.CALL_PATH) {
+          if (!t.heapSeen || !t.callerTaken || t.pathTaken) this.facts.strayCallPath(r);
+          else if (this.facts.callPathLibraries(r)) t.pathTaken = true;
         } else if (r.subkind === ExtKind.LIBRARY || r.subkind === ExtKind.CALLER) {
           if (this.facts.library(r)) {
             if (!t.heapSeen || t.callerTaken) {
@@ -191,6 +199,21 @@ class LiveIds {
     this.mask = size - 1;
     this.count = 0;
     for (let i = 0; i < keys.length; i++) if (vals[i]! >= 0) this.set(keys[i]!, vals[i]!);
+  }
+}
+
+/** The distinct call paths (EXT/CALL_PATH), one object each: they grow with the places a library allocates from. */
+class CallPaths {
+  private readonly byKey = new Map<string, CallPath>();
+
+  intern(r: TraceRecord): CallPath {
+    const key = `${r.pathFlags}|${r.pathLibs.join(',')}|${r.pathOffsets.join(',')}`;
+    let path = this.byKey.get(key);
+    if (path === undefined) {
+      path = { flags: r.pathFlags, libraries: r.pathLibs.slice(), offsets: r.pathOffsets.slice() };
+      this.byKey.set(key, path);
+    }
+    return path;
   }
 }
 
@@ -378,6 +401,7 @@ class FoldPass {
   private readonly frames = new FrameSlots();
   private readonly tables: FoldTables;
   private readonly live = new LiveIds();
+  private readonly paths = new CallPaths();
   private readonly threads: PassThread[];
   private readonly rankOf: Map<number, number>;
   private readonly ev = emptyEvent();
@@ -460,6 +484,7 @@ class FoldPass {
       }
     } else if (kind === Kind.EXT) {
       if (r.subkind === ExtKind.CALLER) this.caller(r);
+      else if (r.subkind === ExtKind.CALL_PATH) this.callPath(r);
       else if (r.subkind === ExtKind.BRANCH) this.branch(r);
     } else if (kind === Kind.TIME) {
       // Applied once the pending event is out, so that a time its folds ask for is placed before this record.
@@ -500,6 +525,14 @@ class FoldPass {
     if (e.kind !== Kind.ALLOC && e.kind !== Kind.FREE && e.kind !== Kind.REALLOC) return;
     e.library = r.library;
     if (e.newBlock !== NONE) this.blocks.library[e.newBlock] = r.library;
+  }
+
+  /** EXT/CALL_PATH: the path of the thread's heap event, if that is still to be handed out and has its CALLER. */
+  private callPath(r: TraceRecord): void {
+    const e = this.ev;
+    if (!this.pending || e.thread !== this.rank(r.thread) || e.library === NONE || e.callPath !== null) return;
+    if (r.pathLibs.some((lib) => lib >= MAX_LIBRARY)) return;
+    e.callPath = this.paths.intern(r);
   }
 
   /** EXT/BRANCH: only its site is checked, as the decoder does (branches are not events). */
@@ -567,6 +600,7 @@ class FoldPass {
     e.untrackedAddress = 0;
     e.staticAddress = 0;
     e.library = NONE;
+    e.callPath = null;
     switch (kind) {
       case Kind.THREAD_BEGIN:
         value = r.osTid;
@@ -750,6 +784,7 @@ class FoldPass {
     if (this.meta !== null) for (const t of this.threads) t.info.osTid = this.meta.threads.get(t.info.index)?.osTid ?? null;
     return {
       events: this.events,
+      rank: run.facts.rank,
       threads: this.threads.map((t) => t.info),
       end,
       lostRecords: this.lost,

@@ -1,5 +1,5 @@
 // The records that describe the run rather than its events — UNIT (sites), PROGRAM, EXT/LIBRARY and EXT/CALLER's
-// library indices, END, EXT/LEAKS — collected in file order, and what the reader makes of them: the site table, the
+// library indices, EXT/RANK, END, EXT/LEAKS — collected in file order, and what the reader makes of them: the site table, the
 // library names, how the run ended, the leak classes. Shared by the decoder (decode.ts) and the streaming reader
 // (resolve-stream.ts), which must agree on every one of these facts and on the problems they raise.
 import { ExtKind, LeakClass } from './format.js';
@@ -26,6 +26,8 @@ export class RunFacts {
   maxLibrary = -1;
   /** The first END record, and where it is. */
   end: { how: number; status: number; offset: number; thread: number } | null = null;
+  /** EXT/RANK: the first one. */
+  rank: { rank: number; variable: string } | null = null;
   /** EXT/LEAKS records: ids, classes, partial flag, where. */
   leaks: { ids: number[]; classes: number[]; partial: boolean; offset: number; thread: number }[] = [];
 
@@ -43,6 +45,11 @@ export class RunFacts {
   endRecord(r: TraceRecord): void {
     if (this.end === null) this.end = { how: r.how, status: r.status, offset: r.offset, thread: r.thread };
     else this.problems.add('end-twice', 'warning', r.offset, r.thread, 'second END record; the first one counts');
+  }
+
+  rankRecord(r: TraceRecord): void {
+    if (this.rank === null) this.rank = { rank: r.rank, variable: r.path };
+    else this.problems.add('rank-twice', 'warning', r.offset, r.thread, 'second RANK record; the first one counts');
   }
 
   leaksRecord(r: TraceRecord): void {
@@ -74,6 +81,24 @@ export class RunFacts {
   /** A CALLER record that applies: its library counts as named. */
   calledLibrary(r: TraceRecord): void {
     this.called.add(r.library);
+  }
+
+  /** An EXT/CALL_PATH record that follows no heap record with its CALLER, or one that has a path already. */
+  strayCallPath(r: TraceRecord): void {
+    this.problems.add('call-path-without-caller', 'warning', r.offset, r.thread, 'CALL_PATH record does not follow a heap record and its CALLER; ignored');
+  }
+
+  /** The libraries an EXT/CALL_PATH names: false (and a problem) if one is out of range, else they count as named. */
+  callPathLibraries(r: TraceRecord): boolean {
+    for (const lib of r.pathLibs) {
+      if (lib >= MAX_LIBRARY) {
+        this.problems.add('library-range', 'warning', r.offset, r.thread, `CALL_PATH names library ${lib}, above the limit ${MAX_LIBRARY}; ignored`);
+        return false;
+      }
+      if (lib > this.maxLibrary) this.maxLibrary = lib;
+      this.called.add(lib);
+    }
+    return true;
   }
 
   /** A CALLER record that follows no heap record of its thread. */

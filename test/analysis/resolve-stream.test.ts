@@ -33,7 +33,7 @@ class Transcript implements EventFold {
       h === NONE ? '-' : [F.row[h], F.thread[h], F.enter[h], F.entrySite[h], F.depth[h], F.parent[h] === NONE ? '-' : F.row[F.parent[h]!]].join(',');
     this.lines.push(
       [e.index, e.kind, e.flags, e.thread, e.site, e.time, e.value, block(e.newBlock), block(e.oldBlock), frame(e.frame), e.stack, e.stackTotal, e.heapRequested,
-        e.heapUsable, e.library, e.untrackedAddress, e.staticAddress, e.linked === null ? '-' : e.linked.map((h) => B.row[h]).join('+'), e.linkedPartial].join(' '),
+        e.heapUsable, e.library, e.untrackedAddress, e.staticAddress, e.linked === null ? '-' : e.linked.map((h) => B.row[h]).join('+'), e.linkedPartial, JSON.stringify(e.callPath)].join(' '),
     );
     if (this.lines.length === 4096) this.seal();
   }
@@ -121,7 +121,7 @@ describe('the streaming reader resolves events as the decoder does', () => {
   });
 
   const fixtures = path.join(packageRoot, 'test', 'fixtures', 'traces');
-  const files = ['1.0', '1.2', 'invalid'].flatMap((d) =>
+  const files = ['1.0', '1.2', '1.3', 'invalid'].flatMap((d) =>
     readdirSync(path.join(fixtures, d))
       .filter((f) => f.endsWith('.bin'))
       .map((f) => path.join(d, f)),
