@@ -1,12 +1,15 @@
-// One trace file as the Node side holds it: its bytes, read once, and what is read beside it on first need, each
-// once: the traced program's path (tracedProgram()), the memwrap.json beside the program, the program's frame sizes.
-// `cc-memwrap report` decodes it; the viewer's session (trace-session.ts) is made from the same object, so
-// `report --html` reads nothing twice.
-import { readFile } from 'node:fs/promises';
+// One trace file as the Node side holds it, and what is read beside it on first need, each once: the traced program's
+// path (tracedProgram()), the memwrap.json beside the program, the program's frame sizes. `cc-memwrap report` streams
+// it, a window at a time; the bytes are read whole only for what decodes the whole model (the viewer's session,
+// trace-session.ts, made from the same object, so that `report --html` reads nothing twice).
 import path from 'node:path';
 import type { Model } from '../analysis/model.js';
+import type { FoldSource } from '../analysis/event-fold.js';
 import { decodeTrace, type DecodeOptions } from '../analysis/trace/decode.js';
-import { parseHeader } from '../analysis/trace/header.js';
+import { readHeader } from '../analysis/trace/header.js';
+import { FileSource } from '../analysis/trace/file-source.js';
+import { programRecord } from '../analysis/trace/event-stream.js';
+import { streamSource, type StreamFoldOptions } from '../analysis/trace/resolve-stream.js';
 import { namedSources, type NamedSources } from '../analysis/trace/source-files.js';
 import { loadBudgetConfig, type BudgetConfig } from './budget-config.js';
 import { fileSymbolNamer } from './library-symbols.js';
@@ -19,23 +22,54 @@ export class TraceFile {
   private named: NamedSources | null = null;
   private budgets: BudgetConfig | null = null;
   private stack: StackInfo | null = null;
+  private whole: Uint8Array | null = null;
+  private run: { path: string; cwd: string } | null | undefined = undefined;
 
   private constructor(
     /** Absolute. */
     readonly path: string,
-    readonly bytes: Uint8Array,
+    /** The file, opened once and kept open: every reading goes through it (a clone each). */
+    private readonly file: FileSource,
   ) {}
 
   /**
-   * Reads `file` and checks its header (damage later in the file is the decoder's to report). Rejects with the fs
+   * Opens `file` and checks its header (damage later in the file is the reader's to report). Rejects with the fs
    * error (ENOENT …) or TraceRefusedError, which describeReadError() words.
    */
   static async read(file: string): Promise<TraceFile> {
     const abs = path.resolve(file);
-    const buf = await readFile(abs);
-    const bytes = new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
-    parseHeader(bytes);
-    return new TraceFile(abs, bytes);
+    const source = FileSource.open(abs);
+    try {
+      readHeader(source);
+    } catch (e) {
+      source.close();
+      throw e;
+    }
+    return new TraceFile(abs, source);
+  }
+
+  /** The file's size when it was opened. */
+  get size(): number {
+    return this.file.size;
+  }
+
+  /** The whole file, read on first use: for the decoded model and the viewer, which hold every byte anyway. */
+  get bytes(): Uint8Array {
+    if (this.whole === null) this.whole = this.file.clone().read(0, this.file.size);
+    return this.whole;
+  }
+
+  /**
+   * The trace as a streaming fold source (resolve-stream.ts) over the file, read a window at a time, with the namer
+   * of the loaded objects' symbols.
+   */
+  stream(options: StreamFoldOptions = {}): FoldSource {
+    return streamSource(this.file.clone(), { ...options, symbols: fileSymbolNamer });
+  }
+
+  /** Closes the file (a TraceFile lives as long as its command or viewer session; this is for those that end early). */
+  close(): void {
+    this.file.close();
   }
 
   /**
@@ -52,14 +86,14 @@ export class TraceFile {
 
   /** The source files the trace names and the run's working directory, in one walk without the model. */
   sources(): NamedSources {
-    return (this.named ??= namedSources(this.bytes));
+    return (this.named ??= namedSources(this.file.clone()));
   }
 
-  /** The traced program's absolute path, or null: from the model once decoded, else from the walk for sources(). */
+  /** The traced program's absolute path, or null: from the model once decoded, else from the trace's first records. */
   program(): string | null {
     if (this.model !== null) return tracedProgram(this.model.program?.path, this.model.program?.cwd);
-    const named = this.sources();
-    return tracedProgram(named.program, named.cwd);
+    if (this.run === undefined) this.run = programRecord(this.file.clone());
+    return tracedProgram(this.run?.path, this.run?.cwd);
   }
 
   /** The memwrap.json beside the traced program (read on the first call). */

@@ -8,7 +8,9 @@
 import type { ByteSource } from './byte-source.js';
 import type { TraceHeader } from './header.js';
 import { ChunkRecords, parseContext, scanChunks, ThreadCursor, TraceRecord, type ChunkEntry } from './records.js';
-import type { ProblemLog } from '../problems.js';
+import { ProblemLog } from '../problems.js';
+import { isEventKind, Kind } from './format.js';
+import { readHeader } from './header.js';
 import { IndexHeap } from './index-heap.js';
 
 /** Window per thread: a whole chunk when there are few threads, less when there are many (memory grows with threads). */
@@ -124,4 +126,19 @@ export function mergeStreams(
     else heap.pop();
   }
   onProgress?.(total, total);
+}
+
+/**
+ * The PROGRAM record, read from the first records of the trace (it follows the first thread's THREAD_BEGIN), or null
+ * when the trace has none before its first event.
+ */
+export function programRecord(source: ByteSource): { path: string; cwd: string } | null {
+  const header = readHeader(source);
+  let found: { path: string; cwd: string } | null = null;
+  streamRecords(source, header, new ProblemLog(), (r) => {
+    if (r.ignored || r.kind === Kind.THREAD_BEGIN) return true;
+    if (r.kind === Kind.PROGRAM) found = { path: r.path, cwd: r.cwd };
+    return found === null && !isEventKind(r.kind);
+  });
+  return found;
 }

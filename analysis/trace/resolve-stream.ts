@@ -19,7 +19,7 @@ import type { ByteSource } from './byte-source.js';
 import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
 import { mergeStreams, streamRecords, threadStreams, type ThreadStream } from './event-stream.js';
 import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
-import { NONE, type CallPath, type SiteTable, type ThreadInfo } from '../model.js';
+import { NONE, type CallPath, type SiteTable, type SymbolNamer, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 import { emptyEvent } from '../model-fold.js';
 import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TimeTicket, TraceEnd, TraceStart } from '../event-fold.js';
@@ -31,6 +31,8 @@ export interface StreamFoldOptions {
   window?: number;
   /** Told how a pass read the trace: once, or twice (the facts first) because once might not have been exact. */
   onReading?: (passes: 1 | 2) => void;
+  /** Names addresses of the loaded objects (TraceStart.symbols). */
+  symbols?: SymbolNamer;
 }
 
 /** One thread as the first pass sees it. */
@@ -841,6 +843,8 @@ interface Reading {
   options: StreamFoldOptions;
 }
 
+const symbols = (r: Reading): { symbols?: SymbolNamer } => (r.options.symbols === undefined ? {} : { symbols: r.options.symbols });
+
 /** Scouts for the threads' times when a fold reads every event's time, else null. */
 function scoutsFor(r: Reading, folds: EventFold[]): ThreadStream[] | null {
   return folds.some((f) => f.needsTime === true) ? threadStreams(r.source, r.header, new ProblemLog(), r.options.window) : null;
@@ -857,7 +861,7 @@ function twoPasses(r: Reading, build: (start: TraceStart) => EventFold[]): Trace
   const sites = buildSites(meta.facts, problems);
   const threadIndices = [...meta.threads.keys()].sort((a, b) => a - b);
   const run: StreamRun = { header: r.header, facts: meta.facts, sites, threadIndices, osTids: threadIndices.map((i) => meta.threads.get(i)!.osTid), problems };
-  const start: TraceStart = { header: r.header, program: meta.facts.program, libraries: libraryNames(meta.facts), sites, events: meta.events, threads: threadIndices.length };
+  const start: TraceStart = { header: r.header, program: meta.facts.program, libraries: libraryNames(meta.facts), sites, ...symbols(r), events: meta.events, threads: threadIndices.length };
   const folds = build(start);
   const pass = new FoldPass(run, folds, scoutsFor(r, folds), null);
   streamRecords(r.source, r.header, new ProblemLog(), (rec) => pass.record(rec), {
@@ -887,7 +891,7 @@ function onePass(r: Reading, build: (start: TraceStart) => EventFold[]): TraceEn
     return true;
   }, { window: r.options.window });
   const sites = buildSites(prelude, new ProblemLog());
-  const start: TraceStart = { header: r.header, program: prelude.program, libraries: libraryNames(prelude), sites, events: -1, threads: threadIndices.length };
+  const start: TraceStart = { header: r.header, program: prelude.program, libraries: libraryNames(prelude), sites, ...symbols(r), events: -1, threads: threadIndices.length };
   const folds = build(start);
   if (folds.some((f) => f.needsEventCount === true)) return null;
 

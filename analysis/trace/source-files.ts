@@ -1,7 +1,8 @@
 // The source files a trace names (the files of its UNIT site tables) and the run's working directory, read in one walk without building the model: what a viewer host needs to decide which files it may serve.
 import { ProblemLog } from '../problems.js';
 import { Kind } from './format.js';
-import { parseHeader } from './header.js';
+import { parseHeader, readHeader } from './header.js';
+import type { ByteSource } from './byte-source.js';
 import { walkRecords } from './records.js';
 
 export interface NamedSources {
@@ -13,13 +14,13 @@ export interface NamedSources {
 }
 
 /** Throws TraceRefusedError for bytes that are not a trace this reader accepts; tolerates damage after the header. */
-export function namedSources(bytes: Uint8Array): NamedSources {
+export function namedSources(bytes: Uint8Array | ByteSource): NamedSources {
   const files = new Set<string>();
   let cwd: string | null = null;
   let program: string | null = null;
   walkRecords(
     bytes,
-    parseHeader(bytes),
+    bytes instanceof Uint8Array ? parseHeader(bytes) : readHeader(bytes),
     {
       record(r) {
         if (r.kind === Kind.UNIT && r.unit !== null) {
