@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { leaksAtExit } from '../../analysis/leaks.js';
 import { siteInfo } from '../../analysis/sites.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
+import { READER_MINOR } from '../../analysis/trace/format.js';
 import { buildInstrumented, programsDir, run, runTraced, samplesDir, scratch, traceOf, wrapper } from '../support/programs.js';
 
 for (const opt of ['-O0', '-O2']) {
@@ -17,7 +18,7 @@ for (const opt of ['-O0', '-O2']) {
       expect(ran.status).toBe(0);
       const model = decodeTrace(readFileSync(traceOf(dir, ran.pid)));
       expect(model.problems).toEqual([]);
-      expect(model.header.minor).toBe(2);
+      expect(model.header.minor).toBe(READER_MINOR);
       expect(model.leakScan).toEqual({ present: true, partial: false });
       const byLine = new Map<number, string>();
       const names = ['direct', 'indirect', 'reachable'];
