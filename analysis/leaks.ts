@@ -83,6 +83,7 @@ export class LeaksFold implements EventFold {
     const groups = new Map<LeakClassName, Map<string, LeakSiteGroup>>(LEAK_CLASS_ORDER.map((c) => [c, new Map()]));
     let unclassified = 0;
     let unclassifiedBytes = 0;
+    const sites = new Map<number, SiteRef>();
     for (const h of end.liveBlocks) {
       const cls = CLASS_NAMES[blocks.leakClass[h]!];
       if (cls === undefined) {
@@ -90,7 +91,7 @@ export class LeaksFold implements EventFold {
         unclassifiedBytes += blocks.requested[h]!;
         continue;
       }
-      const ref = liveBlockRef(this.run, blocks, h);
+      const ref = liveBlockRef(this.run, blocks, h, sites);
       const orphan = this.orphans.orphaningEvent(h);
       const leaked: LeakedBlock = { ...ref, class: cls, orphanedBy: orphan === NONE ? null : { event: orphan, at: this.orphans.orphaningSite(h) } };
       const bySite = groups.get(cls)!;

@@ -69,8 +69,17 @@ export interface OrphanedLeak {
 /** The fields of a run that name sites: its site table and working directory (a Model or a TraceStart). */
 type Run = Pick<TraceStart, 'sites' | 'program'>;
 
-/** A site as reports show it; for interposed records `site` is the entry site of the attributed function. */
-function siteRef(run: Run, site: number, interposed: boolean): SiteRef {
+/**
+ * A site as reports show it; for interposed records `site` is the entry site of the attributed function. With `cache`
+ * each site's object is made once and shared (a fold names the sites of many blocks).
+ */
+function siteRef(run: Run, site: number, interposed: boolean, cache?: Map<number, SiteRef>): SiteRef {
+  if (cache !== undefined) {
+    const key = 2 * site + (interposed ? 1 : 0);
+    let ref = cache.get(key);
+    if (ref === undefined) cache.set(key, (ref = siteRef(run, site, interposed)));
+    return ref;
+  }
   const info = siteInfo(run, site);
   if (interposed) {
     return {
@@ -93,20 +102,20 @@ function siteRef(run: Run, site: number, interposed: boolean): SiteRef {
 }
 
 /** The block with handle `h` and its allocation site. */
-function blockRefOf(run: Run, blocks: FoldBlocks, h: number, freeEvent: number | null): LinkedBlockRef {
+function blockRefOf(run: Run, blocks: FoldBlocks, h: number, freeEvent: number | null, cache?: Map<number, SiteRef>): LinkedBlockRef {
   const interposed = blocks.interposed[h] === 1;
   return {
     block: blocks.row[h]!,
     id: blocks.id[h]!,
     requestedBytes: blocks.requested[h]!,
-    allocation: siteRef(run, interposed ? blocks.entry[h]! : blocks.site[h]!, interposed),
+    allocation: siteRef(run, interposed ? blocks.entry[h]! : blocks.site[h]!, interposed, cache),
     freeEvent,
   };
 }
 
-/** A block still live (at the end of the trace) and its allocation site. */
-export function liveBlockRef(run: Run, blocks: FoldBlocks, h: number): LinkedBlockRef {
-  return blockRefOf(run, blocks, h, null);
+/** A block still live (at the end of the trace) and its allocation site; `cache` shares the site objects. */
+export function liveBlockRef(run: Run, blocks: FoldBlocks, h: number, cache?: Map<number, SiteRef>): LinkedBlockRef {
+  return blockRefOf(run, blocks, h, null, cache);
 }
 
 /** The model's blocks and frames as fold tables, made once per model (the viewer asks block by block). */
@@ -141,6 +150,7 @@ export class OrphanFold implements EventFold {
   /** The free's site (for interposed frees the entry site of the attributed function), and whether it was interposed. */
   private site = new Float64Array(64);
   private interposed = new Uint8Array(64);
+  private readonly sites = new Map<number, SiteRef>();
 
   constructor(private readonly run: Run) {}
 
@@ -179,7 +189,7 @@ export class OrphanFold implements EventFold {
 
   /** That free's site. */
   orphaningSite(h: number): SiteRef {
-    return siteRef(this.run, this.site[h]!, this.interposed[h] === 1);
+    return siteRef(this.run, this.site[h]!, this.interposed[h] === 1, this.sites);
   }
 
   /** How many times that free's set names the block. */
@@ -244,6 +254,7 @@ export class LinkedFold implements EventFold {
   /** Per block handle: 1 while a kept member waits for its free (in `waiting`). */
   private watched = new Uint8Array(64);
   private readonly waiting = new Map<number, LinkedMember[]>();
+  private readonly sites = new Map<number, SiteRef>();
   private section: LinkedSection | null = null;
 
   constructor(
@@ -269,7 +280,7 @@ export class LinkedFold implements EventFold {
     const members: LinkedMember[] = [];
     for (let i = 0; i < set.length; i++) {
       const h = set[i]!;
-      const m: LinkedMember = { ...blockRefOf(this.run, blocks, h, null), leaked: false, orphaned: false };
+      const m: LinkedMember = { ...blockRefOf(this.run, blocks, h, null, this.sites), leaked: false, orphaned: false };
       members.push(m);
       this.watched = grown(this.watched, h + 1);
       this.watched[h] = 1;
@@ -300,7 +311,7 @@ export class LinkedFold implements EventFold {
       if (event === NONE) continue;
       orphanedBlocks++;
       orphaned += orphans.timesNamed(h);
-      if (orphanedLeaks.length < this.keep) orphanedLeaks.push({ block: liveBlockRef(this.run, tables.blocks, h), freeEvent: event, at: orphans.orphaningSite(h) });
+      if (orphanedLeaks.length < this.keep) orphanedLeaks.push({ block: liveBlockRef(this.run, tables.blocks, h, this.sites), freeEvent: event, at: orphans.orphaningSite(h) });
     }
     this.section = { frees: this.frees, count: this.count, orphaned, orphanedBlocks, orphanedLeaks };
   }
