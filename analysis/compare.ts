@@ -5,6 +5,7 @@
 // own with nothing on the other side.
 import type { Model } from './model.js';
 import { computeReport, type ReportInputs, type ReportResult } from './report.js';
+import { modelSource } from './model-fold.js';
 import type { SiteRow } from './summary.js';
 import type { BudgetCheck, BudgetKind } from './budgets.js';
 
@@ -88,7 +89,7 @@ export function compareReport(run: CompareRun): ReportResult {
     leakCauses: false,
     failOn: new Set<never>(),
   };
-  return computeReport(run.model, run.file, request, { budgets: run.inputs.budgets, frameSizes: null });
+  return computeReport(modelSource(run.model), run.file, request, { budgets: run.inputs.budgets, frameSizes: null }, run.model);
 }
 
 /** Compares two reports, each computed with every site listed (top at least its site count). */

@@ -1,7 +1,9 @@
-// Leaks at exit as the runtime classified them (EXT/LEAKS, like LeakSanitizer): direct, indirect and still-reachable blocks, grouped by allocation site, each with the free that orphaned it when a LINKED set names one. Pure: model in, plain data out.
+// Leaks at exit as the runtime classified them (EXT/LEAKS, like LeakSanitizer): direct, indirect and still-reachable blocks, grouped by allocation site, each with the free that orphaned it when a LINKED set names one. One fold, read at the end from the live blocks.
 import { LeakClass } from './trace/format.js';
 import { NONE, type Model } from './model.js';
-import { blockRef, eventSite, orphaningEvents, type LinkedBlockRef, type SiteRef } from './linked.js';
+import { liveBlockRef, OrphanFold, type LinkedBlockRef, type SiteRef } from './linked.js';
+import type { EventFold, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import { foldModel } from './model-fold.js';
 
 export type LeakClassName = 'direct' | 'indirect' | 'reachable';
 
@@ -64,40 +66,64 @@ function siteKey(s: SiteRef): string {
   return `${s.interposed ? 'i' : 's'}${s.site}`;
 }
 
-/** The blocks live at exit, by class, then by allocation site. */
-export function leaksAtExit(model: Model): LeaksAtExit {
-  const { blocks } = model;
-  const orphanedBy = orphaningEvents(model);
-  const groups = new Map<LeakClassName, Map<string, LeakSiteGroup>>(LEAK_CLASS_ORDER.map((c) => [c, new Map()]));
-  let unclassified = 0;
-  let unclassifiedBytes = 0;
-  for (let b = 0; b < blocks.count; b++) {
-    if (blocks.freeEvent[b] !== NONE) continue;
-    const cls = CLASS_NAMES[blocks.leakClass[b]!];
-    if (cls === undefined) {
-      unclassified++;
-      unclassifiedBytes += blocks.requested[b]!;
-      continue;
+/** The blocks live at exit, by class, then by allocation site; all of it read at the end from the live blocks. */
+export class LeaksFold implements EventFold {
+  private result_: LeaksAtExit | null = null;
+
+  /** `orphans` must see the events too (before or after this fold). */
+  constructor(
+    private readonly run: TraceStart | Model,
+    private readonly orphans: OrphanFold,
+  ) {}
+
+  event(): void {}
+
+  finish(end: TraceEnd, tables: FoldTables): void {
+    const { blocks } = tables;
+    const groups = new Map<LeakClassName, Map<string, LeakSiteGroup>>(LEAK_CLASS_ORDER.map((c) => [c, new Map()]));
+    let unclassified = 0;
+    let unclassifiedBytes = 0;
+    const sites = new Map<number, SiteRef>();
+    for (const h of end.liveBlocks) {
+      const cls = CLASS_NAMES[blocks.leakClass[h]!];
+      if (cls === undefined) {
+        unclassified++;
+        unclassifiedBytes += blocks.requested[h]!;
+        continue;
+      }
+      const ref = liveBlockRef(this.run, blocks, h, sites);
+      const orphan = this.orphans.orphaningEvent(h);
+      const leaked: LeakedBlock = { ...ref, class: cls, orphanedBy: orphan === NONE ? null : { event: orphan, at: this.orphans.orphaningSite(h) } };
+      const bySite = groups.get(cls)!;
+      const key = siteKey(ref.allocation);
+      let g = bySite.get(key);
+      if (g === undefined) {
+        g = { allocation: ref.allocation, count: 0, bytes: 0, blocks: [] };
+        bySite.set(key, g);
+      }
+      g.count++;
+      g.bytes += ref.requestedBytes;
+      g.blocks.push(leaked);
     }
-    const ref = blockRef(model, b);
-    const orphan = orphanedBy[b]!;
-    const leaked: LeakedBlock = { ...ref, class: cls, orphanedBy: orphan === NONE ? null : { event: orphan, at: eventSite(model, orphan) } };
-    const bySite = groups.get(cls)!;
-    const key = siteKey(ref.allocation);
-    let g = bySite.get(key);
-    if (g === undefined) {
-      g = { allocation: ref.allocation, count: 0, bytes: 0, blocks: [] };
-      bySite.set(key, g);
-    }
-    g.count++;
-    g.bytes += ref.requestedBytes;
-    g.blocks.push(leaked);
+    const classes = LEAK_CLASS_ORDER.map((c): LeakClassGroup => {
+      const sites = [...groups.get(c)!.values()].sort(
+        (a, b) => b.bytes - a.bytes || (a.allocation.label < b.allocation.label ? -1 : a.allocation.label > b.allocation.label ? 1 : 0),
+      );
+      return { class: c, count: sites.reduce((n, s) => n + s.count, 0), bytes: sites.reduce((n, s) => n + s.bytes, 0), sites };
+    });
+    this.result_ = { present: end.leakScan.present, partial: end.leakScan.partial, classes, unclassified, unclassifiedBytes };
   }
-  const classes = LEAK_CLASS_ORDER.map((c): LeakClassGroup => {
-    const sites = [...groups.get(c)!.values()].sort(
-      (a, b) => b.bytes - a.bytes || (a.allocation.label < b.allocation.label ? -1 : a.allocation.label > b.allocation.label ? 1 : 0),
-    );
-    return { class: c, count: sites.reduce((n, s) => n + s.count, 0), bytes: sites.reduce((n, s) => n + s.bytes, 0), sites };
-  });
-  return { present: model.leakScan.present, partial: model.leakScan.partial, classes, unclassified, unclassifiedBytes };
+
+  /** After `finish`. */
+  result(): LeaksAtExit {
+    return this.result_!;
+  }
+}
+
+/** The blocks live at exit of a decoded model, by class, then by allocation site. */
+export function leaksAtExit(model: Model): LeaksAtExit {
+  const orphans = new OrphanFold(model);
+  const fold = new LeaksFold(model, orphans);
+  foldModel(model, [orphans, fold]);
+  return fold.result();
 }

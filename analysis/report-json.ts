@@ -19,8 +19,8 @@ export function reportJson(r: ReportResult): object {
       ? {}
       : {
           linked: {
-            frees: linked.frees.length,
-            orphanedBlocks: linked.orphanedLeaks.length,
+            frees: linked.count,
+            orphanedBlocks: linked.orphanedBlocks,
             rows: linked.frees.slice(0, top),
             orphanedLeaks: linked.orphanedLeaks.slice(0, top),
           },

@@ -4,7 +4,7 @@ import type { BudgetCheck, BudgetRange } from './budgets.js';
 import type { IntervalSeries } from './timeline.js';
 import type { PerCall } from './per-call.js';
 import type { Temporaries } from './temporaries.js';
-import type { LinkedFree } from './linked.js';
+import type { LinkedSection } from './linked.js';
 import { leakClassLabel, type LeaksAtExit } from './leaks.js';
 import type { PeakGroup, PeakSnapshot } from './peak.js';
 import type { Summary } from './summary.js';
@@ -49,7 +49,7 @@ export function reportText(r: ReportResult, source: SourceLines | null): string 
     renderReport(r.summary, r.file) +
     section(r.attribution, renderAttribution) +
     section(r.peak, renderPeaks) +
-    section(r.linked?.frees ?? null, renderLinked) +
+    section(r.linked, renderLinked) +
     section(r.budgets, renderBudgets) +
     section(r.temporaries, renderTemporaries) +
     section(r.calls, renderCalls) +
@@ -262,10 +262,9 @@ function blockText(label: string, bytes: number): string {
  * the block is never freed afterwards and this is the first free whose set contains it, "leaked" when an earlier free
  * orphaned it, else "freed later".
  */
-export function renderLinked(frees: LinkedFree[], view: TextView): string {
-  const shown = frees.slice(0, Math.max(0, view.top));
-  const orphaned = frees.reduce((n, f) => n + f.orphaned, 0);
-  const out = ['', `Frees with a linked set (${shown.length} of ${frees.length}; ${plural(orphaned, 'block')} orphaned in all)`];
+export function renderLinked(linked: LinkedSection, view: TextView): string {
+  const shown = linked.frees.slice(0, Math.max(0, view.top));
+  const out = ['', `Frees with a linked set (${shown.length} of ${linked.count}; ${plural(linked.orphaned, 'block')} orphaned in all)`];
   if (shown.length === 0) {
     out.push('  (no linked sets)');
     return out.join('\n') + '\n';

@@ -2,11 +2,12 @@
 // (null when not asked for). report-text.ts and report-json.ts each render that object; a new report section is one
 // analysis, one member here and one entry in each renderer.
 import type { Model } from './model.js';
-import { summarize, type Summary } from './summary.js';
+import type { EventFold, FoldSource, TraceStart } from './event-fold.js';
+import { SummaryFold, type Summary } from './summary.js';
 import { attribution, type Attribution, type AttributionBy, type AttributionMode } from './attribution.js';
-import { limitSnapshot, peaks, type PeakSnapshot } from './peak.js';
-import { linkedFrees, orphanedLeaks, type LinkedFree, type OrphanedLeak } from './linked.js';
-import { leaksAtExit, type LeaksAtExit } from './leaks.js';
+import { limitSnapshot, PeakFold, type PeakSnapshot } from './peak.js';
+import { LinkedFold, OrphanFold, type LinkedSection } from './linked.js';
+import { LeaksFold, type LeaksAtExit } from './leaks.js';
 import { checkBudgets, type BudgetCheck, type Budgets } from './budgets.js';
 import { temporaries, type Temporaries } from './temporaries.js';
 import { perCall, type PerCall } from './per-call.js';
@@ -53,7 +54,8 @@ export interface ReportResult {
   summary: Summary;
   attribution: Attribution | null;
   peak: { heap: PeakSnapshot; total: PeakSnapshot } | null;
-  linked: { frees: LinkedFree[]; orphanedLeaks: OrphanedLeak[] } | null;
+  /** The first `top` frees with a linked set and orphaned leaks, and their counts. */
+  linked: LinkedSection | null;
   budgets: { source: string | null; checks: BudgetCheck[]; exceeded: boolean } | null;
   temporaries: Temporaries | null;
   calls: PerCall | null;
@@ -65,28 +67,62 @@ export interface ReportResult {
   failOn: { conditions: FailOn[]; failed: FailOn[] } | null;
 }
 
-export function computeReport(model: Model, file: string, request: ReportRequest, inputs: ReportInputs): ReportResult {
+/** A section of the report that is not yet a fold over the events: it reads the decoded model. */
+export type ModelSection = 'attribution' | 'budgets' | 'temporaries' | 'calls' | 'intervals' | 'stack' | 'leak-causes';
+
+/** The sections of this request that read the decoded model; none: the report is one pass over the events. */
+export function modelSections(request: ReportRequest, inputs: ReportInputs): ModelSection[] {
+  const out: ModelSection[] = [];
+  if (request.by !== null) out.push('attribution');
+  if (inputs.budgets !== null) out.push('budgets');
+  if (request.temporaryWithin !== null) out.push('temporaries');
+  if (request.calls !== null) out.push('calls');
+  if (request.interval !== null) out.push('intervals');
+  if (request.stack && inputs.frameSizes !== null) out.push('stack');
+  if (request.leakCauses) out.push('leak-causes');
+  return out;
+}
+
+/** Whether `computeReport` needs the decoded model for this request (see `modelSections`). */
+export function needsModel(request: ReportRequest, inputs: ReportInputs): boolean {
+  return modelSections(request, inputs).length > 0;
+}
+
+/**
+ * The report: one pass over the events of `source` with the fold of every section asked for that is one (summary,
+ * --peak, --linked, --leaks), then the sections that read `model` (`modelSections`; an error if they need it and it
+ * is not given).
+ */
+export function computeReport(source: FoldSource, file: string, request: ReportRequest, inputs: ReportInputs, model: Model | null = null): ReportResult {
   const { top } = request;
-  const summary = summarize(model, { top });
-  const p = request.peak ? peaks(model) : null;
-  const checks = inputs.budgets === null ? null : checkBudgets(model, inputs.budgets.limits);
-  const atExit = request.leaks || request.failOn.has('leaks') ? leaksAtExit(model) : null;
+  const needed = modelSections(request, inputs);
+  if (needed.length > 0 && model === null) throw new Error(`the report's ${needed.join(', ')} need the decoded trace`);
+  const wantLeaks = request.leaks || request.failOn.has('leaks');
+  // A streaming source may build the folds twice (a second reading): the results are those of the last.
+  let last: ReportFolds | undefined;
+  source.run((start) => (last = reportFolds(start, request, wantLeaks)).all);
+  const { start, summaryFold, peakFold, linkedFold, leaksFold } = last!;
+  const summary = summaryFold.result();
+  const p = peakFold?.result() ?? null;
+  const m = model!;
+  const checks = inputs.budgets === null ? null : checkBudgets(m, inputs.budgets.limits);
+  const atExit = leaksFold?.result() ?? null;
   const sizes = inputs.frameSizes;
   const result: ReportResult = {
     file,
     top,
-    cwd: model.program?.cwd || null,
+    cwd: start.program?.cwd || null,
     summary,
-    attribution: request.by === null ? null : attribution(model, request.by),
+    attribution: request.by === null ? null : attribution(m, request.by),
     peak: p === null ? null : { heap: limitSnapshot(p.heap, top), total: limitSnapshot(p.total, top) },
-    linked: request.linked ? { frees: linkedFrees(model), orphanedLeaks: orphanedLeaks(model) } : null,
+    linked: linkedFold?.result() ?? null,
     budgets: checks === null ? null : { source: inputs.budgets!.source, checks, exceeded: checks.some((c) => c.exceeded) },
-    temporaries: request.temporaryWithin === null ? null : temporaries(model, { within: request.temporaryWithin }),
-    calls: request.calls === null ? null : perCall(model, request.calls),
-    intervals: request.interval === null ? null : intervalSeries(model, request.interval),
-    stack: request.stack && sizes !== null ? stackReport(model, sizes.program, sizes.units, sizes.missing) : null,
+    temporaries: request.temporaryWithin === null ? null : temporaries(m, { within: request.temporaryWithin }),
+    calls: request.calls === null ? null : perCall(m, request.calls),
+    intervals: request.interval === null ? null : intervalSeries(m, request.interval),
+    stack: request.stack && sizes !== null ? stackReport(m, sizes.program, sizes.units, sizes.missing) : null,
     leaks: request.leaks ? atExit : null,
-    leakCauses: request.leakCauses ? leakCauses(model) : null,
+    leakCauses: request.leakCauses ? leakCauses(m) : null,
     failOn: null,
   };
   if (request.failOn.size > 0) {
@@ -97,6 +133,27 @@ export function computeReport(model: Model, file: string, request: ReportRequest
     result.failOn = { conditions: [...request.failOn], failed: FAIL_ON.filter((f) => request.failOn.has(f) && failed[f]) };
   }
   return result;
+}
+
+/** The folds of the sections asked for that are folds, built from a run's start; `all` in the order they see the events. */
+interface ReportFolds {
+  start: TraceStart;
+  summaryFold: SummaryFold;
+  peakFold: PeakFold | null;
+  linkedFold: LinkedFold | null;
+  leaksFold: LeaksFold | null;
+  all: EventFold[];
+}
+
+function reportFolds(start: TraceStart, request: ReportRequest, wantLeaks: boolean): ReportFolds {
+  const summaryFold = new SummaryFold(start, { top: request.top });
+  const peakFold = request.peak ? new PeakFold(start) : null;
+  const orphans = request.linked || wantLeaks ? new OrphanFold(start) : null;
+  const linkedFold = request.linked ? new LinkedFold(start, orphans!, { keep: request.top }) : null;
+  const leaksFold = wantLeaks ? new LeaksFold(start, orphans!) : null;
+  const all: EventFold[] = [summaryFold];
+  for (const f of [orphans, peakFold, linkedFold, leaksFold]) if (f !== null) all.push(f);
+  return { start, summaryFold, peakFold, linkedFold, leaksFold, all };
 }
 
 /**

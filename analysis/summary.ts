@@ -1,9 +1,11 @@
-// The numbers `cc-memwrap report` prints (text or JSON), computed from the model: run end, totals, peaks, leaks, Valgrind-style counts, top sites.
+// The numbers `cc-memwrap report` prints (text or JSON), one fold over the events: run end, totals, peaks, leaks, Valgrind-style counts, top sites.
 import { Flag, Kind, siteKindName } from './trace/format.js';
 import { NONE, type EndHowName, type Model } from './model.js';
 import type { Problem } from './problems.js';
 import { signalName } from './signals.js';
-import { BlockGroups } from './block-groups.js';
+import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import { foldModel, modelStart } from './model-fold.js';
+import { GroupIndex, grown } from './group-index.js';
 import { allocatorName, siteInfo } from './sites.js';
 
 export interface SiteRow {
@@ -86,137 +88,179 @@ export function describeEnd(how: EndHowName, code: number | null, complete: bool
   return 'ended without a trailer: killed (e.g. SIGKILL) or crashed';
 }
 
-function maxOf(a: Float64Array): { bytes: number; event: number | null } {
-  let best = 0;
-  let at: number | null = null;
-  for (let i = 0; i < a.length; i++) {
-    if (a[i]! > best) {
-      best = a[i]!;
-      at = i;
-    }
-  }
-  return { bytes: best, event: at };
-}
+/** Every number of the report, as a fold over the events: state grows with the allocation site groups only. */
+export class SummaryFold implements EventFold {
+  private readonly top: number;
+  private readonly index: GroupIndex;
+  private failedReallocs = 0;
+  private requested = 0;
+  private usable = 0;
+  private peakRequested = 0;
+  private peakRequestedAt = NONE;
+  private peakUsable = 0;
+  private peakUsableAt = NONE;
+  private peakStack = 0;
+  private peakStackAt = NONE;
+  // Per site group (numbers of `index`): blocks, requested and usable bytes, and the allocator kinds seen as bits.
+  private allocs: number[] = [];
+  private groupRequested: number[] = [];
+  private groupUsable: number[] = [];
+  private allocatorBits = new Int32Array(0);
+  private end: TraceEnd | null = null;
+  private live: { blocks: number; requested: number; usable: number; byGroup: number[]; requestedByGroup: number[] } | null = null;
 
-function siteRows(model: Model): SiteRow[] {
-  const { blocks } = model;
-  const groups = new BlockGroups(model);
-  const rows = new Map<string, SiteRow & { fns: Set<number> }>();
-  for (let b = 0; b < blocks.count; b++) {
-    const g = groups.siteOf(b);
-    let row = rows.get(g.key);
-    if (row === undefined) {
+  constructor(
+    private readonly start: TraceStart,
+    options: SummaryOptions = {},
+  ) {
+    this.top = options.top ?? 10;
+    this.index = new GroupIndex(start);
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    // The maxima are over every event: the stack moves on calls and returns.
+    if (e.heapRequested > this.peakRequested) {
+      this.peakRequested = e.heapRequested;
+      this.peakRequestedAt = e.index;
+    }
+    if (e.heapUsable > this.peakUsable) {
+      this.peakUsable = e.heapUsable;
+      this.peakUsableAt = e.index;
+    }
+    if (e.stackTotal > this.peakStack) {
+      this.peakStack = e.stackTotal;
+      this.peakStackAt = e.index;
+    }
+    const kind = e.kind;
+    if (kind === Kind.REALLOC && (e.flags & Flag.REALLOC_FAILED) !== 0) this.failedReallocs++;
+    const h = e.newBlock;
+    if (h === NONE || (kind !== Kind.ALLOC && kind !== Kind.REALLOC)) return;
+    const blocks = tables.blocks;
+    const requested = blocks.requested[h]!;
+    const usable = blocks.usable[h]!;
+    this.requested += requested;
+    this.usable += usable;
+    const g = this.index.siteGroup(blocks, h);
+    if (g === this.allocs.length) {
+      this.allocs.push(0);
+      this.groupRequested.push(0);
+      this.groupUsable.push(0);
+      this.allocatorBits = grown(this.allocatorBits, 8 * (g + 1));
+    }
+    this.allocs[g]!++;
+    this.groupRequested[g]! += requested;
+    this.groupUsable[g]! += usable;
+    const fn = blocks.fn[h]!;
+    this.allocatorBits[8 * g + (fn >>> 5)]! |= 1 << (fn & 31);
+  }
+
+  finish(end: TraceEnd, tables: FoldTables): void {
+    this.end = end;
+    const { blocks } = tables;
+    const live = { blocks: 0, requested: 0, usable: 0, byGroup: this.allocs.map(() => 0), requestedByGroup: this.allocs.map(() => 0) };
+    for (const h of end.liveBlocks) {
+      live.blocks++;
+      live.requested += blocks.requested[h]!;
+      live.usable += blocks.usable[h]!;
+      const g = this.index.siteGroup(blocks, h);
+      live.byGroup[g]!++;
+      live.requestedByGroup[g]! += blocks.requested[h]!;
+    }
+    this.live = live;
+  }
+
+  private siteRows(): SiteRow[] {
+    const live = this.live!;
+    const out: SiteRow[] = [];
+    this.index.refs.forEach((g, i) => {
       const interposed = g.key.startsWith('interposed:');
-      row = {
+      const allocators: string[] = [];
+      for (let fn = 0; fn < 256; fn++) if ((this.allocatorBits[8 * i + (fn >>> 5)]! & (1 << (fn & 31))) !== 0) allocators.push(siteKindName(fn));
+      out.push({
         kind: interposed ? 'interposed' : 'site',
         site: g.site,
         file: g.file,
         line: g.line,
         function: g.function,
-        allocator: interposed ? null : allocatorName(siteInfo(model, g.site)),
-        allocators: [],
+        allocator: interposed ? null : allocatorName(siteInfo(this.start, g.site)),
+        allocators,
         label: g.label,
-        allocs: 0,
-        requestedBytes: 0,
-        usableBytes: 0,
-        liveBlocks: 0,
-        liveRequestedBytes: 0,
-        fns: new Set(),
-      };
-      rows.set(g.key, row);
-    }
-    row.allocs++;
-    row.requestedBytes += blocks.requested[b]!;
-    row.usableBytes += blocks.usable[b]!;
-    row.fns.add(blocks.fn[b]!);
-    if (blocks.freeEvent[b] === NONE) {
-      row.liveBlocks++;
-      row.liveRequestedBytes += blocks.requested[b]!;
-    }
+        allocs: this.allocs[i]!,
+        requestedBytes: this.groupRequested[i]!,
+        usableBytes: this.groupUsable[i]!,
+        liveBlocks: live.byGroup[i]!,
+        liveRequestedBytes: live.requestedByGroup[i]!,
+      });
+    });
+    out.sort((a, b) => b.requestedBytes - a.requestedBytes || b.allocs - a.allocs || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+    return out;
   }
-  const out: SiteRow[] = [];
-  for (const { fns, ...row } of rows.values()) {
-    row.allocators = [...fns].sort((a, b) => a - b).map(siteKindName);
-    out.push(row);
+
+  /** The summary; after `finish`. */
+  result(): Summary {
+    const end = this.end!;
+    const live = this.live!;
+    const frees = end.blocksCreated - live.blocks;
+    const rows = this.siteRows();
+    const h = this.start.header;
+    const program = this.start.program;
+    const run = end.end;
+    const errors = end.problems.filter((p) => p.severity === 'error').length;
+    const peak = (bytes: number, at: number): { bytes: number; event: number | null } => ({ bytes, event: at === NONE ? null : at });
+    return {
+      format: { version: `${h.major}.${h.minor}`, littleEndian: h.littleEndian, pointerSize: h.pointerSize, interposed: h.interposed },
+      process: {
+        pid: h.pid,
+        ppid: h.ppid,
+        startTimeNs: h.startTimeNs.toString(),
+        program: program?.path ?? null,
+        cwd: program?.cwd ?? null,
+        rank: end.rank?.rank ?? null,
+      },
+      end: {
+        how: run.how,
+        code: run.code,
+        signalName: run.how === 'signal' && run.code !== null ? signalName(run.code) : null,
+        complete: run.complete,
+        description: describeEnd(run.how, run.code, run.complete),
+      },
+      threads: end.threads.map((t) => ({
+        index: t.index,
+        osTid: t.osTid,
+        events: t.events,
+        maxStackBytes: t.maxStack,
+        maxStackEvent: t.maxStackEvent === NONE ? null : t.maxStackEvent,
+        ended: t.endEvent !== NONE,
+      })),
+      events: end.events,
+      allocations: end.blocksCreated,
+      frees,
+      untrackedFrees: end.untrackedFrees,
+      failedReallocs: this.failedReallocs,
+      bytesAllocated: { requested: this.requested, usable: this.usable },
+      peakHeap: { requested: peak(this.peakRequested, this.peakRequestedAt), usable: peak(this.peakUsable, this.peakUsableAt) },
+      peakStack: peak(this.peakStack, this.peakStackAt),
+      static: { objects: end.statics.count, bytes: end.statics.totalBytes },
+      leaked: { blocks: live.blocks, requestedBytes: live.requested, usableBytes: live.usable },
+      valgrind: {
+        allocs: end.blocksCreated,
+        frees,
+        bytesAllocated: this.requested,
+        inUseAtExit: { bytes: live.requested, blocks: live.blocks },
+      },
+      lostRecords: end.lostRecords,
+      siteGroups: rows.length,
+      topSites: rows.slice(0, Math.max(0, this.top)),
+      problems: { errors, warnings: end.problems.length - errors, list: end.problems },
+    };
   }
-  out.sort((a, b) => b.requestedBytes - a.requestedBytes || b.allocs - a.allocs || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-  return out;
 }
 
 /** Computes every number of the report from the model. */
 export function summarize(model: Model, options: SummaryOptions = {}): Summary {
-  const top = options.top ?? 10;
-  const { events, blocks } = model;
-  let failedReallocs = 0;
-  for (let i = 0; i < events.count; i++) {
-    if (events.kind[i] === Kind.REALLOC && (events.flags[i]! & Flag.REALLOC_FAILED) !== 0) failedReallocs++;
-  }
-  let frees = 0;
-  let requested = 0;
-  let usable = 0;
-  let liveBlocks = 0;
-  let liveRequested = 0;
-  let liveUsable = 0;
-  for (let b = 0; b < blocks.count; b++) {
-    requested += blocks.requested[b]!;
-    usable += blocks.usable[b]!;
-    if (blocks.freeEvent[b] === NONE) {
-      liveBlocks++;
-      liveRequested += blocks.requested[b]!;
-      liveUsable += blocks.usable[b]!;
-    } else {
-      frees++;
-    }
-  }
-  const rows = siteRows(model);
-  const h = model.header;
-  const errors = model.problems.filter((p) => p.severity === 'error').length;
-  return {
-    format: { version: `${h.major}.${h.minor}`, littleEndian: h.littleEndian, pointerSize: h.pointerSize, interposed: h.interposed },
-    process: {
-      pid: h.pid,
-      ppid: h.ppid,
-      startTimeNs: h.startTimeNs.toString(),
-      program: model.program?.path ?? null,
-      cwd: model.program?.cwd ?? null,
-      rank: model.rank?.rank ?? null,
-    },
-    end: {
-      how: model.end.how,
-      code: model.end.code,
-      signalName: model.end.how === 'signal' && model.end.code !== null ? signalName(model.end.code) : null,
-      complete: model.end.complete,
-      description: describeEnd(model.end.how, model.end.code, model.end.complete),
-    },
-    threads: model.threads.map((t) => ({
-      index: t.index,
-      osTid: t.osTid,
-      events: t.events,
-      maxStackBytes: t.maxStack,
-      maxStackEvent: t.maxStackEvent === NONE ? null : t.maxStackEvent,
-      ended: t.endEvent !== NONE,
-    })),
-    events: events.count,
-    allocations: blocks.count,
-    frees,
-    untrackedFrees: model.untrackedFrees.count,
-    failedReallocs,
-    bytesAllocated: { requested, usable },
-    peakHeap: { requested: maxOf(events.heapRequested), usable: maxOf(events.heapUsable) },
-    peakStack: maxOf(events.stackTotal),
-    static: { objects: model.statics.count, bytes: model.statics.totalBytes },
-    leaked: { blocks: liveBlocks, requestedBytes: liveRequested, usableBytes: liveUsable },
-    valgrind: {
-      allocs: blocks.count,
-      frees,
-      bytesAllocated: requested,
-      inUseAtExit: { bytes: liveRequested, blocks: liveBlocks },
-    },
-    lostRecords: model.lostRecords,
-    siteGroups: rows.length,
-    topSites: rows.slice(0, Math.max(0, top)),
-    problems: { errors, warnings: model.problems.length - errors, list: model.problems },
-  };
+  const fold = new SummaryFold(modelStart(model), options);
+  foldModel(model, [fold]);
+  return fold.result();
 }
 
 /** The schema tag of `--json` output; bump when a field changes meaning or disappears. */

@@ -10,6 +10,7 @@ import { computeReport, type ReportInputs, type ReportResult } from '../analysis
 import type { Budgets } from '../analysis/budgets.js';
 import { IntervalError } from '../analysis/timeline.js';
 import type { Model } from '../analysis/model.js';
+import { modelSource } from '../analysis/model-fold.js';
 import { sourceLineText } from '../analysis/peak.js';
 import { describeReadError } from '../host/read-errors.js';
 import { processIo, progressLine, type CliIo } from './io.js';
@@ -99,7 +100,7 @@ function compute(trace: { file: TraceFile; model: Model }, a: ReportArgs): Repor
   const budgets = budgetsFor(a.budgets, trace.file);
   try {
     const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.file.stackInfo() : null };
-    return computeReport(trace.model, a.file, a.request, inputs);
+    return computeReport(modelSource(trace.model), a.file, a.request, inputs, trace.model);
   } catch (e) {
     if (e instanceof IntervalError) throw new ReportFailure(`--interval ${a.interval}: ${e.message}`);
     throw new ReportFailure(describeReadError(a.file, e));

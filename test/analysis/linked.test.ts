@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { linkedFrees, orphanedLeaks, orphaningEvents } from '../../analysis/linked.js';
+import { linkedFrees, linkedSection, orphanedLeaks, orphaningEvents } from '../../analysis/linked.js';
 import { NONE } from '../../analysis/model.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { runReport } from '../../cli/report.js';
@@ -68,6 +68,18 @@ describe('linkedFrees', () => {
       freeEvent: frees[0]!.event,
       at: { file: '/home/student/demo.c', line: 20, label: 'demo.c:20 main → free' },
     });
+  });
+});
+
+describe('linkedSection', () => {
+  test('keeps the first frees whole and counts them all', () => {
+    const model = decodeTrace(linkedTrace().build());
+    const all = linkedFrees(model);
+    const one = linkedSection(model, 1);
+    expect(one.frees).toEqual([all[0]]);
+    expect([one.count, one.orphaned, one.orphanedBlocks]).toEqual([2, 1, 1]);
+    expect(one.orphanedLeaks).toEqual(orphanedLeaks(model));
+    expect(linkedSection(model, 0)).toMatchObject({ frees: [], count: 2, orphaned: 1, orphanedBlocks: 1, orphanedLeaks: [] });
   });
 });
 

@@ -64,6 +64,49 @@ describe('peaks', () => {
     expect(p.total.byFunction.map((g) => g.label)).toEqual(['demo.c:3 make_node']);
   });
 
+  test('groups that tie on bytes, blocks and label come in the order of their first block live at the peak', () => {
+    // Sites 14 and 15 read the same (two mallocs on one line); 16 is another line, for a second maximum.
+    const twin = { kind: S.MALLOC, file: 'demo.c', func: 'main', name: 'malloc', line: 60 };
+    const b = new TraceBuilder({ complete: true });
+    const t = b.thread(0);
+    t.threadBegin(1);
+    t.unit(1, [...DEMO_SITES, twin, twin, { ...twin, line: 61 }]);
+    t.enter(1, 128);
+    const b1 = t.alloc({ site: 15, size: 10, addr: 0x1000 });
+    t.alloc({ site: 14, size: 10, addr: 0x2000 });
+    t.free({ site: 6, block: b1 }); // site 15's first block ends: site 14's block is now the earlier one
+    t.alloc({ site: 15, size: 10, addr: 0x3000 });
+    t.alloc({ site: 16, size: 5, addr: 0x4000 });
+    t.exit(2);
+    t.end(0, 0);
+    const p = peaks(decodeTrace(b.build()));
+    expect(p.heap.liveBlocks).toBe(3);
+    expect(p.heap.bySite.map((g) => [g.key, g.bytes])).toEqual([
+      ['site:14', 10],
+      ['site:15', 10],
+      ['site:16', 5],
+    ]);
+    expect(p.total.bySite.map((g) => g.key)).toEqual(['site:14', 'site:15', 'site:16']);
+  });
+
+  test('the snapshot is of the first maximum: blocks that come and go after it are not in it', () => {
+    const b = new TraceBuilder({ complete: true });
+    const t = b.thread(0);
+    t.threadBegin(1);
+    t.unit(1, DEMO_SITES);
+    t.enter(1, 128);
+    const a = t.alloc({ site: 4, size: 100, addr: 0x1000 });
+    t.free({ site: 6, block: a });
+    t.alloc({ site: 9, size: 60, addr: 0x2000 });
+    const c = t.alloc({ site: 4, size: 40, addr: 0x3000 }); // 100 again: not a new maximum
+    t.free({ site: 6, block: c });
+    t.exit(2);
+    t.end(0, 0);
+    const p = peaks(decodeTrace(b.build()));
+    expect(p.heap).toMatchObject({ event: 2, peakBytes: 100, liveBlocks: 1 });
+    expect(p.heap.bySite.map((g) => [g.key, g.blocks, g.bytes])).toEqual([['site:4', 1, 100]]);
+  });
+
   test('an empty run has no peak', () => {
     const b = new TraceBuilder({ complete: true });
     b.thread(0).threadBegin(1);
