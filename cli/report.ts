@@ -6,7 +6,7 @@ import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
 import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
 import { compareJson, compareText } from '../analysis/compare-text.js';
-import { computeReport, type ReportInputs, type ReportResult } from '../analysis/report.js';
+import { computeReport, needsModel, type ReportInputs, type ReportResult } from '../analysis/report.js';
 import type { Budgets } from '../analysis/budgets.js';
 import { IntervalError } from '../analysis/timeline.js';
 import type { Model } from '../analysis/model.js';
@@ -41,8 +41,8 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
   let result: ReportResult;
   try {
-    const trace = await read(parsed.file, io);
-    result = compute(trace, parsed);
+    const trace = await open(parsed.file);
+    result = compute(trace, parsed, io);
     if (parsed.html !== null) writeHtml(trace, parsed, result, io);
   } catch (e) {
     if (!(e instanceof ReportFailure)) throw e;
@@ -65,9 +65,10 @@ async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<numb
     // One trace decoded at a time: A's model is let go once its report is made.
     const reports: ReportResult[] = [];
     for (const file of [a.file, other]) {
-      const trace = await read(file, io);
-      reports.push(compareReport({ model: trace.model, file, inputs: { budgets: budgetsFor(a.budgets, trace.file), frameSizes: null } }));
-      for (const p of trace.model.problems) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+      const trace = await open(file);
+      const model = decode(trace, file, io);
+      reports.push(compareReport({ model, file, inputs: { budgets: budgetsFor(a.budgets, trace), frameSizes: null } }));
+      for (const p of model.problems) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
     }
     comparison = compareReports(reports[0]!, reports[1]!);
   } catch (e) {
@@ -81,13 +82,20 @@ async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<numb
   return 0;
 }
 
-/** Reads and decodes the trace, with progress on stderr. */
-async function read(file: string, io: CliIo): Promise<{ file: TraceFile; model: Model }> {
-  let progress = progressLine(io, file);
+/** Opens the trace and checks its header. */
+async function open(file: string): Promise<TraceFile> {
   try {
-    const trace = await TraceFile.read(file);
-    progress = progressLine(io, file, trace.bytes.length);
-    return { file: trace, model: trace.decode({ onProgress: progress.update }) };
+    return await TraceFile.read(file);
+  } catch (e) {
+    throw new ReportFailure(describeReadError(file, e));
+  }
+}
+
+/** Decodes the whole trace into a model, with progress on stderr. */
+function decode(trace: TraceFile, file: string, io: CliIo): Model {
+  const progress = progressLine(io, file, trace.size);
+  try {
+    return trace.decode({ onProgress: progress.update });
   } catch (e) {
     throw new ReportFailure(describeReadError(file, e));
   } finally {
@@ -95,15 +103,24 @@ async function read(file: string, io: CliIo): Promise<{ file: TraceFile; model: 
   }
 }
 
-/** The report of a read trace, with what the request needs beside it (budgets, frame sizes) read once. */
-function compute(trace: { file: TraceFile; model: Model }, a: ReportArgs): ReportResult {
-  const budgets = budgetsFor(a.budgets, trace.file);
+/**
+ * The report, with what the request needs beside the trace (budgets, frame sizes) read once. Streamed through the
+ * trace a window at a time, in memory that grows with live blocks and sites, not with events — unless a section
+ * still reads the decoded model (`modelSections`) or an HTML report is to be written from it.
+ */
+function compute(trace: TraceFile, a: ReportArgs, io: CliIo): ReportResult {
+  const budgets = budgetsFor(a.budgets, trace);
+  const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.stackInfo() : null };
+  const model = needsModel(a.request, inputs) || a.html !== null ? decode(trace, a.file, io) : null;
+  const progress = model === null ? progressLine(io, a.file, trace.size) : null;
   try {
-    const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.file.stackInfo() : null };
-    return computeReport(modelSource(trace.model), a.file, a.request, inputs, trace.model);
+    const source = model === null ? trace.stream({ onProgress: progress!.update }) : modelSource(model);
+    return computeReport(source, a.file, a.request, inputs, model);
   } catch (e) {
     if (e instanceof IntervalError) throw new ReportFailure(`--interval ${a.interval}: ${e.message}`);
     throw new ReportFailure(describeReadError(a.file, e));
+  } finally {
+    progress?.done();
   }
 }
 
@@ -119,12 +136,12 @@ function budgetsFor(flags: Budgets | null, trace: TraceFile): ReportInputs['budg
  * Writes the HTML report of the trace as read for the report, and says where on stderr. --budget's budgets go into
  * it; a memwrap.json's the session finds itself.
  */
-function writeHtml(trace: { file: TraceFile }, a: ReportArgs, result: ReportResult, io: CliIo): void {
+function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, io: CliIo): void {
   const out = a.html!;
   if (out === '') throw new ReportFailure(`--html ${out}: wants a file name`);
   const budgets = result.budgets?.source === '--budget' ? a.budgets : null;
   try {
-    const session = TraceSession.of(trace.file, budgets === null ? {} : { budgets });
+    const session = TraceSession.of(trace, budgets === null ? {} : { budgets });
     const size = writeHtmlReport(session, out);
     io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
   } catch (e) {

@@ -26,7 +26,7 @@ describe('report arguments', () => {
   test.each([
     [['t', '--top', 'x'], "--top wants a whole number, got 'x'"],
     [['t', '--attribute', 'inclusive'], '--attribute needs --by function or --by file'],
-    [['t', '--by', 'colour'], '--by wants function, site, file, thread, library, got \'colour\''],
+    [['t', '--by', 'colour'], '--by wants function, site, file, thread, library, entry, library-function, got \'colour\''],
     [['t', '--calls', ' '], '--calls wants a function name'],
     [['t', '--interval', '3 days'], "--interval wants a number of events (1000) or a time (500ns, 20us, 10ms, 1.5s), got '3 days'"],
     [['t', '--fail-on', 'warnings'], "--fail-on wants budget or leaks, got 'warnings'"],
