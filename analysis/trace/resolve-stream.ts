@@ -62,12 +62,17 @@ class MetaPass implements RecordVisitor {
     this.facts = new RunFacts(problems);
   }
 
+  private last: MetaThread | null = null;
+
   private thread(index: number): MetaThread {
+    // Records come in runs of one thread: the latest thread is the next record's as a rule.
+    if (this.last !== null && this.last.index === index) return this.last;
     let t = this.threads.get(index);
     if (t === undefined) {
       t = { index, osTid: null, heapSeen: false, callerTaken: false, pathTaken: false };
       this.threads.set(index, t);
     }
+    this.last = t;
     return t;
   }
 
