@@ -296,7 +296,7 @@ describe('cli', () => {
     expect(await capture(runReport, [file, '--by', 'color'])).toEqual({
       code: 2,
       out: '',
-      err: "cc-memwrap report: --by wants function, site, file, thread, library, got 'color'\n",
+      err: "cc-memwrap report: --by wants function, site, file, thread, library, entry, library-function, got 'color'\n",
     });
     expect(await capture(runReport, [file, '--by', 'function', '--attribute', 'deepest'])).toEqual({
       code: 2,
