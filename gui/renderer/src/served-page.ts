@@ -1,0 +1,21 @@
+// What the pages only the local server serves (compare.html, lanes.html) share: its API with the app's header, and
+// the progress bar while traces are fetched and decoded.
+import { byId, fill } from './dom.js';
+
+const API_HEADERS = { 'x-cc-memwrap': '1' };
+
+/** A request to the local server's API; rejects on an HTTP error. */
+export async function api(path: string, method: 'GET' | 'POST' = 'GET'): Promise<Response> {
+  const r = await fetch(path, { method, headers: API_HEADERS });
+  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+  return r;
+}
+
+/** Shows `label` and `fraction` in the page's #progress bar; null hides it. */
+export function progress(label: string | null, fraction = 0): void {
+  byId('progress').hidden = label === null;
+  if (label !== null) {
+    fill(byId('progress-label'), label);
+    byId<HTMLProgressElement>('progress-bar').value = fraction;
+  }
+}
