@@ -5,7 +5,7 @@
 // trace among them, more traces than the page shows.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MAX_LANES, runView } from '../../cli/view.js';
 import type { RunningServer } from '../../host/server.js';
@@ -15,7 +15,7 @@ import { decodeTrace } from '../../analysis/trace/decode.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
-import { buildRenderer, launch, SCREENSHOTS } from './browser.js';
+import { buildRenderer, SCREENSHOTS, viewInBrowser, type ViewPage } from './browser.js';
 
 const dir = scratch('gui-lanes');
 const traces = path.join(dir, 'traces');
@@ -63,29 +63,18 @@ beforeAll(async () => {
 
 describe('view A B: lanes on one wall-time axis (Chromium)', () => {
   skipAllWhen(notX86_64Glibc);
-  let server: RunningServer | null = null;
-  let browser: Browser;
+  let lanes: ViewPage | null = null;
   let page: Page;
   let printed = '';
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
-    const r = await view([parent, child], (s) => (server = s));
-    if (r.code !== 0 || server === null) throw new Error(`view exited ${r.code}: ${r.err}`);
-    printed = r.out;
-    browser = await launch();
-    page = await browser.newPage({ viewport: { width: 1200, height: 640 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(/at (http:\S+)/.exec(printed)![1]!);
-    await page.waitForFunction(() => {
-      const h = (window as unknown as { ccMemwrapLanes?: { ready: boolean; error: string | null } }).ccMemwrapLanes;
-      return h?.ready === true || (h?.error ?? null) !== null;
-    }, null, { timeout: 60_000 });
+    lanes = await viewInBrowser([parent, child], { rendererDir, recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapLanes', viewport: { width: 1200, height: 640 } });
+    ({ page, printed, errors } = lanes);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await (server as RunningServer | null)?.close();
+    await lanes?.close();
   });
 
   test('the command says how many traces and where the lanes page is', () => {

@@ -11,7 +11,7 @@ import { Chart } from '../chart/chart.js';
 import { chartData, type ChartData } from '../chart/columns.js';
 import { budgetMarks, decodeInWorker } from '../decode.js';
 import { byId, el, fill } from '../dom.js';
-import { api, progress } from '../served-page.js';
+import { api, progress, startPage } from '../served-page.js';
 import type { ViewData } from '../view-data.js';
 import '../styles.css';
 import './compare.css';
@@ -108,10 +108,4 @@ async function start(): Promise<void> {
   handle.ready = true;
 }
 
-start().catch((e: unknown) => {
-  progress(null);
-  handle.error = (e as Error).message;
-  const box = byId('error');
-  box.hidden = false;
-  fill(box, `The runs could not be compared: ${handle.error}`);
-});
+startPage(start, handle, 'The runs could not be compared');

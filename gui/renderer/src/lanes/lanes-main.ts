@@ -13,7 +13,7 @@ import { Chart, formatNs } from '../chart/chart.js';
 import { chartData, type ChartData } from '../chart/columns.js';
 import { decodeInWorker } from '../decode.js';
 import { byId, el, fill } from '../dom.js';
-import { api, progress } from '../served-page.js';
+import { api, progress, startPage } from '../served-page.js';
 import '../styles.css';
 import './lanes.css';
 
@@ -147,10 +147,4 @@ async function start(): Promise<void> {
   handle.ready = true;
 }
 
-start().catch((e: unknown) => {
-  progress(null);
-  handle.error = (e as Error).message;
-  const box = byId('error');
-  box.hidden = false;
-  fill(box, `The lanes could not be drawn: ${handle.error}`);
-});
+startPage(start, handle, 'The lanes could not be drawn');
