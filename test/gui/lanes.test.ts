@@ -27,24 +27,38 @@ function readTraceHeader(file: string): TraceHeader {
   return withFileSource(file, readHeader);
 }
 
-/** Wall time of a trace's first event, in ns after `since`: its header's start plus the event's time. */
-function firstEventAt(file: string, since: bigint): number {
+/** Wall time of a trace's first (or last) event, in ns after `since`: its header's start plus the event's time. */
+function eventAt(file: string, since: bigint, which: 'first' | 'last'): number {
   const m = decodeTrace(new Uint8Array(readFileSync(file)));
-  return Number(m.header.startTimeNs - since) + m.events.time[0]!;
+  const t = m.events.time;
+  return Number(m.header.startTimeNs - since) + (which === 'first' ? t[0]! : Math.max(...t));
 }
 
-function view(args: string[], onServer?: (s: RunningServer) => void): ReturnType<typeof capture> {
-  return capture((a, io) => runView(a, io, { electron: null, rendererDir, recentFile: path.join(dir, 'recent.json'), ...(onServer ? { onServer } : {}) }), args);
+/** `cc-memwrap view` with `args`: its exit status and output, and whether it served a page (its server closed again). */
+async function view(args: string[]): Promise<{ code: number; out: string; err: string; served: boolean }> {
+  let server: RunningServer | null = null;
+  const r = await capture((a, io) => runView(a, io, { electron: null, rendererDir, recentFile: path.join(dir, 'recent.json'), onServer: (s) => (server = s) }), args);
+  await (server as RunningServer | null)?.close();
+  return { ...r, served: server !== null };
 }
 
-/** The first pixel column (from the canvas's left edge, in CSS px) where lane `i`'s plot canvas has anything painted. */
-function firstPainted(page: Page, i: number): Promise<number> {
-  return page.evaluate((lane) => {
-    const c = document.querySelector(`#lane-${lane} canvas.plot`) as HTMLCanvasElement;
-    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
-    for (let x = 0; x < c.width; x++) for (let y = 0; y < c.height; y++) if (px[(y * c.width + x) * 4 + 3]! > 0) return x / (c.width / c.clientWidth);
-    return -1;
-  }, i);
+/** The first (or last) pixel column (from the canvas's left edge, in CSS px) where lane `i`'s plot canvas has anything painted. */
+function painted(page: Page, i: number, which: 'first' | 'last' = 'first'): Promise<number> {
+  return page.evaluate(
+    ([lane, w]) => {
+      const c = document.querySelector(`#lane-${lane} canvas.plot`) as HTMLCanvasElement;
+      const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      const any = (x: number): boolean => {
+        for (let y = 0; y < c.height; y++) if (px[(y * c.width + x) * 4 + 3]! > 0) return true;
+        return false;
+      };
+      if (w === 'first') {
+        for (let x = 0; x < c.width; x++) if (any(x)) return x / (c.width / c.clientWidth);
+      } else for (let x = c.width - 1; x >= 0; x--) if (any(x)) return x / (c.width / c.clientWidth);
+      return -1;
+    },
+    [i, which] as const,
+  );
 }
 
 function ticks(page: Page, i: number): Promise<string[]> {
@@ -102,7 +116,7 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
     // The README's picture (docs/images/view-lanes-fork.png) is this one, looked at and copied there.
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'view-lanes-fork.png'), fullPage: true });
-    const [p0, c0] = [await firstPainted(page, 0), await firstPainted(page, 1)];
+    const [p0, c0] = [await painted(page, 0), await painted(page, 1)];
     expect(p0).toBeGreaterThanOrEqual(0);
     // The x axis runs from the parent's start to the last event of either: where the child must begin.
     const { plotLeft, plotWidth, endNs } = await page.evaluate(() => {
@@ -114,10 +128,14 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
       return { plotLeft: left, plotWidth: plot.width, endNs: Number(m[1]) * 1e6 };
     });
     // Each lane begins at its first event: its trace's start plus that event's time (the runtime's set-up comes first).
-    const at = (file: string): number => plotLeft + (plotWidth * firstEventAt(file, p.startTimeNs)) / endNs;
-    expect(Math.abs(p0 - at(parent))).toBeLessThan(3);
-    expect(Math.abs(c0 - at(child))).toBeLessThan(3);
+    const at = (file: string, which: 'first' | 'last'): number => plotLeft + (plotWidth * eventAt(file, p.startTimeNs, which)) / endNs;
+    expect(Math.abs(p0 - at(parent, 'first'))).toBeLessThan(3);
+    expect(Math.abs(c0 - at(child, 'first'))).toBeLessThan(3);
     expect(c0).toBeGreaterThan(p0 + 100);
+    // The child ends before the parent, with 2 KiB still live: its lane stops at its last event all the same.
+    const [p1, c1] = [await painted(page, 0, 'last'), await painted(page, 1, 'last')];
+    expect(Math.abs(c1 - at(child, 'last'))).toBeLessThan(4);
+    expect(p1).toBeGreaterThan(c1 + 20);
     // Where the page says each lane's first event is agrees.
     const [x0, x1] = await page.evaluate(() => {
       const h = (window as unknown as { ccMemwrapLanes: { firstEventClientX(i: number): number | null } }).ccMemwrapLanes;
@@ -144,7 +162,7 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
 
   test('a click on a lane opens its trace in the viewer', async () => {
     const box = (await page.locator('#lane-1 canvas.plot').boundingBox())!;
-    const c0 = await firstPainted(page, 1);
+    const c0 = await painted(page, 1);
     await page.mouse.click(box.x + c0 + 2, box.y + box.height / 3);
     await page.waitForURL(/\/index\.html$/, { timeout: 10_000 });
     await page.waitForFunction(() => (window as unknown as { ccMemwrapView?: { ready: boolean } }).ccMemwrapView?.ready === true, null, { timeout: 30_000 });
@@ -159,6 +177,7 @@ describe('view A B: what it refuses', () => {
     const bogus = path.join(dir, 'notes.mwtrace');
     writeFileSync(bogus, 'not a trace at all, just some text\n');
     const r = await view([parent, bogus, child]);
+    expect(r.served).toBe(false);
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
     expect(r.err).toMatch(/^cc-memwrap view: .*notes\.mwtrace: /);
@@ -169,24 +188,22 @@ describe('view A B: what it refuses', () => {
     mkdirSync(many);
     for (let i = 0; i <= MAX_LANES; i++) copyFileSync(parent, path.join(many, `${1000 + i}.mwtrace`));
     const r = await view([many]);
+    expect(r.served).toBe(false);
     expect(r.code).toBe(2);
     expect(r.err).toBe(`cc-memwrap view: ${MAX_LANES + 1} traces: the lanes page shows at most ${MAX_LANES}, one lane per process; name fewer (or report them all: cc-memwrap report)\n`);
     // Exactly the limit is served.
-    copyFileSync(parent, path.join(many, '0999.mwtrace'));
-    const r2 = await view([many]);
-    expect(r2.code).toBe(2);
     const fewer = path.join(dir, 'fewer');
     mkdirSync(fewer);
     for (let i = 0; i < MAX_LANES; i++) copyFileSync(parent, path.join(fewer, `${1000 + i}.mwtrace`));
-    let served: RunningServer | null = null;
-    const r3 = await view([fewer], (s) => (served = s));
+    const r3 = await view([fewer]);
     expect(r3.err).toBe('');
+    expect(r3.served).toBe(true);
     expect(r3.out).toContain(`${MAX_LANES} traces as lanes at`);
-    await (served as RunningServer | null)?.close();
   });
 
   test('--compare with several traces is refused', async () => {
     const r = await view([parent, child, '--compare', parent]);
+    expect(r.served).toBe(false);
     expect(r.code).toBe(2);
     expect(r.err).toContain('--compare compares two traces');
   });
