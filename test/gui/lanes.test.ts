@@ -83,7 +83,7 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
   let errors: string[] = [];
 
   beforeAll(async () => {
-    lanes = await viewInBrowser([parent, child], { rendererDir, recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapLanes', viewport: { width: 1200, height: 640 } });
+    lanes = await viewInBrowser([parent, child], { rendererDir, recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapLanes', viewport: { width: 1200, height: 480 } });
     ({ page, printed, errors } = lanes);
   }, 120_000);
 
