@@ -13,6 +13,7 @@ import { readHeader, type TraceHeader } from '../../analysis/trace/header.js';
 import { withFileSource } from '../../analysis/trace/file-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { capture } from '../fixtures/cli-capture.js';
+import { basicTrace, rareRecords13Trace } from '../fixtures/scenarios.js';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
 import { buildRenderer, SCREENSHOTS, viewInBrowser, type ViewPage } from './browser.js';
@@ -169,6 +170,39 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
     expect(page.url()).toMatch(/\/index\.html$/);
     expect(await page.textContent('#trace-name')).toContain(path.basename(child));
     expect(errors).toEqual([]);
+  });
+});
+
+describe('view A B: MPI ranks and the lanes API (Chromium)', () => {
+  skipAllWhen(notX86_64Glibc);
+  let lanes: ViewPage | null = null;
+
+  beforeAll(async () => {
+    const made = path.join(dir, 'made');
+    mkdirSync(made);
+    writeFileSync(path.join(made, 'a.mwtrace'), basicTrace().build());
+    writeFileSync(path.join(made, 'b.mwtrace'), rareRecords13Trace().build());
+    lanes = await viewInBrowser([made], { rendererDir, recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapLanes', viewport: { width: 1000, height: 500 } });
+  }, 120_000);
+
+  afterAll(async () => {
+    await lanes?.close();
+  });
+
+  test('a trace with an MPI rank is labelled with it, before its pid', async () => {
+    const titles = await lanes!.page.$$eval('.lane-title button', (bs) => bs.map((b) => b.textContent ?? ''));
+    expect(titles).toEqual(['pid 1234 · demo', 'rank 3 · pid 4322 · demo']);
+    expect(lanes!.errors).toEqual([]);
+  });
+
+  test('the API serves only the listed lanes, and only with its header', async () => {
+    const get = (q: string, headers: Record<string, string> = { 'x-cc-memwrap': '1' }): Promise<number> => fetch(`${lanes!.server.url}api/${q}`, { headers }).then((r) => r.status);
+    expect(await get('trace?lane=1')).toBe(200);
+    expect(await get('trace?lane=2')).toBe(404);
+    expect(await get('trace?lane=../a.mwtrace')).toBe(404);
+    expect(await get('trace?lane=1', {})).toBe(403);
+    const listed = (await (await fetch(`${lanes!.server.url}api/lanes`, { headers: { 'x-cc-memwrap': '1' } })).json()) as { lanes: { name: string }[] };
+    expect(listed.lanes.map((l) => l.name)).toEqual(['a.mwtrace', 'b.mwtrace']);
   });
 });
 
