@@ -108,7 +108,8 @@ async function start(): Promise<void> {
     end = Math.max(end, (t[t.length - 1] ?? offset) + 1);
   }
   const domain: [number, number] = [0, end];
-  fill(byId('lanes-title'), `${listed.length} processes: ${lanes.map((l) => l.label).join(', ')}`);
+  // The lanes' labels in the toolbar while they fit in a line; the lanes themselves say the rest.
+  fill(byId('lanes-title'), `${listed.length} processes${listed.length <= 8 ? `: ${lanes.map((l) => l.label).join(', ')}` : ''}`);
   fill(byId('lanes-axis'), `x: wall time since the first process started (${wallClock(first)}), to its last event ${formatNs(end)} later; each lane's heights on its own byte scale`);
   document.title = `${listed.length} processes · cc-memwrap`;
   const charts: Chart[] = [];
