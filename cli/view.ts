@@ -8,10 +8,17 @@ import { BudgetError, parseBudgets, type Budgets } from '../analysis/budgets.js'
 import { packageRoot } from '../package-root.js';
 import { defaultRecentFile, RecentList } from '../host/recent.js';
 import { startServer, type RunningServer } from '../host/server.js';
-import { TraceOpenError, TraceSession } from '../host/trace-session.js';
+import { describeReadError } from '../host/read-errors.js';
+import { TraceFile } from '../host/trace-file.js';
+import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
 import { processIo, type CliIo } from './io.js';
+import { namesSeveral, traceFiles } from './report-many.js';
+
+/** The most traces `view` opens as lanes. */
+export const MAX_LANES = 64;
 
 export const VIEW_HELP = `Usage: cc-memwrap view <trace> [options]
+       cc-memwrap view <trace> <trace>… | <folder> [options]
 
 Opens the viewer on a trace (.mwtrace): memory over time as a bar chart,
 every bar linked to its source line, every free to its allocation.
@@ -33,6 +40,13 @@ Options:
                       the differences of \`report A --compare B\` listed
                       under them; always served to a browser
   -h, --help          this text
+
+Several traces, or a folder of them (the processes of one run: a parent and
+the children it forked, MPI ranks), open as lanes: one chart per process,
+stacked, all on one x axis of wall time (each trace's start time plus its
+events' times), so a child forked later starts further right; zooming or
+panning one lane moves them all, and a click on a lane opens that trace in
+the viewer. At most ${MAX_LANES} traces; always served to a browser.
 
 Only the trace and the source files it names under the source root are
 ever read. Bad arguments, a missing file or a non-trace: exit 2.`;
@@ -89,7 +103,9 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
     await io.flush();
     return 0;
   }
-  if (parsed.positionals.length !== 1) return usage(io, `expected one trace file, got ${parsed.positionals.length}`);
+  if (parsed.positionals.length === 0) return usage(io, 'expected a trace file (or several, or a folder of them)');
+  const several = namesSeveral(parsed.positionals);
+  if (several && v.compare !== undefined) return usage(io, '--compare compares two traces: give one trace before it, not several');
   let port = 0;
   if (v.port !== undefined) {
     if (!/^\d+$/.test(v.port) || Number(v.port) > 65535) return usage(io, `--port must be a number from 0 to 65535, got '${v.port}'`);
@@ -111,6 +127,7 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
   }
   const file = parsed.positionals[0]!;
   const sessionOptions = { ...(sourceRoot ? { sourceRoot } : {}), ...(budgets ? { budgets } : {}) };
+  if (several) return runLanes(parsed.positionals, sessionOptions, port, io, hooks);
   let session: TraceSession;
   let compare: TraceSession | undefined;
   try {
@@ -129,14 +146,61 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
   const electron = hooks.electron === undefined ? findElectron() : hooks.electron;
   if (electron !== null && !v.browser && compare === undefined) return runElectron(electron, session.path, args);
 
-  const rendererDir = hooks.rendererDir ?? RENDERER_DIR;
-  if (!existsSync(path.join(rendererDir, 'index.html'))) {
-    io.err(`cc-memwrap view: the viewer is not built (${rendererDir} has no index.html); run \`npm run build\`\n`);
-    return 2;
-  }
+  const rendererDir = builtRenderer(io, hooks);
+  if (rendererDir === null) return 2;
   const server = await startServer({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) });
   const what = compare ? `${session.info.trace.name} compared with ${compare.info.trace.name}` : session.info.trace.name;
-  io.out(`cc-memwrap view: ${what} at ${server.url}${compare ? 'compare.html' : ''}\n(open it in a browser; Ctrl-C stops the server)\n`);
+  return serveUntilStopped(`${what} at ${server.url}${compare ? 'compare.html' : ''}`, server, io, hooks);
+}
+
+/** The built renderer's folder, or null when it is not built (said on stderr). */
+function builtRenderer(io: CliIo, hooks: ViewHooks): string | null {
+  const rendererDir = hooks.rendererDir ?? RENDERER_DIR;
+  if (existsSync(path.join(rendererDir, 'index.html'))) return rendererDir;
+  io.err(`cc-memwrap view: the viewer is not built (${rendererDir} has no index.html); run \`npm run build\`\n`);
+  return null;
+}
+
+/**
+ * `view A B C…` or `view <folder>`: every trace checked (its header only; none is read whole here), at most
+ * MAX_LANES of them, served as the lanes page; the first is the viewer's session until a lane is clicked.
+ */
+async function runLanes(named: string[], sessionOptions: SessionOptions, port: number, io: CliIo, hooks: ViewHooks): Promise<number> {
+  let files: string[];
+  try {
+    files = traceFiles(named).map((f) => path.resolve(f));
+  } catch (e) {
+    io.err(`cc-memwrap view: ${(e as Error).message}\n`);
+    return 2;
+  }
+  if (files.length > MAX_LANES) {
+    io.err(`cc-memwrap view: ${files.length} traces: the lanes page shows at most ${MAX_LANES}, one lane per process; name fewer (or report them all: cc-memwrap report)\n`);
+    return 2;
+  }
+  const checked: TraceFile[] = [];
+  for (const f of files) {
+    try {
+      checked.push(await TraceFile.read(f));
+    } catch (e) {
+      for (const t of checked) t.close();
+      io.err(`cc-memwrap view: ${describeReadError(f, e)}\n`);
+      return 2;
+    } finally {
+      // Only the first stays open: it is the viewer's session until a lane is clicked.
+      if (checked.length > 1) checked.pop()!.close();
+    }
+  }
+  const rendererDir = builtRenderer(io, hooks);
+  if (rendererDir === null) return 2;
+  const session = TraceSession.of(checked[0]!, sessionOptions);
+  const recent = new RecentList(hooks.recentFile ?? defaultRecentFile());
+  const server = await startServer({ rendererDir, session, recent, sessionOptions, port, lanes: files });
+  return serveUntilStopped(`${files.length} traces as lanes at ${server.url}lanes.html`, server, io, hooks);
+}
+
+/** Prints where the page is served, then serves until SIGINT or SIGTERM (or hands the server to a test). */
+async function serveUntilStopped(what: string, server: RunningServer, io: CliIo, hooks: ViewHooks): Promise<number> {
+  io.out(`cc-memwrap view: ${what}\n(open it in a browser; Ctrl-C stops the server)\n`);
   await io.flush();
   if (hooks.onServer) {
     hooks.onServer(server);

@@ -1,11 +1,12 @@
 // The local server of `cc-memwrap view` without Electron: serves the built renderer and a narrow API (the open trace, the sources it names, the recent list) on 127.0.0.1 only. Requests must name this host (no DNS rebinding) and API calls must carry the app's header (a cross-site page cannot send it without a preflight, which is refused).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { contentType } from './content-types.js';
 import { SECURITY_HEADERS } from './csp.js';
 import type { RecentList } from './recent.js';
+import type { LanesReply } from './session-types.js';
 import { isInside } from './source-access.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
 
@@ -23,7 +24,14 @@ export interface ServerOptions {
   port?: number;
   /** The second trace of `view A --compare B` (B), served as run=b beside the session (A). */
   compare?: TraceSession;
+  /**
+   * The traces of `view A B C…` (absolute paths, already checked to be traces), one lane each: listed by /api/lanes,
+   * read from the file when the page asks for one (the server holds none of them), and opened as the session by
+   * /api/open-lane.
+   */
+  lanes?: string[];
 }
+
 
 export interface RunningServer {
   url: string;
@@ -51,8 +59,20 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const rendererDir = path.resolve(options.rendererDir);
   let port = 0;
 
+  /** Makes trace `p` the session (the viewer's page then shows it) and puts it on the recent list. */
+  const openSession = async (res: ServerResponse, p: string): Promise<void> => {
+    try {
+      session = await TraceSession.open(p, options.sessionOptions);
+    } catch (e) {
+      return sendJson(res, 422, { error: e instanceof TraceOpenError ? e.message : String(e) });
+    }
+    options.recent.add(p);
+    return sendJson(res, 200, { ...session.info, recent: options.recent.read() });
+  };
+
   const api = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     if (req.headers[API_HEADER] !== '1') return sendJson(res, 403, { error: 'missing API header' });
+    if (url.pathname === '/api/lanes' || url.searchParams.has('lane')) return laneApi(req, res, url);
     // ?run=b: the compared trace (B) of `view A --compare B`.
     const run = url.searchParams.get('run') === 'b' ? (options.compare ?? null) : session;
     if (run === null) return sendJson(res, 404, { error: 'no compared trace' });
@@ -71,14 +91,22 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (req.method === 'POST' && url.pathname === '/api/open-recent') {
       const p = url.searchParams.get('path');
       if (p === null || !options.recent.has(p)) return sendJson(res, 403, { error: 'not a recent trace' });
-      try {
-        session = await TraceSession.open(p, options.sessionOptions);
-      } catch (e) {
-        return sendJson(res, 422, { error: e instanceof TraceOpenError ? e.message : String(e) });
-      }
-      options.recent.add(p);
-      return sendJson(res, 200, { ...session.info, recent: options.recent.read() });
+      return openSession(res, p);
     }
+    return sendJson(res, 404, { error: 'no such API' });
+  };
+
+  const laneApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
+    const lanes = options.lanes ?? [];
+    if (req.method === 'GET' && url.pathname === '/api/lanes') {
+      const reply: LanesReply = { lanes: await Promise.all(lanes.map(async (p) => ({ name: path.basename(p), path: p, bytes: (await stat(p)).size }))) };
+      return sendJson(res, 200, reply);
+    }
+    const text = url.searchParams.get('lane') ?? '';
+    const lane = /^\d+$/.test(text) ? lanes[Number(text)] : undefined;
+    if (lane === undefined) return sendJson(res, 404, { error: `no lane ${text}` });
+    if (req.method === 'GET' && url.pathname === '/api/trace') return send(res, 200, 'application/octet-stream', await readFile(lane));
+    if (req.method === 'POST' && url.pathname === '/api/open-lane') return openSession(res, lane);
     return sendJson(res, 404, { error: 'no such API' });
   };
 

@@ -40,3 +40,8 @@ export type SourceRefusal = 'not-named' | 'outside-root' | 'missing' | 'not-a-fi
 export type SourceResult =
   | { ok: true; file: string; path: string; text: string }
   | { ok: false; file: string; reason: SourceRefusal; message: string };
+
+/** The traces of `view A B C…`, one lane each, as /api/lanes answers. */
+export interface LanesReply {
+  lanes: { name: string; path: string; bytes: number }[];
+}

@@ -16,8 +16,14 @@ export default defineConfig({
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
     chunkSizeWarningLimit: 2000,
-    // The viewer, and the page of `cc-memwrap view A --compare B`.
-    rollupOptions: { input: { index: fileURLToPath(new URL('./index.html', import.meta.url)), compare: fileURLToPath(new URL('./compare.html', import.meta.url)) } },
+    // The viewer, the page of `cc-memwrap view A --compare B`, and the lanes of `cc-memwrap view A B C…`.
+    rollupOptions: {
+      input: {
+        index: fileURLToPath(new URL('./index.html', import.meta.url)),
+        compare: fileURLToPath(new URL('./compare.html', import.meta.url)),
+        lanes: fileURLToPath(new URL('./lanes.html', import.meta.url)),
+      },
+    },
   },
   worker: { format: 'es' },
 });

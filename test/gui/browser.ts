@@ -9,6 +9,8 @@ import { RecentList } from '../../host/recent.js';
 import { startServer, type RunningServer } from '../../host/server.js';
 import { TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import { buildInstrumented, runTraced, scratch, traceOf } from '../support/programs.js';
+import { runView } from '../../cli/view.js';
+import { capture } from '../fixtures/cli-capture.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { Model } from '../../analysis/model.js';
 
@@ -64,6 +66,53 @@ export async function serve(rendererDir: string, trace: string, options: Session
   const recent = new RecentList(path.join(scratch('recent'), 'recent.json'));
   recent.add(trace); // as `cc-memwrap view` does
   return startServer({ rendererDir, session, recent, sessionOptions: options });
+}
+
+/** A page of `cc-memwrap view` open in Chromium: what the command printed, its server, the browser and the page. */
+export interface ViewPage {
+  printed: string;
+  server: RunningServer;
+  browser: Browser;
+  page: Page;
+  /** Page errors: a test expects none. */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Runs `cc-memwrap view` with `args` (no Electron, the renderer in `rendererDir`, the recent list in `recentFile`),
+ * opens the page it prints in Chromium and waits until the handle the page sets on `window[handle]` is ready or has
+ * failed: the pages only the local server serves (compare.html, lanes.html).
+ */
+export async function viewInBrowser(args: string[], o: { rendererDir: string; recentFile: string; handle: string; viewport: { width: number; height: number } }): Promise<ViewPage> {
+  let server: RunningServer | null = null;
+  const r = await capture((a, io) => runView(a, io, { electron: null, rendererDir: o.rendererDir, recentFile: o.recentFile, onServer: (s) => (server = s) }), args);
+  if (r.code !== 0 || server === null) throw new Error(`view exited ${r.code}: ${r.err}`);
+  const running: RunningServer = server;
+  const browser = await launch();
+  const errors: string[] = [];
+  const page = await browser.newPage({ viewport: o.viewport });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(/at (http:\S+)/.exec(r.out)![1]!);
+  await page.waitForFunction(
+    (name) => {
+      const h = (window as unknown as Record<string, { ready: boolean; error: string | null } | undefined>)[name];
+      return h?.ready === true || (h?.error ?? null) !== null;
+    },
+    o.handle,
+    { timeout: 60_000 },
+  );
+  return {
+    printed: r.out,
+    server: running,
+    browser,
+    page,
+    errors,
+    async close() {
+      await browser.close();
+      await running.close();
+    },
+  };
 }
 
 /** Opens the viewer and waits for its first chart; page errors fail the test through `errors`. */

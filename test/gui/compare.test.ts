@@ -3,14 +3,11 @@
 // ring of B above it), the differences listed under them, and a zoom in one chart followed by the other.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runView } from '../../cli/view.js';
-import type { RunningServer } from '../../host/server.js';
-import { capture } from '../fixtures/cli-capture.js';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
-import { buildRenderer, launch } from './browser.js';
+import { buildRenderer, viewInBrowser, type ViewPage } from './browser.js';
 
 /** Builds samples/ring-buffer.c (with `defines`) beside the lesson's memwrap.json and runs it: its trace. */
 function ring(dir: string, exe: string, defines: string[]): string {
@@ -56,11 +53,10 @@ function ticks(page: Page, side: 'a' | 'b', axis: 'x-axis' | 'y-above' | 'y-heap
 
 describe('view A --compare B (Chromium)', () => {
   skipAllWhen(notX86_64Glibc);
-  let server: RunningServer | null = null;
-  let browser: Browser;
+  let view: ViewPage | null = null;
   let page: Page;
   let printed = '';
-  const errors: string[] = [];
+  let errors: string[] = [];
 
   beforeAll(async () => {
     const dir = scratch('gui-compare');
@@ -70,27 +66,12 @@ describe('view A --compare B (Chromium)', () => {
     writeFileSync(path.join(dir, 'memwrap.json'), '{ "budgets": { "heap": "1K", "static": "4K" } }\n');
     const a = ring(dir, 'ring', []);
     const b = ring(dir, 'ring2', ['-DSTATIC_RING']);
-    const rendererDir = await buildRenderer();
-    const r = await capture(
-      (args, io) => runView(args, io, { electron: null, rendererDir, recentFile: path.join(dir, 'recent.json'), onServer: (s) => (server = s) }),
-      [a, '--compare', b],
-    );
-    if (r.code !== 0 || server === null) throw new Error(`view exited ${r.code}: ${r.err}`);
-    printed = r.out;
-    browser = await launch();
-    page = await browser.newPage({ viewport: { width: 1300, height: 1100 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    const url = /at (http:\S+)/.exec(printed)![1]!;
-    await page.goto(url);
-    await page.waitForFunction(() => {
-      const h = (window as unknown as { ccMemwrapCompare?: { ready: boolean; error: string | null } }).ccMemwrapCompare;
-      return h?.ready === true || (h?.error ?? null) !== null;
-    }, null, { timeout: 60_000 });
+    view = await viewInBrowser([a, '--compare', b], { rendererDir: await buildRenderer(), recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapCompare', viewport: { width: 1300, height: 1100 } });
+    ({ page, printed, errors } = view);
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await (server as RunningServer | null)?.close();
+    await view?.close();
   });
 
   test('the command names both traces and the compare page', () => {

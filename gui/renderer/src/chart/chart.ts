@@ -85,6 +85,11 @@ export class Chart {
    * the axis and `down` below it, zoomed in too; null: this run's own, fitted to what is in view.
    */
   shared: { count: number; up: number; down: number } | null = null;
+  /**
+   * The x domain in wall time (ns) shared with other charts (one lane per process on one time axis), each chart's
+   * times already shifted onto it; null: this run's first to last event. The byte axes stay this run's own.
+   */
+  timeDomain: [number, number] | null = null;
   /** Every zoom and pan, to move another chart with this one (see follow()). */
   onTransform: (t: ZoomTransform) => void = () => {};
   private following = false;
@@ -179,13 +184,15 @@ export class Chart {
     this.ovSvg.setAttribute('height', String(ovH));
     const data = this.data;
     if (data === null) return;
-    const domain: [number, number] = this.mode === 'events' ? [0, Math.max(1, this.shared?.count ?? data.count)] : [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)];
+    const domain: [number, number] =
+      this.mode === 'events' ? [0, Math.max(1, this.shared?.count ?? data.count)] : (this.timeDomain ?? [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)]);
     this.base = scaleLinear().domain(domain).range([0, plotW]);
     this.fullUp = Math.max(1, this.shared?.up ?? 0, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
     this.fullDown = Math.max(1, this.shared?.down ?? 0, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
     this.setByteScales(this.fullUp, this.fullDown);
     // Zoom in until the visible events are about 40 px wide each.
-    const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : (data.count * 400) / plotW);
+    // On a shared time domain every chart gets the same limit (down to a microsecond across), so each follows the others.
+    const maxK = Math.max(1, this.mode === 'events' ? (data.count * 40) / plotW : this.timeDomain !== null ? (domain[1] - domain[0]) / 1000 : (data.count * 400) / plotW);
     this.zoomer.scaleExtent([1, maxK]).extent([[0, 0], [plotW, plotH]]).translateExtent([[0, 0], [plotW, plotH]]);
     select(this.ovBrush).call(this.brusher.extent([[MARGIN.left, 0], [MARGIN.left + plotW, ovH]]));
     this.lastLayout = null;

@@ -17,6 +17,11 @@ export interface ChartData {
   maskPyramid: MaskPyramid;
   /** Non-decreasing event times (ns). */
   times: Float64Array;
+  /**
+   * Time mode past the last event: false (a run alone on its axis), its values hold to the axis's end; true (a lane
+   * of a process on an axis shared with others), nothing is drawn there, the process having ended.
+   */
+  endsAtLastEvent: boolean;
 }
 
 export function chartData(series: ChartSeries, masks: Uint8Array, times: Float64Array): ChartData {
@@ -29,6 +34,7 @@ export function chartData(series: ChartSeries, masks: Uint8Array, times: Float64
     masks,
     maskPyramid: new MaskPyramid(masks),
     times,
+    endsAtLastEvent: false,
   };
 }
 
@@ -126,12 +132,15 @@ export function layout(data: ChartData, mode: XMode, x: XScale, width: number, r
       cols.heapMax[c] = ext.max;
       cols.heapMin[c] = ext.min;
       cols.masks[c] = data.maskPyramid.or(a, b);
-    } else if (a > 0 && a <= data.count) {
+    } else if (a > 0 && (a < data.count || (a === data.count && !data.endsAtLastEvent))) {
       // No event starts in this column (time mode, a quiet stretch): the values after the previous event hold.
       const p = a - 1;
       cols.aboveMax[c] = cols.aboveMin[c] = data.series.above[p]!;
       cols.staticMax[c] = data.series.static[p]!;
       cols.heapMax[c] = cols.heapMin[c] = data.series.heap[p]!;
+    } else {
+      // Before the first event (time mode, on an axis shared with runs that began earlier), or past a lane's end: empty.
+      cols.aboveMax[c] = cols.aboveMin[c] = cols.staticMax[c] = cols.heapMax[c] = cols.heapMin[c] = 0;
     }
     a = b;
   }

@@ -11,6 +11,7 @@ import { Chart } from '../chart/chart.js';
 import { chartData, type ChartData } from '../chart/columns.js';
 import { budgetMarks, decodeInWorker } from '../decode.js';
 import { byId, el, fill } from '../dom.js';
+import { api, progress, startPage } from '../served-page.js';
 import type { ViewData } from '../view-data.js';
 import '../styles.css';
 import './compare.css';
@@ -19,18 +20,10 @@ import './compare.css';
 const handle = { ready: false, error: null as string | null };
 (window as unknown as { ccMemwrapCompare: typeof handle }).ccMemwrapCompare = handle;
 
-const API_HEADERS = { 'x-cc-memwrap': '1' };
-
 interface Run {
   info: SessionInfo;
   view: ViewData;
   data: ChartData;
-}
-
-async function api(path: string): Promise<Response> {
-  const r = await fetch(path, { headers: API_HEADERS });
-  if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
-  return r;
 }
 
 /** One run from the server: its session, its trace decoded, its chart columns. */
@@ -40,14 +33,6 @@ async function load(run: 'a' | 'b'): Promise<Run> {
   const view = await decodeInWorker(bytes, info.budgets, (phase, fraction) => progress(`${run.toUpperCase()}: ${phase}`, fraction));
   const m = view.model;
   return { info, view, data: chartData(chartSeries(m, null, view.statics, m.events.heapRequested), eventClassMasks(m), view.times) };
-}
-
-function progress(label: string | null, fraction = 0): void {
-  byId('progress').hidden = label === null;
-  if (label !== null) {
-    fill(byId('progress-label'), label);
-    byId<HTMLProgressElement>('progress-bar').value = fraction;
-  }
 }
 
 /** "A  grow.123.mwtrace: 3,005 events, peak heap 4,000 B, peak stack 400 B, static 0 B". */
@@ -123,10 +108,4 @@ async function start(): Promise<void> {
   handle.ready = true;
 }
 
-start().catch((e: unknown) => {
-  progress(null);
-  handle.error = (e as Error).message;
-  const box = byId('error');
-  box.hidden = false;
-  fill(box, `The runs could not be compared: ${handle.error}`);
-});
+startPage(start, handle, 'The runs could not be compared');
