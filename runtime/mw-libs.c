@@ -120,21 +120,25 @@ static int mw_libs_find(uintptr_t ra, struct mw_lib_range *out)
   return 0;
 }
 
+/* The object holding ra, with the table's lock held: looked up, and if it is in no object known, the loaded objects
+   scanned again (one may have been loaded since) and looked up once more; 0 if none. */
+static int mw_libs_find_or_rescan(uintptr_t ra, struct mw_lib_range *out)
+{
+  struct mw_scan sc = {1, 0, 0};
+  if (mw_libs.gen && mw_libs_find(ra, out)) return 1;
+  dl_iterate_phdr(mw_libs_phdr, &sc);
+  if (sc.unchanged) return 0;
+  mw_libs.nranges = sc.nranges;
+  if (++mw_libs.gen == 0) mw_libs.gen = 1;
+  return mw_libs_find(ra, out);
+}
+
 /* The object holding ra, under the table's lock; 0 if none. */
 static int mw_libs_lookup(uintptr_t ra, struct mw_lib_range *out, unsigned *gen)
 {
   int found;
   mw_lock(&mw_libs.lock);
-  found = mw_libs.gen && mw_libs_find(ra, out);
-  if (!found) {
-    struct mw_scan sc = {1, 0, 0};
-    dl_iterate_phdr(mw_libs_phdr, &sc);
-    if (!sc.unchanged) {
-      mw_libs.nranges = sc.nranges;
-      if (++mw_libs.gen == 0) mw_libs.gen = 1;
-      found = mw_libs_find(ra, out);
-    }
-  }
+  found = mw_libs_find_or_rescan(ra, out);
   *gen = mw_libs.gen;
   mw_unlock(&mw_libs.lock);
   return found;
@@ -242,16 +246,7 @@ static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
   mw_lock(&mw_libs.lock);
   for (unsigned i = 0; i < u.n; i++) {
     struct mw_lib_range r;
-    int found = mw_libs_find(u.ip[i], &r);
-    if (!found) {
-      struct mw_scan sc = {1, 0, 0};
-      dl_iterate_phdr(mw_libs_phdr, &sc);
-      if (!sc.unchanged) {
-        mw_libs.nranges = sc.nranges;
-        if (++mw_libs.gen == 0) mw_libs.gen = 1;
-        found = mw_libs_find(u.ip[i], &r);
-      }
-    }
+    int found = mw_libs_find_or_rescan(u.ip[i], &r);
     if (!found) break; /* generated code: the path ends here */
     idx[n] = r.index;
     off[n++] = u.ip[i] - mw_libs.libs[r.index].base;

@@ -246,12 +246,31 @@ function grown<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(o
   return bigger;
 }
 
+/** Slots handed out and given back: a free list, and growth by doubling of the columns a subclass holds. */
+abstract class Slots {
+  row = new Float64Array(64);
+  used = 0;
+  private readonly free = new SlotStack();
+
+  take(): number {
+    if (this.free.count > 0) return this.free.items[--this.free.count]!;
+    if (this.used === this.row.length) this.grow(2 * this.used);
+    return this.used++;
+  }
+
+  release(slot: number): void {
+    this.free.push(slot);
+  }
+
+  /** Every column (`row` too) copied into arrays of `n`. */
+  protected abstract grow(n: number): void;
+}
+
 /**
  * The live blocks' columns by slot (FoldBlocks), grown by doubling; freed slots are reused. Plain typed-array fields
  * of one class, so that every read in the hot loop sees one shape.
  */
-class BlockSlots implements FoldBlocks {
-  row = new Float64Array(64);
+class BlockSlots extends Slots implements FoldBlocks {
   id = new Float64Array(64);
   allocEvent = new Float64Array(64);
   requested = new Float64Array(64);
@@ -266,20 +285,8 @@ class BlockSlots implements FoldBlocks {
   leakClass = new Uint8Array(64);
   /** 1 while the slot holds a live block. */
   inUse = new Uint8Array(64);
-  used = 0;
-  private readonly free = new SlotStack();
 
-  take(): number {
-    if (this.free.count > 0) return this.free.items[--this.free.count]!;
-    if (this.used === this.row.length) this.grow(2 * this.used);
-    return this.used++;
-  }
-
-  release(slot: number): void {
-    this.free.push(slot);
-  }
-
-  private grow(n: number): void {
+  protected grow(n: number): void {
     this.row = grown(this.row, n);
     this.id = grown(this.id, n);
     this.allocEvent = grown(this.allocEvent, n);
@@ -298,27 +305,14 @@ class BlockSlots implements FoldBlocks {
 }
 
 /** The open frames' columns by slot (FoldFrames), as BlockSlots. */
-class FrameSlots implements FoldFrames {
-  row = new Float64Array(64);
+class FrameSlots extends Slots implements FoldFrames {
   thread = new Uint32Array(64);
   enter = new Float64Array(64);
   entrySite = new Uint32Array(64);
   depth = new Float64Array(64);
   parent = new Int32Array(64);
-  used = 0;
-  private readonly free = new SlotStack();
 
-  take(): number {
-    if (this.free.count > 0) return this.free.items[--this.free.count]!;
-    if (this.used === this.row.length) this.grow(2 * this.used);
-    return this.used++;
-  }
-
-  release(slot: number): void {
-    this.free.push(slot);
-  }
-
-  private grow(n: number): void {
+  protected grow(n: number): void {
     this.row = grown(this.row, n);
     this.thread = grown(this.thread, n);
     this.enter = grown(this.enter, n);
