@@ -1,10 +1,12 @@
-// `cc-memwrap report A B C…` or `report <folder>`: the traces of several processes, read and decoded one at a time
-// (memory holds one trace and the rows so far, never all of them), as one row per process with totals, and `--by`
+// `cc-memwrap report A B C…` or `report <folder>`: the traces of several processes, read one at a time (memory holds
+// one trace's live blocks and the rows so far, never all of them), as one row per process with totals, and `--by`
 // tables summed over the processes and per process (analysis/processes.ts).
 import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { summarize, type Summary } from '../analysis/summary.js';
-import { attribution, type Attribution } from '../analysis/attribution.js';
+import type { Summary } from '../analysis/summary.js';
+import type { Attribution } from '../analysis/attribution.js';
+import { computeReport, needsModel, type ReportInputs, type ReportRequest } from '../analysis/report.js';
+import { modelSource } from '../analysis/model-fold.js';
 import { ProcessesBuilder, type ProcessesReport } from '../analysis/processes.js';
 import { renderProcesses } from '../analysis/processes-text.js';
 import { describeReadError } from '../host/read-errors.js';
@@ -64,19 +66,37 @@ export async function runReportMany(a: ReportArgs, io: CliIo): Promise<number> {
 }
 
 /**
- * One trace read, decoded and reduced to what the report keeps of it. A function of its own, so that nothing of the
- * trace (its bytes, its model) outlives it in a frame that the loop over the traces keeps.
+ * One trace read and reduced to what the report keeps of it: its summary and `--by` table, streamed (the report's
+ * folds, analysis/report.ts). A function of its own, so that nothing of the trace outlives it in a frame that the loop
+ * over the traces keeps.
  */
 async function readOne(file: string, label: string, a: ReportArgs, io: CliIo): Promise<{ summary: Summary; attribution: Attribution | null; cwd: string | null }> {
-  const progress = progressLine(io, label);
+  const request: ReportRequest = {
+    top: 0,
+    by: a.request.by,
+    peak: false,
+    linked: false,
+    leaks: false,
+    temporaryWithin: null,
+    calls: null,
+    interval: null,
+    stack: false,
+    leakCauses: false,
+    failOn: new Set(),
+  };
+  const inputs: ReportInputs = { budgets: null, frameSizes: null };
+  const trace = await TraceFile.read(file);
+  const progress = progressLine(io, label, trace.size);
   try {
-    const model = (await TraceFile.read(file)).decode({ onProgress: progress.update });
+    const model = needsModel(request, inputs) ? trace.decode({ onProgress: progress.update }) : null;
+    const source = model === null ? trace.stream({ onProgress: progress.update }) : modelSource(model);
+    const result = computeReport(source, file, request, inputs, model);
     progress.done();
-    const summary = summarize(model, { top: 0 });
-    for (const p of summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
-    return { summary, attribution: a.request.by === null ? null : attribution(model, a.request.by), cwd: model.program?.cwd || null };
+    for (const p of result.summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+    return { summary: result.summary, attribution: result.attribution, cwd: result.cwd };
   } finally {
     progress.done();
+    trace.close();
   }
 }
 
