@@ -1,5 +1,6 @@
 // The rows of `cc-memwrap report --by …` and their groups: one grouper per `--by` value, which names the group(s) a heap event is charged to and makes each group's row the first time it is named.
-import { NONE, type Model } from './model.js';
+import { NONE, type ThreadInfo } from './model.js';
+import type { FoldEvent, FoldFrames, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
 import { Flag } from './trace/format.js';
 import { byEntry, byLibraryFunction } from './library-calls.js';
@@ -104,17 +105,29 @@ export class Charges {
 }
 
 /** Adds the group(s) of heap event `e` to `out` (which the caller has emptied). */
-export type Grouper = (e: number, out: Charges) => void;
+export type Grouper = (e: FoldEvent, tables: FoldTables, out: Charges) => void;
+
+/**
+ * Builds the grouper of one table. The grouper sees ENTER events too (`enter`), which the 'outermost' mode needs to
+ * learn each open frame's outermost function; `finish` names groups only known at the end (threads).
+ */
+export interface GroupMaker {
+  charge: Grouper;
+  /** ENTER of frame handle `e.frame`: remember what later heap events on that frame need. */
+  enter: ((e: FoldEvent, tables: FoldTables) => void) | null;
+  /** Names the groups whose labels need the run's end facts. */
+  finish: ((end: TraceEnd) => void) | null;
+}
 
 /** The grouper of each `--by` value; `mode` matters only to 'function' and 'file'. */
-export const GROUPERS: Record<AttributionBy, (model: Model, table: GroupTable, mode: AttributionMode) => Grouper> = {
-  function: (model, table, mode) => byFrame(model, table, mode, functionOfEntry(model, table)),
-  file: (model, table, mode) => byFrame(model, table, mode, fileOfEntry(model, table)),
-  site: (model, table) => bySite(model, table),
-  thread: (model, table) => byThread(model, table),
-  library: (model, table) => byLibrary(model, table),
-  entry: (model, table) => byEntry(model, table),
-  'library-function': (model, table) => byLibraryFunction(model, table),
+export const GROUPERS: Record<AttributionBy, (start: TraceStart, table: GroupTable, mode: AttributionMode) => GroupMaker> = {
+  function: (start, table, mode) => byFrame(start, table, mode, functionOfEntry(start, table)),
+  file: (start, table, mode) => byFrame(start, table, mode, fileOfEntry(start, table)),
+  site: (start, table) => bySite(start, table),
+  thread: (start, table) => byThread(start, table),
+  library: (start, table) => byLibrary(start, table),
+  entry: (start, table) => byEntry(start, table),
+  'library-function': (start, table) => byLibraryFunction(start, table),
 };
 
 /** `compute` remembered for indices below `size` (an index beyond, from a damaged trace, is computed each time). */
@@ -128,11 +141,17 @@ function remembered(size: number, compute: (i: number) => number): (i: number) =
   };
 }
 
+/** The group of `key`, made on first use and then remembered (for the fixed rows: "none", "library:…"). */
+function fixedGroup(table: GroupTable, key: string, label: string): () => number {
+  let g = NONE;
+  return () => (g === NONE ? (g = table.group(key, label)) : g);
+}
+
 /** 'function': the group of a function entry site. */
-function functionOfEntry(model: Model, table: GroupTable): (site: number) => number {
-  const cwd = model.program?.cwd ?? null;
-  return remembered(model.sites.count, (site) => {
-    const info = siteInfo(model, site);
+function functionOfEntry(start: TraceStart, table: GroupTable): (site: number) => number {
+  const cwd = start.program?.cwd ?? null;
+  return remembered(start.sites.count, (site) => {
+    const info = siteInfo(start, site);
     if (info === null) return table.group(`unknown:${site}`, `<unknown function site ${site}>`);
     const name = info.name || info.func || '?';
     return table.group(`function:${site}`, `${siteLocation(info, cwd)} ${name}`, info.file, info.line, name);
@@ -140,10 +159,10 @@ function functionOfEntry(model: Model, table: GroupTable): (site: number) => num
 }
 
 /** 'file': the group of the file a function entry site is in. */
-function fileOfEntry(model: Model, table: GroupTable): (site: number) => number {
-  const cwd = model.program?.cwd ?? null;
-  return remembered(model.sites.count, (site) => {
-    const info = siteInfo(model, site);
+function fileOfEntry(start: TraceStart, table: GroupTable): (site: number) => number {
+  const cwd = start.program?.cwd ?? null;
+  return remembered(start.sites.count, (site) => {
+    const info = siteInfo(start, site);
     if (info === null) return table.group(`unknown:${site}`, `<unknown function site ${site}>`);
     const file = info.file ?? '?';
     const rel = siteLocation({ ...info, file }, cwd);
@@ -155,76 +174,115 @@ function fileOfEntry(model: Model, table: GroupTable): (site: number) => number 
  * 'function' and 'file': the group of the event's innermost frame, of the outermost frame below `main` on its path,
  * or of every frame on its path (each group once: recursion charges a function once).
  */
-function byFrame(model: Model, table: GroupTable, mode: AttributionMode, ofEntry: (site: number) => number): Grouper {
-  const { frame } = model.events;
-  const { entrySite, parent } = model.frames;
-  const noFrame = (): number => table.group('none', NO_FRAME);
-  if (mode === 'innermost') return (e, out) => out.add(frame[e] === NONE ? noFrame() : ofEntry(entrySite[frame[e]!]!));
-  if (mode === 'outermost') {
-    const top = outermostFrames(model);
-    return (e, out) => out.add(frame[e] === NONE ? noFrame() : ofEntry(entrySite[top[frame[e]!]!]!));
+function byFrame(start: TraceStart, table: GroupTable, mode: AttributionMode, ofEntry: (site: number) => number): GroupMaker {
+  const noFrame = fixedGroup(table, 'none', NO_FRAME);
+  if (mode === 'innermost') {
+    const charge: Grouper = (e, tables, out) => out.add(e.frame === NONE ? noFrame() : ofEntry(tables.frames.entrySite[e.frame]!));
+    return { charge, enter: null, finish: null };
   }
-  const stamp: number[] = [];
-  return (e, out) => {
-    if (frame[e] === NONE) return out.add(noFrame());
-    for (let p = frame[e]!; p !== NONE; p = parent[p]!) {
+  if (mode === 'outermost') {
+    const top = new OutermostEntries(start);
+    const charge: Grouper = (e, _tables, out) => out.add(e.frame === NONE ? noFrame() : ofEntry(top.entry[e.frame]!));
+    return { charge, enter: (e, tables) => top.enter(e.frame, tables.frames), finish: null };
+  }
+  let stamp: Float64Array = new Float64Array(64).fill(-1);
+  const charge: Grouper = (e, tables, out) => {
+    if (e.frame === NONE) return out.add(noFrame());
+    const { entrySite, parent } = tables.frames;
+    for (let p = e.frame; p !== NONE; p = parent[p]!) {
       const g = ofEntry(entrySite[p]!);
-      if (stamp[g] === e) continue;
-      stamp[g] = e;
+      if (g >= stamp.length) stamp = grown(stamp, g);
+      if (stamp[g] === e.index) continue;
+      stamp[g] = e.index;
       out.add(g);
     }
   };
+  return { charge, enter: null, finish: null };
 }
 
-/** For each frame, the frame just below `main` on its path (or its root when `main` is not on it). */
-function outermostFrames(model: Model): Int32Array {
-  const { frames, sites } = model;
-  const top = new Int32Array(frames.count);
-  const mainness = new Uint8Array(sites.count); // 0 not yet known, 1 main, 2 not main
-  const isMain = (f: number): boolean => {
-    const site = frames.entrySite[f]!;
-    if (site >= mainness.length) return false;
-    if (mainness[site] === 0) {
-      const info = siteInfo(model, site);
-      mainness[site] = info !== null && (info.name || info.func) === 'main' ? 1 : 2;
-    }
-    return mainness[site] === 1;
-  };
-  for (let f = 0; f < frames.count; f++) {
-    const p = frames.parent[f]!;
-    // Frames are in order of entry, so a parent's row is already filled.
-    top[f] = p === NONE ? f : isMain(top[p]!) ? f : top[p]!;
+/** `a` copied into an array big enough for index `i`, the new part -1. */
+function grown(a: Float64Array, i: number): Float64Array {
+  const bigger = new Float64Array(Math.max(a.length * 2, i + 1)).fill(-1);
+  bigger.set(a);
+  return bigger;
+}
+
+/**
+ * For each open frame (by handle), the entry site of the frame just below `main` on its path (or of its root when
+ * `main` is not on it): learnt at the frame's ENTER from its parent's, which is open.
+ */
+class OutermostEntries {
+  entry = new Uint32Array(64);
+  private readonly mainness: Uint8Array; // 0 not yet known, 1 main, 2 not main
+
+  constructor(private readonly start: TraceStart) {
+    this.mainness = new Uint8Array(start.sites.count);
   }
-  return top;
+
+  private isMain(site: number): boolean {
+    if (site >= this.mainness.length) return false;
+    if (this.mainness[site] === 0) {
+      const info = siteInfo(this.start, site);
+      this.mainness[site] = info !== null && (info.name || info.func) === 'main' ? 1 : 2;
+    }
+    return this.mainness[site] === 1;
+  }
+
+  enter(f: number, frames: FoldFrames): void {
+    if (f === NONE) return;
+    if (f >= this.entry.length) {
+      const bigger = new Uint32Array(Math.max(this.entry.length * 2, f + 1));
+      bigger.set(this.entry);
+      this.entry = bigger;
+    }
+    const p = frames.parent[f]!;
+    const own = frames.entrySite[f]!;
+    this.entry[f] = p === NONE ? own : this.isMain(this.entry[p]!) ? own : this.entry[p]!;
+  }
 }
 
 /** 'site': the record's allocation site, or for interposed records the function of the frame they are attributed to. */
-function bySite(model: Model, table: GroupTable): Grouper {
-  const { events, frames } = model;
-  const cwd = model.program?.cwd ?? null;
-  const ofInterposed = remembered(model.sites.count, (site) => {
-    const info = siteInfo(model, site);
+function bySite(start: TraceStart, table: GroupTable): GroupMaker {
+  const cwd = start.program?.cwd ?? null;
+  const ofInterposed = remembered(start.sites.count, (site) => {
+    const info = siteInfo(start, site);
     return table.group(`interposed:${site}`, interposedLabel(info), info?.file ?? null, info?.line ?? null, info === null ? null : interposedFunction(info));
   });
-  const ofSite = remembered(model.sites.count, (site) => {
-    const info = siteInfo(model, site);
+  const ofSite = remembered(start.sites.count, (site) => {
+    const info = siteInfo(start, site);
     return table.group(`site:${site}`, allocationSiteLabel(info, site, cwd), info?.file ?? null, info?.line ?? null, info?.func || null);
   });
-  return (e, out) => {
-    if ((events.flags[e]! & Flag.INTERPOSED) === 0) return out.add(ofSite(events.site[e]!));
-    const f = events.frame[e]!;
-    out.add(ofInterposed(f === NONE ? 0 : frames.entrySite[f]!));
+  const charge: Grouper = (e, tables, out) => {
+    if ((e.flags & Flag.INTERPOSED) === 0) return out.add(ofSite(e.site));
+    out.add(ofInterposed(e.frame === NONE ? 0 : tables.frames.entrySite[e.frame]!));
   };
+  return { charge, enter: null, finish: null };
 }
 
-/** 'thread': the thread that made the call. */
-function byThread(model: Model, table: GroupTable): Grouper {
-  const ofThread = remembered(model.threads.length, (t) => {
-    const info = model.threads[t];
-    const index = info?.index ?? t;
-    return table.group(`thread:${index}`, `thread ${index}${info?.osTid != null ? ` (tid ${info.osTid})` : ''}`, null, null, null, index);
+/** Names a 'thread' row: thread row `t` of the run, `info` its entry in the thread list (if any). */
+function threadRow(row: AttributionRow, t: number, info: ThreadInfo | undefined): void {
+  const index = info?.index ?? t;
+  row.key = `thread:${index}`;
+  row.label = `thread ${index}${info?.osTid != null ? ` (tid ${info.osTid})` : ''}`;
+  row.thread = index;
+}
+
+/**
+ * 'thread': the thread that made the call. A thread's index and OS id are in the thread list, known at the end: its
+ * row is named then.
+ */
+function byThread(start: TraceStart, table: GroupTable): GroupMaker {
+  const rowsOfThread: number[] = [];
+  const ofThread = remembered(start.threads, (t) => {
+    const g = table.group(`thread-row:${t}`, `thread row ${t}`);
+    rowsOfThread[g] = t;
+    return g;
   });
-  return (e, out) => out.add(ofThread(model.events.thread[e]!));
+  const charge: Grouper = (e, _tables, out) => out.add(ofThread(e.thread));
+  const finish = (end: TraceEnd): void => {
+    rowsOfThread.forEach((t, g) => threadRow(table.rows[g]!, t, end.threads[t]));
+  };
+  return { charge, enter: null, finish };
 }
 
 /**
@@ -232,16 +290,19 @@ function byThread(model: Model, table: GroupTable): Grouper {
  * in one "(instrumented code)" row (a site does not say which object it was linked into), interposed events without
  * a CALLER record (older traces, addresses in no loaded object) in "(unknown library)".
  */
-function byLibrary(model: Model, table: GroupTable): Grouper {
-  const { events, libraries } = model;
+function byLibrary(start: TraceStart, table: GroupTable): GroupMaker {
+  const { libraries } = start;
   const ofLibrary = remembered(libraries.length, (lib) => {
     const path = libraries[lib]!;
     const base = path.slice(path.lastIndexOf('/') + 1) || path || `(library ${lib})`;
     return table.group(`library:${lib}`, base, path === '' ? null : path);
   });
-  return (e, out) => {
-    if ((events.flags[e]! & Flag.INTERPOSED) === 0) return out.add(table.group('library:instrumented', INSTRUMENTED_CODE));
-    const lib = events.library[e]!;
-    out.add(lib === NONE || lib >= libraries.length ? table.group('library:unknown', UNKNOWN_LIBRARY) : ofLibrary(lib));
+  const instrumented = fixedGroup(table, 'library:instrumented', INSTRUMENTED_CODE);
+  const unknown = fixedGroup(table, 'library:unknown', UNKNOWN_LIBRARY);
+  const charge: Grouper = (e, _tables, out) => {
+    if ((e.flags & Flag.INTERPOSED) === 0) return out.add(instrumented());
+    const lib = e.library;
+    out.add(lib === NONE || lib >= libraries.length ? unknown() : ofLibrary(lib));
   };
+  return { charge, enter: null, finish: null };
 }

@@ -1,5 +1,7 @@
 // Attribution tables of `cc-memwrap report --by …`: heap bytes and allocator calls charged to functions, allocation sites, files or threads.
-import { Charges, GroupTable, GROUPERS, type AttributionBy, type AttributionMode, type AttributionRow } from './attribution-groups.js';
+import { Charges, GroupTable, GROUPERS, type AttributionBy, type AttributionMode, type AttributionRow, type GroupMaker } from './attribution-groups.js';
+import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import { foldModel, modelStart } from './model-fold.js';
 import { NONE, type Model } from './model.js';
 import { Kind, SiteKind } from './trace/format.js';
 
@@ -48,16 +50,18 @@ function counterOfAllocator(fn: number): number {
 }
 
 /** The count heap event `e` goes to, or -1 (an ALLOC that made no block, a FREE that ended none). */
-function counterOf(model: Model, e: number): number {
-  const k = model.events.kind[e]!;
+function counterOf(e: FoldEvent, tables: FoldTables): number {
+  const k = e.kind;
   if (k === Kind.REALLOC) return C_REALLOC;
-  if (k === Kind.FREE) return model.events.oldBlock[e] === NONE ? -1 : C_FREE;
-  const nb = model.events.newBlock[e]!;
-  return nb === NONE ? -1 : counterOfAllocator(model.blocks.fn[nb]!);
+  if (k === Kind.FREE) return e.oldBlock === NONE ? -1 : C_FREE;
+  return e.newBlock === NONE ? -1 : counterOfAllocator(tables.blocks.fn[e.newBlock]!);
 }
 
 /** Told each heap event and the key of every group it is charged to (the same event can come once per group). */
 export type AttributionVisitor = (event: number, key: string) => void;
+
+/** Told each heap event (its index) and every group (row number in `AttributionFold.rows`) it is charged to. */
+export type AttributionGroupVisitor = (event: number, group: number) => void;
 
 /** The rows of one attribution table, sorted; see `attribution` for the options. */
 export function attribute(model: Model, options: AttributionOptions): AttributionRow[] {
@@ -67,30 +71,70 @@ export function attribute(model: Model, options: AttributionOptions): Attributio
 /**
  * Charges each heap event (ALLOC, FREE, REALLOC) to its group(s): the requested bytes of the block it creates are
  * added, those of the block it ends subtracted, so a function that frees what others allocated goes negative.
- * O(events) for 'innermost' and 'outermost', O(events × call depth) for 'inclusive'.
+ * Memory grows with the groups (and, for 'outermost', the open frames); time O(events), O(events × call depth) for
+ * 'inclusive'.
  */
-export function attribution(model: Model, options: AttributionOptions, visit?: AttributionVisitor): Attribution {
-  const by = options.by;
-  const mode = options.mode ?? 'innermost';
-  const table = new GroupTable();
-  const charge = GROUPERS[by](model, table, mode);
-  const sums = new GroupSums();
-  const out = new Charges();
-  const { kind, newBlock, oldBlock } = model.events;
-  const { requested } = model.blocks;
-  for (let e = 0; e < model.events.count; e++) {
-    const k = kind[e]!;
-    if (k !== Kind.ALLOC && k !== Kind.FREE && k !== Kind.REALLOC) continue;
-    out.count = 0;
-    charge(e, out);
-    if (visit !== undefined) for (let i = 0; i < out.count; i++) visit(e, table.rows[out.ids[i]!]!.key);
-    const added = newBlock[e] === NONE ? 0 : requested[newBlock[e]!]!;
-    const freed = oldBlock[e] === NONE ? 0 : requested[oldBlock[e]!]!;
-    sums.add(out, table.rows.length, added, freed, counterOf(model, e));
+export class AttributionFold implements EventFold {
+  readonly by: AttributionBy;
+  readonly mode: AttributionMode;
+  private readonly table = new GroupTable();
+  private readonly groups: GroupMaker;
+  private readonly sums = new GroupSums();
+  private readonly out = new Charges();
+
+  constructor(
+    start: TraceStart,
+    options: AttributionOptions,
+    private readonly visit: AttributionGroupVisitor | null = null,
+  ) {
+    this.by = options.by;
+    this.mode = options.mode ?? 'innermost';
+    this.groups = GROUPERS[this.by](start, this.table, this.mode);
   }
-  const rows = sums.fillRows(table.rows);
-  rows.sort((a, b) => b.maxBytes - a.maxBytes || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-  return { by, mode, rows };
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    const k = e.kind;
+    if (k !== Kind.ALLOC && k !== Kind.FREE && k !== Kind.REALLOC) {
+      if (k === Kind.ENTER && this.groups.enter !== null) this.groups.enter(e, tables);
+      return;
+    }
+    const out = this.out;
+    out.count = 0;
+    this.groups.charge(e, tables, out);
+    if (this.visit !== null) for (let i = 0; i < out.count; i++) this.visit(e.index, out.ids[i]!);
+    const { requested } = tables.blocks;
+    const added = e.newBlock === NONE ? 0 : requested[e.newBlock]!;
+    const freed = e.oldBlock === NONE ? 0 : requested[e.oldBlock]!;
+    this.sums.add(out, this.table.rows.length, added, freed, counterOf(e, tables));
+  }
+
+  finish(end: TraceEnd): void {
+    this.groups.finish?.(end);
+  }
+
+  /** The groups in order of first use (a visitor's group numbers), their numbers filled; complete after `finish`. */
+  get rows(): readonly AttributionRow[] {
+    return this.sums.fillRows(this.table.rows);
+  }
+
+  /** Every group with at least one heap event, by max bytes descending, then label. */
+  result(): Attribution {
+    const rows = [...this.rows];
+    rows.sort((a, b) => b.maxBytes - a.maxBytes || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+    return { by: this.by, mode: this.mode, rows };
+  }
+}
+
+/** The attribution table of a decoded model; `visit` is told each heap event and the key of each group it is charged to. */
+export function attribution(model: Model, options: AttributionOptions, visit?: AttributionVisitor): Attribution {
+  // A group is named for good only at the end (threads): the charges are told then, in event order.
+  const events: number[] = [];
+  const groups: number[] = [];
+  const fold = new AttributionFold(modelStart(model), options, visit === undefined ? null : (e, g) => (events.push(e), groups.push(g)));
+  foldModel(model, [fold]);
+  const rows = fold.rows;
+  for (let i = 0; i < events.length; i++) visit!(events[i]!, rows[groups[i]!]!.key);
+  return fold.result();
 }
 
 /** Per-group numbers in one typed array, grown as groups appear: at g * STATS net, min, max, allocated, freed, then the counts. */
