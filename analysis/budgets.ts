@@ -1,8 +1,9 @@
 // Memory budgets: parse them (`heap=64K,stack=8K` or a memwrap.json text), find the ranges of events where usage exceeds each, and what was in use when each range began: the heap blocks live, by function and site, and for stack and total budgets the frames on the stack.
 import { NONE, type Model } from './model.js';
 import { BlockGroups, type GroupRef } from './block-groups.js';
-import { framePath, type ObservedStep } from './deepest-stack.js';
-import { staticSeries } from './timeline.js';
+import { framePathIn, type ObservedStep } from './deepest-stack.js';
+import type { EventFold, FoldBlocks, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import { foldModel, modelStart } from './model-fold.js';
 import { Kind } from './trace/format.js';
 
 export type BudgetKind = 'heap' | 'stack' | 'static' | 'total';
@@ -147,139 +148,236 @@ export interface BudgetCheck {
   /** The largest usage over the run and the first event reaching it (null: no events). */
   maxBytes: number;
   maxEvent: number | null;
-  /** All ranges above the limit, in event order. */
+  /** The ranges above the limit, in event order: all of them, or the first `keepRanges`. */
   ranges: BudgetRange[];
+  /** How many ranges there are (kept or not). */
+  rangeCount: number;
 }
 
 export interface BudgetOptions {
   /** Live blocks are grouped for the first this many ranges of each budget (default 100); later ranges have `liveBlocks` null. */
   maxRanges?: number;
+  /** Ranges kept per budget (default: all); the others are counted in `rangeCount` only. */
+  keepRanges?: number;
 }
 
 function byBytes<T extends { bytes: number; blocks: number; label: string }>(a: T, b: T): number {
   return b.bytes - a.bytes || b.blocks - a.blocks || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0);
 }
 
-/** The heap blocks live after `event` by function, each by site. O(blocks allocated up to `event`). */
-export function liveByFunction(model: Model, event: number, groups = new BlockGroups(model)): { blocks: number; bytes: number; functions: BudgetFunction[] } {
-  const { blocks } = model;
-  const fns = new Map<string, { fn: BudgetFunction; sites: Map<string, BudgetSite> }>();
-  let count = 0;
-  let total = 0;
-  for (let b = 0; b < blocks.count; b++) {
-    if (blocks.allocEvent[b]! > event) break; // blocks are in creation order
-    const freed = blocks.freeEvent[b]!;
-    if (freed >= 0 && freed <= event) continue;
-    const bytes = blocks.requested[b]!;
-    count++;
-    total += bytes;
-    const fref = groups.functionOf(b);
-    let f = fns.get(fref.key);
-    if (f === undefined) {
-      f = { fn: { ...fref, blocks: 0, bytes: 0, sites: [] }, sites: new Map() };
-      fns.set(fref.key, f);
-    }
-    f.fn.blocks++;
-    f.fn.bytes += bytes;
-    const sref = groups.siteOf(b);
-    let s = f.sites.get(sref.key);
-    if (s === undefined) {
-      s = { ...sref, blocks: 0, bytes: 0 };
-      f.sites.set(sref.key, s);
-    }
-    s.blocks++;
-    s.bytes += bytes;
-  }
-  const functions = [...fns.values()].map(({ fn, sites }) => ({ ...fn, sites: [...sites.values()].sort(byBytes) })).sort(byBytes);
-  return { blocks: count, bytes: total, functions };
-}
-
-/** The innermost frame open on event `i`'s thread after it (NONE: none). */
-function innermostAfter(model: Model, i: number): number {
-  const kind = model.events.kind[i]!;
-  const f = model.events.frame[i]!;
-  // EXIT names the frame it closed, UNWIND the outermost one it closed: their caller is the innermost left.
-  if (kind === Kind.EXIT || kind === Kind.UNWIND) return f === NONE ? NONE : model.frames.parent[f]!;
-  if (kind === Kind.THREAD_END) return NONE;
-  return f; // ENTER: the frame it opened; any other event: the innermost open frame
-}
-
-/**
- * The frames open on every thread after each of `at` (event indices, ascending): one pass over the events up to the
- * last of them, so O(events + |at| × threads × call depth).
- */
-export function stacksAt(model: Model, at: readonly number[]): BudgetStack[][] {
-  const innermost = new Int32Array(model.threads.length).fill(NONE);
-  const out: BudgetStack[][] = [];
-  let i = 0;
-  for (const e of at) {
-    for (; i <= e; i++) innermost[model.events.thread[i]!] = innermostAfter(model, i);
-    const stacks: BudgetStack[] = [];
-    innermost.forEach((f, row) => {
-      if (f !== NONE) stacks.push({ thread: model.threads[row]!.index, depthBytes: model.frames.depth[f]!, frames: framePath(model, f) });
-    });
-    out.push(stacks);
-  }
-  return out;
+/** One budget being checked. */
+interface Check {
+  result: BudgetCheck;
+  /** Which usage: 0 heap, 1 stack, 2 static, 3 total. */
+  usage: number;
+  /** The range the previous event was in, or null (none, or one not kept). */
+  cur: BudgetRange | null;
+  /** Whether the previous event was above the limit. */
+  above: boolean;
 }
 
 /**
  * Checks each given budget against its usage after every event: heap = live requested heap bytes, stack = stack bytes
  * summed over threads, static = static bytes registered so far, total = their sum. Budgets are checked in the order
- * heap, stack, static, total. O(events + ranges × (blocks + call depth)) with ranges capped by `maxRanges`.
+ * heap, stack, static, total. A fold in one pass: it keeps the live blocks' bytes per (function, site) pair and, for
+ * stack and total budgets, each thread's innermost open frame, and reads them when one of the first `maxRanges` ranges
+ * begins. Memory: pairs + threads + the kept ranges.
  */
-export function checkBudgets(model: Model, budgets: Budgets, options: BudgetOptions = {}): BudgetCheck[] {
-  const maxRanges = options.maxRanges ?? 100;
-  const ev = model.events;
-  const n = ev.count;
-  const statics = staticSeries(model);
-  const groups = new BlockGroups(model);
-  const usage: Record<BudgetKind, (i: number) => number> = {
-    heap: (i) => ev.heapRequested[i]!,
-    stack: (i) => ev.stackTotal[i]!,
-    static: (i) => statics[i]!,
-    total: (i) => ev.heapRequested[i]! + ev.stackTotal[i]! + statics[i]!,
-  };
-  const out: BudgetCheck[] = [];
-  for (const kind of BUDGET_KINDS) {
-    const limit = budgets[kind];
-    if (limit === undefined) continue;
-    const value = usage[kind];
-    const ranges: BudgetRange[] = [];
-    let maxBytes = 0;
-    let maxEvent: number | null = null;
-    let cur: BudgetRange | null = null;
-    for (let i = 0; i < n; i++) {
-      const v = value(i);
-      if (maxEvent === null || v > maxBytes) {
-        maxBytes = v;
-        maxEvent = i;
-      }
-      if (v > limit) {
-        if (cur === null) {
-          cur = { startEvent: i, endEvent: i, startTimeNs: ev.time[i]!, endTimeNs: ev.time[i]!, maxBytes: v, maxEvent: i, startBytes: v, liveBlocks: null, liveBytes: null, functions: [], stacks: null };
-          ranges.push(cur);
-        }
-        cur.endEvent = i;
-        cur.endTimeNs = ev.time[i]!;
-        if (v > cur.maxBytes) {
-          cur.maxBytes = v;
-          cur.maxEvent = i;
-        }
-      } else cur = null;
-    }
-    const grouped = ranges.slice(0, Math.max(0, maxRanges));
-    for (const r of grouped) {
-      const live = liveByFunction(model, r.startEvent, groups);
-      r.liveBlocks = live.blocks;
-      r.liveBytes = live.bytes;
-      r.functions = live.functions;
-    }
-    if (kind === 'stack' || kind === 'total') {
-      const stacks = stacksAt(model, grouped.map((r) => r.startEvent));
-      grouped.forEach((r, k) => (r.stacks = stacks[k]!));
-    }
-    out.push({ kind, limitBytes: limit, exceeded: ranges.length > 0, maxBytes, maxEvent, ranges });
+export class BudgetFold implements EventFold {
+  private readonly start: TraceStart;
+  private readonly checks: Check[] = [];
+  private readonly maxRanges: number;
+  private readonly keepRanges: number;
+  private readonly groups: BlockGroups;
+  private readonly wantStacks: boolean;
+  private statics = 0;
+  /** Pairs of a function group and a site group, by a number of the block's site, entry and interposed flag. */
+  private readonly pairOfKey = new Map<number | string, number>();
+  private readonly pairs: { fn: GroupRef; site: GroupRef }[] = [];
+  private pairBlocks: Float64Array = new Float64Array(16);
+  private pairBytes: Float64Array = new Float64Array(16);
+  /** Per block handle: its pair. */
+  private pairOfBlock = new Int32Array(64);
+  /** Per thread row: its innermost open frame (handle), NONE: none. */
+  private innermost: Int32Array;
+  /** Stacks read at range starts, by thread row until `finish` names the threads. */
+  private readonly stackRows: { range: BudgetRange; rows: number[] }[] = [];
+
+  constructor(start: TraceStart, budgets: Budgets, options: BudgetOptions = {}) {
+    this.start = start;
+    this.maxRanges = Math.max(0, options.maxRanges ?? 100);
+    this.keepRanges = options.keepRanges ?? Infinity;
+    this.groups = new BlockGroups(start);
+    BUDGET_KINDS.forEach((kind, usage) => {
+      const limit = budgets[kind];
+      if (limit === undefined) return;
+      const result: BudgetCheck = { kind, limitBytes: limit, exceeded: false, maxBytes: 0, maxEvent: null, ranges: [], rangeCount: 0 };
+      this.checks.push({ result, usage, cur: null, above: false });
+    });
+    this.wantStacks = budgets.stack !== undefined || budgets.total !== undefined;
+    this.innermost = new Int32Array(Math.max(1, start.threads)).fill(NONE);
   }
-  return out;
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    if (this.checks.length === 0) return;
+    switch (e.kind) {
+      case Kind.STATIC:
+        this.statics += e.value;
+        break;
+      case Kind.ALLOC:
+      case Kind.FREE:
+      case Kind.REALLOC:
+        if (e.oldBlock !== NONE) this.count(this.pairOfBlock[e.oldBlock]!, -tables.blocks.requested[e.oldBlock]!, -1);
+        if (e.newBlock !== NONE) this.created(e.newBlock, tables.blocks);
+        break;
+    }
+    if (this.wantStacks) this.innermostAfter(e, tables.frames);
+    const heap = e.heapRequested;
+    const stack = e.stackTotal;
+    for (let c = 0; c < this.checks.length; c++) {
+      const check = this.checks[c]!;
+      const u = check.usage;
+      const v = u === 0 ? heap : u === 1 ? stack : u === 2 ? this.statics : heap + stack + this.statics;
+      this.check(check, v, e, tables);
+    }
+  }
+
+  private check(check: Check, v: number, e: FoldEvent, tables: FoldTables): void {
+    const r = check.result;
+    if (r.maxEvent === null || v > r.maxBytes) {
+      r.maxBytes = v;
+      r.maxEvent = e.index;
+    }
+    if (!(v > r.limitBytes)) {
+      check.above = false;
+      check.cur = null;
+      return;
+    }
+    if (!check.above) {
+      check.above = true;
+      r.exceeded = true;
+      if (r.rangeCount < this.keepRanges) {
+        const range: BudgetRange = { startEvent: e.index, endEvent: e.index, startTimeNs: e.time, endTimeNs: e.time, maxBytes: v, maxEvent: e.index, startBytes: v, liveBlocks: null, liveBytes: null, functions: [], stacks: null };
+        if (r.rangeCount < this.maxRanges) this.describe(range, check.usage === 1 || check.usage === 3, tables);
+        r.ranges.push(range);
+        check.cur = range;
+      }
+      r.rangeCount++;
+    }
+    const cur = check.cur;
+    if (cur === null) return;
+    cur.endEvent = e.index;
+    cur.endTimeNs = e.time;
+    if (v > cur.maxBytes) {
+      cur.maxBytes = v;
+      cur.maxEvent = e.index;
+    }
+  }
+
+  /** Block `h` was made: its pair (looked up once per block), counted. */
+  private created(h: number, blocks: FoldBlocks): void {
+    const entry = blocks.entry[h]!;
+    const site = blocks.site[h]!;
+    // One number for (site, entry) while it is exact, for site ids below 2^21; a larger one (a damaged trace) by text.
+    const key: number | string = blocks.interposed[h] === 1 ? -entry - 1 : site < 2 ** 21 ? site * 2 ** 32 + entry : `${site}:${entry}`;
+    let p = this.pairOfKey.get(key);
+    if (p === undefined) {
+      p = this.pairs.push({ fn: this.groups.functionOfBlock(blocks, h), site: this.groups.siteOfBlock(blocks, h) }) - 1;
+      this.pairOfKey.set(key, p);
+      if (p >= this.pairBlocks.length) {
+        const more = (a: Float64Array): Float64Array => {
+          const b = new Float64Array(a.length * 2);
+          b.set(a);
+          return b;
+        };
+        this.pairBlocks = more(this.pairBlocks);
+        this.pairBytes = more(this.pairBytes);
+      }
+    }
+    if (h >= this.pairOfBlock.length) {
+      const b = new Int32Array(Math.max(this.pairOfBlock.length * 2, h + 1));
+      b.set(this.pairOfBlock);
+      this.pairOfBlock = b;
+    }
+    this.pairOfBlock[h] = p;
+    this.count(p, blocks.requested[h]!, 1);
+  }
+
+  private count(p: number, bytes: number, blocks: number): void {
+    this.pairBlocks[p] = this.pairBlocks[p]! + blocks;
+    this.pairBytes[p] = this.pairBytes[p]! + bytes;
+  }
+
+  /** The innermost frame open on the event's thread after it. */
+  private innermostAfter(e: FoldEvent, frames: FoldTables['frames']): void {
+    const t = e.thread;
+    if (t >= this.innermost.length) {
+      const b = new Int32Array(Math.max(this.innermost.length * 2, t + 1)).fill(NONE);
+      b.set(this.innermost);
+      this.innermost = b;
+    }
+    const kind = e.kind;
+    const f = e.frame;
+    // EXIT names the frame it closed, UNWIND the outermost one it closed: their caller is the innermost left.
+    if (kind === Kind.EXIT || kind === Kind.UNWIND) this.innermost[t] = f === NONE ? NONE : frames.parent[f]!;
+    else if (kind === Kind.THREAD_END) this.innermost[t] = NONE;
+    else this.innermost[t] = f; // ENTER: the frame it opened; any other event: the innermost open frame
+  }
+
+  /** What range `r` began with: the live blocks by function and site, and (`stacks`) the frames open on each thread. */
+  private describe(r: BudgetRange, stacks: boolean, tables: FoldTables): void {
+    const fns = new Map<string, { fn: BudgetFunction; sites: Map<string, BudgetSite> }>();
+    let count = 0;
+    let total = 0;
+    for (let p = 0; p < this.pairs.length; p++) {
+      const blocks = this.pairBlocks[p]!;
+      if (blocks === 0) continue;
+      const bytes = this.pairBytes[p]!;
+      count += blocks;
+      total += bytes;
+      const { fn: fref, site: sref } = this.pairs[p]!;
+      let f = fns.get(fref.key);
+      if (f === undefined) {
+        f = { fn: { ...fref, blocks: 0, bytes: 0, sites: [] }, sites: new Map() };
+        fns.set(fref.key, f);
+      }
+      f.fn.blocks += blocks;
+      f.fn.bytes += bytes;
+      let s = f.sites.get(sref.key);
+      if (s === undefined) {
+        s = { ...sref, blocks: 0, bytes: 0 };
+        f.sites.set(sref.key, s);
+      }
+      s.blocks += blocks;
+      s.bytes += bytes;
+    }
+    r.liveBlocks = count;
+    r.liveBytes = total;
+    r.functions = [...fns.values()].map(({ fn, sites }) => ({ ...fn, sites: [...sites.values()].sort(byBytes) })).sort(byBytes);
+    if (!stacks) return;
+    const rows: number[] = [];
+    r.stacks = [];
+    this.innermost.forEach((f, row) => {
+      if (f === NONE) return;
+      rows.push(row);
+      r.stacks!.push({ thread: row, depthBytes: tables.frames.depth[f]!, frames: framePathIn(this.start, tables.frames, f) });
+    });
+    this.stackRows.push({ range: r, rows });
+  }
+
+  finish(end: TraceEnd): void {
+    // The stacks' thread rows named by the thread list.
+    for (const { range, rows } of this.stackRows) range.stacks!.forEach((s, i) => (s.thread = end.threads[rows[i]!]?.index ?? rows[i]!));
+  }
+
+  result(): BudgetCheck[] {
+    return this.checks.map((c) => c.result);
+  }
+}
+
+/** `BudgetFold` over a decoded model: every range kept. */
+export function checkBudgets(model: Model, budgets: Budgets, options: BudgetOptions = {}): BudgetCheck[] {
+  const fold = new BudgetFold(modelStart(model), budgets, options);
+  foldModel(model, [fold]);
+  return fold.result();
 }

@@ -1,6 +1,7 @@
 // The deepest stack the run actually reached: the frame entered at the largest depth, and the calls that led to it.
 // The other half of the worst-case comparison (worst-stack.ts).
-import { NONE, type Model } from './model.js';
+import type { Column } from './event-fold.js';
+import { NONE, type Model, type SiteTable } from './model.js';
 
 /** One frame on the observed path, outermost first. */
 export interface ObservedStep {
@@ -32,7 +33,7 @@ export interface DeepestStack {
   fromMainBytes: number | null;
 }
 
-function frameName(model: Model, site: number): { function: string; file: string; line: number } {
+function frameName(model: { sites: SiteTable }, site: number): { function: string; file: string; line: number } {
   const { sites } = model;
   const str = (i: number) => (site < sites.count && i !== NONE ? sites.strings[i] ?? '' : '');
   return { function: str(sites.name[site] ?? NONE), file: str(sites.file[site] ?? NONE), line: site < sites.count ? sites.line[site]! : 0 };
@@ -57,14 +58,27 @@ export function deepestStack(model: Model, mainFrameBytes: number | null = null)
   };
 }
 
+/** The frame columns a call path is read from: a model's frames, or a fold's (`row`: the frame's row, else the index). */
+export interface PathFrames {
+  readonly entrySite: Column;
+  readonly enter: Column;
+  readonly depth: Column;
+  readonly parent: Column;
+  readonly row?: Column;
+}
+
 /** The frames open when `innermost` is the innermost one (it and its callers on its thread), outermost first. */
 export function framePath(model: Model, innermost: number): ObservedStep[] {
-  const { frames } = model;
+  return framePathIn(model, model.frames, innermost);
+}
+
+/** `framePath` over frame columns of either kind (a fold's open frames: handles, read while they are open). */
+export function framePathIn(run: { sites: SiteTable }, frames: PathFrames, innermost: number): ObservedStep[] {
   const chain: number[] = [];
   for (let f = innermost; f !== NONE; f = frames.parent[f]!) chain.unshift(f);
   return chain.map((f, i): ObservedStep => ({
-    ...frameName(model, frames.entrySite[f]!),
-    frame: f,
+    ...frameName(run, frames.entrySite[f]!),
+    frame: frames.row === undefined ? f : frames.row[f]!,
     event: frames.enter[f]!,
     depthBytes: frames.depth[f]!,
     frameBytes: i === 0 ? null : frames.depth[f]! - frames.depth[chain[i - 1]!]!,

@@ -31,7 +31,7 @@ export function reportJson(r: ReportResult): object {
           budgets: {
             source: budgets.source,
             exceeded: budgets.exceeded,
-            checks: budgets.checks.map((c) => ({ ...c, rangeCount: c.ranges.length, ranges: c.ranges.slice(0, top) })),
+            checks: budgets.checks.map((c) => ({ ...c, ranges: c.ranges.slice(0, top) })),
           },
         }),
     ...(temps === null ? {} : { temporaries: { ...temps, siteCount: temps.sites.length, sites: temps.sites.slice(0, top) } }),

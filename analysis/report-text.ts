@@ -353,7 +353,7 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
   const out = ['', `Budgets${source === null ? '' : ` (${fit(source, REPORT_WIDTH - 12)})`}`];
   if (checks.length === 0) out.push('  (no budgets)');
   for (const c of checks) {
-    const verdict = c.exceeded ? `EXCEEDED in ${plural(c.ranges.length, 'range')}` : 'ok';
+    const verdict = c.exceeded ? `EXCEEDED in ${plural(c.rangeCount, 'range')}` : 'ok';
     out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
     for (const r of c.ranges.slice(0, Math.max(0, top))) {
       const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
@@ -383,7 +383,7 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
         if (text !== undefined) out.push(text);
       });
     }
-    if (c.ranges.length > top && top >= 0) out.push(`    … ${plural(c.ranges.length - Math.max(0, top), 'more range')}`);
+    if (c.rangeCount > top && top >= 0) out.push(`    … ${plural(c.rangeCount - Math.max(0, top), 'more range')}`);
   }
   return out.join('\n') + '\n';
 }

@@ -121,6 +121,14 @@ describe('checkBudgets', () => {
     expect(stack!.ranges[0]!.liveBlocks).toBe(0);
     expect(stack!.ranges[1]).toMatchObject({ liveBlocks: null, liveBytes: null, functions: [] });
   });
+
+  test('keepRanges keeps the first ranges and counts the rest', () => {
+    const model = decodeTrace(basicTrace().build());
+    const [all] = checkBudgets(model, { stack: 128 });
+    const [kept] = checkBudgets(model, { stack: 128 }, { keepRanges: 1 });
+    expect(all!.rangeCount).toBe(2);
+    expect(kept).toEqual({ ...all, ranges: all!.ranges.slice(0, 1) });
+  });
 });
 
 /** sum.c: main calls checksum, which recurses; a worker thread. Global site ids from 1. */
