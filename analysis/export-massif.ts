@@ -4,6 +4,7 @@ import { foldModel, modelStart } from './model-fold.js';
 import { NONE, type Model } from './model.js';
 import { allocationSiteLabel, allocatorName, interposedLabel, siteInfo, siteLocation } from './sites.js';
 import { peakEvent, type EventSeries } from './timeline.js';
+import { grownTo, SiteGroupNumbers } from './site-group-numbers.js';
 
 export interface MassifOptions {
   /** The `desc:` line (Massif puts its arguments there). Default: "cc-memwrap export". */
@@ -133,21 +134,16 @@ export class MassifFold implements EventFold {
   private readonly asked: number[];
   private next = 0;
   private readonly taken: Snapshot[] = [];
-  /** Group numbers by site (index) and by interposed entry site (index), NONE until first seen; others in a map. */
-  private readonly ofSite: Int32Array;
-  private readonly ofInterposed: Int32Array;
-  private readonly ofOtherKey = new Map<number, number>();
-  /** Each group's key (see groupLabel). */
-  private readonly keys: number[] = [];
+  private readonly groups: SiteGroupNumbers;
   /** Per group: live requested bytes and live blocks now, and at the latest maximum. */
-  private bytes = new Float64Array(16);
-  private blocks = new Float64Array(16);
-  private peakBytes = new Float64Array(16);
-  private peakBlocks = new Float64Array(16);
+  private bytes: Float64Array = new Float64Array(16);
+  private blocks: Float64Array = new Float64Array(16);
+  private peakBytes: Float64Array = new Float64Array(16);
+  private peakBlocks: Float64Array = new Float64Array(16);
   /** Groups changed since the latest maximum, once each. */
-  private changed = new Int32Array(16);
+  private changed: Int32Array = new Int32Array(16);
   private changedCount = 0;
-  private isChanged = new Uint8Array(16);
+  private isChanged: Uint8Array = new Uint8Array(16);
   private best = -1;
   private peak: Snapshot | null = null;
 
@@ -166,39 +162,22 @@ export class MassifFold implements EventFold {
     } else {
       this.asked = evenlySpaced(n, options.snapshots ?? 100);
     }
-    this.ofSite = new Int32Array(start.sites.count).fill(NONE);
-    this.ofInterposed = new Int32Array(start.sites.count).fill(NONE);
+    this.groups = new SiteGroupNumbers(start);
   }
 
-  /** The group of group key `key` (see groupLabel), made on first use. */
-  private groupOfKey(key: number): number {
-    const cache = key < 0 ? this.ofInterposed : this.ofSite;
-    const i = key < 0 ? -key - 1 : key;
-    if (i < cache.length && cache[i] !== NONE) return cache[i]!;
-    let g = this.ofOtherKey.get(key);
-    if (g === undefined) {
-      g = this.keys.push(key) - 1;
-      if (g >= this.bytes.length) this.grow();
-      if (i < cache.length) cache[i] = g;
-      else this.ofOtherKey.set(key, g);
-    }
-    return g;
-  }
-
-  private grow(): void {
-    const n = this.bytes.length * 2;
-    const more = <T extends Float64Array | Int32Array | Uint8Array>(a: T, b: T): T => (b.set(a), b);
-    this.bytes = more(this.bytes, new Float64Array(n));
-    this.blocks = more(this.blocks, new Float64Array(n));
-    this.peakBytes = more(this.peakBytes, new Float64Array(n));
-    this.peakBlocks = more(this.peakBlocks, new Float64Array(n));
-    this.changed = more(this.changed, new Int32Array(n));
-    this.isChanged = more(this.isChanged, new Uint8Array(n));
+  private grow(n: number): void {
+    this.bytes = grownTo(this.bytes, n);
+    this.blocks = grownTo(this.blocks, n);
+    this.peakBytes = grownTo(this.peakBytes, n);
+    this.peakBlocks = grownTo(this.peakBlocks, n);
+    this.changed = grownTo(this.changed, n);
+    this.isChanged = grownTo(this.isChanged, n);
   }
 
   /** Adds `sign` × block `h` to its group. */
   private count(blocks: FoldBlocks, h: number, sign: number): void {
-    const g = this.groupOfKey(blocks.interposed[h] === 1 ? -blocks.entry[h]! - 1 : blocks.site[h]!);
+    const g = this.groups.of(blocks, h);
+    if (g >= this.bytes.length) this.grow(g + 1);
     this.bytes[g] = this.bytes[g]! + sign * blocks.requested[h]!;
     this.blocks[g] = this.blocks[g]! + sign;
     if (this.isChanged[g] === 0) {
@@ -210,7 +189,7 @@ export class MassifFold implements EventFold {
   /** The groups with a live block now. */
   private tree(): Tree {
     const tree: Tree = { groups: [], bytes: [] };
-    for (let g = 0; g < this.keys.length; g++) {
+    for (let g = 0; g < this.groups.count; g++) {
       if (this.blocks[g]! > 0) {
         tree.groups.push(g);
         tree.bytes.push(this.bytes[g]!);
@@ -247,12 +226,12 @@ export class MassifFold implements EventFold {
   result(): string {
     const { options, detailedEvery } = this;
     const threshold = options.threshold ?? 1;
-    const labels = this.keys.map((k) => groupLabel(this.start, k));
+    const labels = this.groups.keys.map((k) => groupLabel(this.start, k));
     const peak = this.peak;
     const snapshots = [...this.taken];
     if (peak !== null) {
       peak.tree = { groups: [], bytes: [] };
-      for (let g = 0; g < this.keys.length; g++) {
+      for (let g = 0; g < this.groups.count; g++) {
         if (this.peakBlocks[g]! > 0) {
           peak.tree.groups.push(g);
           peak.tree.bytes.push(this.peakBytes[g]!);

@@ -1,7 +1,10 @@
 // Short-lived heap blocks: blocks a FREE ends within N events of their allocation, per allocation site.
 import { Kind } from './trace/format.js';
-import type { Model } from './model.js';
+import { NONE, type Model } from './model.js';
 import { BlockGroups, type GroupRef } from './block-groups.js';
+import type { EventFold, FoldEvent, FoldTables, TraceStart } from './event-fold.js';
+import { foldModel, modelStart } from './model-fold.js';
+import { grownTo, SiteGroupNumbers } from './site-group-numbers.js';
 
 export const DEFAULT_TEMPORARY_WITHIN = 16;
 
@@ -27,35 +30,78 @@ export interface Temporaries {
 
 /**
  * Blocks ended by a FREE event at most `within` events (global order) after the event that created them. Blocks ended
- * by a REALLOC are not temporaries (their contents live on in the new block). O(blocks).
+ * by a REALLOC are not temporaries (their contents live on in the new block). A fold: per site group the blocks made
+ * and the temporaries with their bytes; per live block its group.
  */
-export function temporaries(model: Model, options: { within?: number } = {}): Temporaries {
-  const within = options.within ?? DEFAULT_TEMPORARY_WITHIN;
-  if (!Number.isSafeInteger(within) || within < 0) throw new RangeError(`temporaries: within must be a whole number ≥ 0, got ${within}`);
-  const { blocks, events } = model;
-  const groups = new BlockGroups(model);
-  const bySite = new Map<string, TemporarySite>();
-  let count = 0;
-  let bytes = 0;
-  for (let b = 0; b < blocks.count; b++) {
-    const ref = groups.siteOf(b);
-    let s = bySite.get(ref.key);
-    if (s === undefined) {
-      s = { ...ref, allocs: 0, temporaries: 0, bytes: 0, share: 0 };
-      bySite.set(ref.key, s);
+export class TemporariesFold implements EventFold {
+  readonly within: number;
+  private readonly start: TraceStart;
+  private readonly groups: SiteGroupNumbers;
+  private allocs: Float64Array = new Float64Array(16);
+  private temps: Float64Array = new Float64Array(16);
+  private tempBytes: Float64Array = new Float64Array(16);
+  /** Per block handle: its group. */
+  private groupOf: Int32Array = new Int32Array(64);
+  private allocations = 0;
+  private count = 0;
+  private bytes = 0;
+
+  constructor(start: TraceStart, options: { within?: number } = {}) {
+    const within = options.within ?? DEFAULT_TEMPORARY_WITHIN;
+    if (!Number.isSafeInteger(within) || within < 0) throw new RangeError(`temporaries: within must be a whole number ≥ 0, got ${within}`);
+    this.within = within;
+    this.start = start;
+    this.groups = new SiteGroupNumbers(start);
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    const k = e.kind;
+    if (k !== Kind.ALLOC && k !== Kind.FREE && k !== Kind.REALLOC) return;
+    const blocks = tables.blocks;
+    if (k === Kind.FREE && e.oldBlock !== NONE) {
+      const h = e.oldBlock;
+      const alloc = blocks.allocEvent[h]!;
+      if (alloc >= 0 && e.index - alloc <= this.within) {
+        const g = this.groupOf[h]!;
+        const bytes = blocks.requested[h]!;
+        this.temps[g] = this.temps[g]! + 1;
+        this.tempBytes[g] = this.tempBytes[g]! + bytes;
+        this.count++;
+        this.bytes += bytes;
+      }
     }
-    s.allocs++;
-    const alloc = blocks.allocEvent[b]!;
-    const freed = blocks.freeEvent[b]!;
-    if (freed >= 0 && alloc >= 0 && freed - alloc <= within && events.kind[freed] === Kind.FREE) {
-      s.temporaries++;
-      s.bytes += blocks.requested[b]!;
-      count++;
-      bytes += blocks.requested[b]!;
+    if (e.newBlock !== NONE) {
+      const h = e.newBlock;
+      const g = this.groups.of(blocks, h);
+      if (g >= this.allocs.length) {
+        this.allocs = grownTo(this.allocs, g + 1);
+        this.temps = grownTo(this.temps, g + 1);
+        this.tempBytes = grownTo(this.tempBytes, g + 1);
+      }
+      this.groupOf = grownTo(this.groupOf, h + 1);
+      this.groupOf[h] = g;
+      this.allocs[g] = this.allocs[g]! + 1;
+      this.allocations++;
     }
   }
-  const sites = [...bySite.values()].filter((s) => s.temporaries > 0);
-  for (const s of sites) s.share = s.temporaries / s.allocs;
-  sites.sort((a, b) => b.temporaries - a.temporaries || b.bytes - a.bytes || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
-  return { within, blocks: count, bytes, allocations: blocks.count, sites };
+
+  result(): Temporaries {
+    const refs = new BlockGroups(this.start);
+    const sites: TemporarySite[] = [];
+    for (let g = 0; g < this.groups.count; g++) {
+      if (this.temps[g] === 0) continue;
+      const allocs = this.allocs[g]!;
+      const temporaries = this.temps[g]!;
+      sites.push({ ...this.groups.ref(refs, g), allocs, temporaries, bytes: this.tempBytes[g]!, share: temporaries / allocs });
+    }
+    sites.sort((a, b) => b.temporaries - a.temporaries || b.bytes - a.bytes || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
+    return { within: this.within, blocks: this.count, bytes: this.bytes, allocations: this.allocations, sites };
+  }
+}
+
+/** `TemporariesFold` over a decoded model. */
+export function temporaries(model: Model, options: { within?: number } = {}): Temporaries {
+  const fold = new TemporariesFold(modelStart(model), options);
+  foldModel(model, [fold]);
+  return fold.result();
 }
