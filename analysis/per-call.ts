@@ -1,6 +1,9 @@
 // Heap per invocation of one function: for each frame of it, the net heap bytes its events (callees included) allocated minus freed, and the peak of that running net.
+import type { EventFold, FoldEvent, FoldFrames, FoldTables, TraceStart } from './event-fold.js';
+import { foldModel, modelStart } from './model-fold.js';
 import { NONE, type Model } from './model.js';
 import { siteInfo } from './sites.js';
+import { Kind } from './trace/format.js';
 
 export interface Invocation {
   /** Row in the frame table, its thread, and its ENTER event. */
@@ -39,118 +42,150 @@ export interface PerCall {
   };
 }
 
-/** The function a frame's entry site names (its name, else its enclosing function). */
-function frameFunction(model: Model, frame: number): string | null {
-  const info = siteInfo(model, model.frames.entrySite[frame]!);
-  return info === null ? null : info.name || info.func || null;
+/** An invocation still open, and its place in `invocations` (NONE: not kept). */
+interface Open {
+  inv: Invocation;
+  index: number;
 }
 
 /**
  * Each invocation of `name` (frames whose entry site names it): the heap events on its thread after its ENTER up to its
- * closing event (or the end of the run), callees included. O(frames + events + heap events inside the invocations),
- * which recursion makes O(depth × heap events) at worst.
+ * closing event (or the end of the run), callees included. A fold: per thread the invocations open on it, each told
+ * the thread's heap events, so O(events + heap events × open invocations on the thread) (recursion). The first
+ * `keepCalls` invocations are kept (default: all); the totals count every one.
  */
-export function perCall(model: Model, name: string): PerCall {
-  const { events, frames, blocks } = model;
-  const match = new Uint8Array(frames.count);
-  const bySite = new Map<number, boolean>();
-  for (let f = 0; f < frames.count; f++) {
-    const site = frames.entrySite[f]!;
-    let m = bySite.get(site);
-    if (m === undefined) {
-      m = frameFunction(model, f) === name;
-      bySite.set(site, m);
-    }
-    if (m) match[f] = 1;
+export class PerCallFold implements EventFold {
+  private readonly name: string;
+  private readonly start: TraceStart;
+  private readonly keepCalls: number;
+  /** Per entry site: 0 not yet known, 1 names the function, 2 does not. */
+  private readonly matches: Uint8Array;
+  /** Per thread row: its open invocations, outermost first. */
+  private readonly open: Open[][] = [];
+  /** Invocations closed and not kept, for reuse. */
+  private readonly spare: Open[] = [];
+  private readonly invocations: Invocation[] = [];
+  private readonly totals = { calls: 0, bytesAllocated: 0, bytesFreed: 0, netBytes: 0, maxPeakBytes: 0, maxPeakCall: null as number | null };
+
+  constructor(start: TraceStart, name: string, options: { keepCalls?: number } = {}) {
+    this.start = start;
+    this.name = name;
+    this.keepCalls = options.keepCalls ?? Infinity;
+    this.matches = new Uint8Array(start.sites.count);
   }
-  // Heap events of each thread with the running net after each (prefix sums).
-  const perThread = new Map<number, { event: number[]; net: number[] }>();
-  for (let i = 0; i < events.count; i++) {
-    const nb = events.newBlock[i]!;
-    const ob = events.oldBlock[i]!;
-    if (nb === NONE && ob === NONE) continue;
-    const delta = (nb === NONE ? 0 : blocks.requested[nb]!) - (ob === NONE ? 0 : blocks.requested[ob]!);
-    const t = events.thread[i]!;
-    let list = perThread.get(t);
-    if (list === undefined) {
-      list = { event: [], net: [] };
-      perThread.set(t, list);
+
+  /** Whether entry site `site` names the function. */
+  private matching(site: number): boolean {
+    if (site >= this.matches.length) return false; // no UNIT defines it: it names no function
+    if (this.matches[site] === 0) {
+      const info = siteInfo(this.start, site);
+      this.matches[site] = info !== null && (info.name || info.func || null) === this.name ? 1 : 2;
     }
-    list.net.push((list.net.length === 0 ? 0 : list.net[list.net.length - 1]!) + delta);
-    list.event.push(i);
+    return this.matches[site] === 1;
   }
-  /** First index in the sorted `a` whose value is > x. */
-  const upper = (a: number[], x: number): number => {
-    let lo = 0;
-    let hi = a.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (a[mid]! <= x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const invocations: Invocation[] = [];
-  const recursion = new Int32Array(frames.count).fill(-1);
-  const totals = { calls: 0, bytesAllocated: 0, bytesFreed: 0, netBytes: 0, maxPeakBytes: 0, maxPeakCall: null as number | null };
-  for (let f = 0; f < frames.count; f++) {
-    if (match[f] === 0) continue;
-    let depth = 0;
-    for (let p = frames.parent[f]!; p !== NONE; p = frames.parent[p]!) {
-      if (match[p] === 1) {
-        depth = recursion[p]! + 1; // frames are in order of entry: the parent's depth is known
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    switch (e.kind) {
+      case Kind.ENTER:
+        if (e.frame !== NONE && this.matching(tables.frames.entrySite[e.frame]!)) this.enter(e, tables.frames);
+        return;
+      case Kind.EXIT:
+      case Kind.UNWIND:
+        if (e.frame !== NONE) this.close(e.thread, tables.frames.enter[e.frame]!, e.index);
+        return;
+      case Kind.THREAD_END:
+        this.close(e.thread, -1, e.index);
+        return;
+      case Kind.ALLOC:
+      case Kind.FREE:
+      case Kind.REALLOC:
         break;
+      default:
+        return;
+    }
+    const stack = this.open[e.thread];
+    if (stack === undefined || stack.length === 0) return;
+    if (e.newBlock === NONE && e.oldBlock === NONE) return;
+    const added = e.newBlock === NONE ? 0 : tables.blocks.requested[e.newBlock]!;
+    const freed = e.oldBlock === NONE ? 0 : tables.blocks.requested[e.oldBlock]!;
+    for (let i = 0; i < stack.length; i++) {
+      const inv = stack[i]!.inv;
+      inv.bytesAllocated += added;
+      inv.bytesFreed += freed;
+      inv.heapEvents++;
+      const net = inv.bytesAllocated - inv.bytesFreed;
+      if (net > inv.peakBytes) {
+        inv.peakBytes = net;
+        inv.peakEvent = e.index;
       }
     }
-    recursion[f] = depth;
-    const thread = frames.thread[f]!;
-    const enter = frames.enter[f]!;
-    const exit = frames.exit[f]!;
-    const inv: Invocation = {
-      frame: f,
-      thread,
-      enterEvent: enter,
-      enterTimeNs: events.time[enter]!,
-      endEvent: exit === NONE ? null : exit,
-      recursion: depth,
-      bytesAllocated: 0,
-      bytesFreed: 0,
-      netBytes: 0,
-      peakBytes: 0,
-      peakEvent: null,
-      heapEvents: 0,
-    };
-    const list = perThread.get(thread);
-    if (list !== undefined) {
-      const from = upper(list.event, enter);
-      const to = exit === NONE ? list.event.length : upper(list.event, exit);
-      const base = from === 0 ? 0 : list.net[from - 1]!;
-      for (let k = from; k < to; k++) {
-        const e = list.event[k]!;
-        const nb = events.newBlock[e]!;
-        const ob = events.oldBlock[e]!;
-        if (nb !== NONE) inv.bytesAllocated += blocks.requested[nb]!;
-        if (ob !== NONE) inv.bytesFreed += blocks.requested[ob]!;
-        const net = list.net[k]! - base;
-        if (net > inv.peakBytes) {
-          inv.peakBytes = net;
-          inv.peakEvent = e;
-        }
-      }
-      inv.heapEvents = to - from;
-      inv.netBytes = inv.bytesAllocated - inv.bytesFreed;
-    }
-    if (depth === 0) {
-      totals.bytesAllocated += inv.bytesAllocated;
-      totals.bytesFreed += inv.bytesFreed;
-      totals.netBytes += inv.netBytes;
-    }
-    if (totals.maxPeakCall === null || inv.peakBytes > totals.maxPeakBytes) {
-      totals.maxPeakBytes = inv.peakBytes;
-      totals.maxPeakCall = invocations.length;
-    }
-    invocations.push(inv);
-    totals.calls++;
   }
-  return { function: name, invocations, totals };
+
+  private enter(e: FoldEvent, frames: FoldFrames): void {
+    const f = e.frame;
+    const thread = frames.thread[f]!;
+    while (this.open.length <= thread) this.open.push([]);
+    const stack = this.open[thread]!;
+    const index = this.totals.calls++;
+    const kept = index < this.keepCalls;
+    const o: Open = !kept && this.spare.length > 0 ? this.spare.pop()! : { inv: blankInvocation(), index: NONE };
+    const inv = o.inv;
+    inv.frame = frames.row[f]!;
+    inv.thread = thread;
+    inv.enterEvent = e.index;
+    inv.enterTimeNs = e.time;
+    inv.endEvent = null;
+    // The open invocations of the thread are its callers: recursion.
+    inv.recursion = stack.length;
+    inv.bytesAllocated = inv.bytesFreed = inv.netBytes = inv.peakBytes = inv.heapEvents = 0;
+    inv.peakEvent = null;
+    o.index = index;
+    if (kept) this.invocations.push(inv);
+    stack.push(o);
+  }
+
+  /** Closes the invocations of thread row `t` entered at or after event `from` (-1: all), at event `at`. */
+  private close(t: number, from: number, at: number): void {
+    const stack = this.open[t];
+    if (stack === undefined) return;
+    while (stack.length > 0 && stack[stack.length - 1]!.inv.enterEvent >= from) this.closed(stack.pop()!, at);
+  }
+
+  /** An invocation's numbers are final: `at` its closing event, null if the run ended with it open. */
+  private closed(o: Open, at: number | null): void {
+    const inv = o.inv;
+    inv.endEvent = at;
+    inv.netBytes = inv.bytesAllocated - inv.bytesFreed;
+    const t = this.totals;
+    if (inv.recursion === 0) {
+      t.bytesAllocated += inv.bytesAllocated;
+      t.bytesFreed += inv.bytesFreed;
+      t.netBytes += inv.netBytes;
+    }
+    // The first invocation (in order of entry) with the largest peak.
+    if (t.maxPeakCall === null || inv.peakBytes > t.maxPeakBytes || (inv.peakBytes === t.maxPeakBytes && o.index < t.maxPeakCall)) {
+      t.maxPeakBytes = inv.peakBytes;
+      t.maxPeakCall = o.index;
+    }
+    if (o.index >= this.keepCalls) this.spare.push(o);
+  }
+
+  finish(): void {
+    for (const stack of this.open) while (stack.length > 0) this.closed(stack.pop()!, null);
+  }
+
+  result(): PerCall {
+    return { function: this.name, invocations: this.invocations, totals: { ...this.totals } };
+  }
+}
+
+function blankInvocation(): Invocation {
+  return { frame: 0, thread: 0, enterEvent: 0, enterTimeNs: 0, endEvent: null, recursion: 0, bytesAllocated: 0, bytesFreed: 0, netBytes: 0, peakBytes: 0, peakEvent: null, heapEvents: 0 };
+}
+
+/** `PerCallFold` over a decoded model: every invocation kept. */
+export function perCall(model: Model, name: string): PerCall {
+  const fold = new PerCallFold(modelStart(model), name);
+  foldModel(model, [fold]);
+  return fold.result();
 }

@@ -3,7 +3,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { perCall } from '../../analysis/per-call.js';
+import { foldModel, modelStart } from '../../analysis/model-fold.js';
+import { perCall, PerCallFold } from '../../analysis/per-call.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { runReport } from '../../cli/report.js';
 import { capture } from '../fixtures/cli-capture.js';
@@ -62,6 +63,14 @@ describe('perCall', () => {
       invocations: [],
       totals: { calls: 0, bytesAllocated: 0, bytesFreed: 0, netBytes: 0, maxPeakBytes: 0, maxPeakCall: null },
     });
+  });
+
+  test('keepCalls keeps the first invocations; the totals count them all', () => {
+    const model = decodeTrace(recursionTrace().build());
+    const all = perCall(model, 'make_node');
+    const fold = new PerCallFold(modelStart(model), 'make_node', { keepCalls: 1 });
+    foldModel(model, [fold]);
+    expect(fold.result()).toEqual({ ...all, invocations: all.invocations.slice(0, 1) });
   });
 
   test('report --calls: text and JSON', async () => {
