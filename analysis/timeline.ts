@@ -1,5 +1,8 @@
 // The timeline series: memory in use after every event (heap requested and usable, stack, static), and the same per fixed interval of events or of time.
+import type { EventFold, FoldEvent, TraceStart } from './event-fold.js';
+import { foldModel, modelStart } from './model-fold.js';
 import { NONE, type Model } from './model.js';
+import { Kind } from './trace/format.js';
 
 /** Per event, after the event. Columns of the model are shared, not copied. */
 export interface EventSeries {
@@ -117,90 +120,148 @@ function allocSeries(spec: IntervalSpec, count: number): IntervalSeries {
   };
 }
 
+/** One interval as `IntervalFold` tells it (the object is reused): the fields of row k of an `IntervalSeries`. */
+export interface IntervalRow {
+  /** Its number, from 0. */
+  k: number;
+  startEvent: number;
+  endEvent: number;
+  startTime: number;
+  endTime: number;
+  heapRequested: number;
+  heapUsable: number;
+  stack: number;
+  static: number;
+  maxHeapRequested: number;
+  maxHeapUsable: number;
+  maxStack: number;
+}
+
+/** The columns of IntervalSeries that hold numbers, in the order of IntervalRow's fields after `k`. */
+const ROW_FIELDS = ['startEvent', 'endEvent', 'startTime', 'endTime', 'heapRequested', 'heapUsable', 'stack', 'static', 'maxHeapRequested', 'maxHeapUsable', 'maxStack'] as const;
+
 /**
- * Aggregates the per-event series per interval. Time intervals are aligned to multiples of `every` from time 0 and run
- * from the one holding the first event to the one holding the last; an event whose time is below an earlier event's
- * (threads' clocks are interpolated separately) stays in the earlier event's interval, so intervals keep event order.
- * Throws IntervalError for a bad spec or more than MAX_INTERVALS time intervals.
+ * The per-event values aggregated per interval, as a fold. Time intervals are aligned to multiples of `every` from
+ * time 0 and run from the one holding the first event to the one holding the last; an event whose time is below an
+ * earlier event's (threads' clocks are interpolated separately) stays in the earlier event's interval, so intervals
+ * keep event order. Each interval is complete when an event beyond it comes (or at the end): it is told to `sink` if
+ * one is given (nothing is kept: a CSV of every event streams), else kept for `result`. The constructor throws
+ * IntervalError for a bad spec, `result` for more than MAX_INTERVALS time intervals (none are told or kept beyond
+ * that: a sink's rows are not the answer until `result` has returned).
  */
-export function intervalSeries(model: Model, spec: IntervalSpec, series: EventSeries = eventSeries(model)): IntervalSeries {
-  const bad = intervalSpecError(spec);
-  if (bad !== null) throw new IntervalError(bad);
-  const n = series.count;
-  const { time, heapRequested: hr, heapUsable: hu, stack: st, static: sb } = series;
-  if (n === 0) return allocSeries(spec, 0);
-  const every = spec.every;
+export class IntervalFold implements EventFold {
+  readonly spec: IntervalSpec;
+  private readonly sink: ((row: IntervalRow) => void) | null;
+  private readonly row: IntervalRow = { k: 0, startEvent: 0, endEvent: -1, startTime: 0, endTime: 0, heapRequested: 0, heapUsable: 0, stack: 0, static: 0, maxHeapRequested: 0, maxHeapUsable: 0, maxStack: 0 };
+  /** The kept rows (without a sink), grown as intervals complete. */
+  private kept: IntervalSeries = allocSeries({ every: 1, unit: 'events' }, 0);
+  private count = 0;
+  /** Interval number of the current interval (time: its multiple of `every`; events: its number); the first one's. */
+  private bucket = NaN;
+  private first = 0;
+  private started = false;
+  private statics = 0;
 
-  let count: number;
-  let first = 0;
-  if (spec.unit === 'events') {
-    count = Math.ceil(n / every);
-  } else {
-    let maxT = 0;
-    for (let i = 0; i < n; i++) if (time[i]! > maxT) maxT = time[i]!;
-    first = Math.floor(Math.max(0, time[0]!) / every);
-    const last = Math.max(first, Math.floor(maxT / every));
-    count = last - first + 1;
-    if (count > MAX_INTERVALS) {
-      throw new IntervalError(`an interval of ${every} ns makes ${count} intervals (at most ${MAX_INTERVALS}); use a larger one`);
-    }
+  constructor(start: TraceStart, spec: IntervalSpec, sink: ((row: IntervalRow) => void) | null = null) {
+    const bad = intervalSpecError(spec);
+    if (bad !== null) throw new IntervalError(bad);
+    this.spec = spec;
+    this.sink = sink;
+    if (sink === null) this.kept = allocSeries(spec, spec.unit === 'events' ? Math.ceil(start.events / spec.every) : 16);
   }
-  const out = allocSeries(spec, count);
 
-  // Values carried from the previous event (0 before the first).
-  let cr = 0;
-  let cu = 0;
-  let cs = 0;
-  let cst = 0;
-  let i = 0;
-  let bucket = first;
-  for (let k = 0; k < count; k++) {
-    let end: number;
-    if (spec.unit === 'events') {
-      end = Math.min(n, (k + 1) * every);
-      out.startTime[k] = time[i]!;
-      out.endTime[k] = time[end - 1]!;
-    } else {
-      // An event's interval is the latest one seen so far (times of different threads are interpolated separately).
-      end = i;
-      while (end < n) {
-        const b = Math.max(bucket, Math.floor(time[end]! / every));
-        if (b > first + k) break;
-        bucket = b;
-        end++;
+  event(e: FoldEvent): void {
+    if (e.kind === Kind.STATIC) this.statics += e.value;
+    const every = this.spec.every;
+    const row = this.row;
+    let b: number;
+    if (this.spec.unit === 'events') b = Math.floor(e.index / every);
+    else if (!this.started) b = this.first = Math.floor(Math.max(0, e.time) / every);
+    else b = Math.max(this.bucket, Math.floor(e.time / every));
+    if (!this.started) {
+      this.started = true;
+      this.bucket = b;
+      this.open(e);
+    }
+    // Each interval before the event's is complete (those in between are empty).
+    while (this.bucket < b) {
+      if (this.count >= MAX_INTERVALS && this.spec.unit === 'time') {
+        // Too many: refused in result(), which only needs their number.
+        this.count += b - this.bucket;
+        this.bucket = b;
+        break;
       }
-      if (k === count - 1) end = n;
-      out.startTime[k] = (first + k) * every;
-      out.endTime[k] = (first + k + 1) * every;
+      this.close();
+      this.bucket++;
+      this.open(e);
     }
-    out.startEvent[k] = i;
-    out.endEvent[k] = end - 1;
-    let mr = cr;
-    let mu = cu;
-    let ms = cs;
-    for (; i < end; i++) {
-      const r = hr[i]!;
-      const u = hu[i]!;
-      const s = st[i]!;
-      if (r > mr) mr = r;
-      if (u > mu) mu = u;
-      if (s > ms) ms = s;
-    }
-    if (end > 0 && end - 1 >= out.startEvent[k]!) {
-      cr = hr[end - 1]!;
-      cu = hu[end - 1]!;
-      cs = st[end - 1]!;
-      cst = sb[end - 1]!;
-    }
-    out.heapRequested[k] = cr;
-    out.heapUsable[k] = cu;
-    out.stack[k] = cs;
-    out.static[k] = cst;
-    out.maxHeapRequested[k] = mr;
-    out.maxHeapUsable[k] = mu;
-    out.maxStack[k] = ms;
+    if (row.endEvent < row.startEvent && this.spec.unit === 'events') row.startTime = e.time;
+    row.endEvent = e.index;
+    if (this.spec.unit === 'events') row.endTime = e.time;
+    const r = (row.heapRequested = e.heapRequested);
+    const u = (row.heapUsable = e.heapUsable);
+    const st = (row.stack = e.stackTotal);
+    row.static = this.statics;
+    if (r > row.maxHeapRequested) row.maxHeapRequested = r;
+    if (u > row.maxHeapUsable) row.maxHeapUsable = u;
+    if (st > row.maxStack) row.maxStack = st;
   }
+
+  /** Starts the interval `bucket` at event `e` (its first event, if it has any): values carried from the one before. */
+  private open(e: FoldEvent): void {
+    const row = this.row;
+    row.k = this.count;
+    row.startEvent = e.index;
+    row.endEvent = e.index - 1;
+    if (this.spec.unit === 'time') {
+      row.startTime = this.bucket * this.spec.every;
+      row.endTime = (this.bucket + 1) * this.spec.every;
+    }
+    row.maxHeapRequested = row.heapRequested;
+    row.maxHeapUsable = row.heapUsable;
+    row.maxStack = row.stack;
+  }
+
+  private close(): void {
+    const row = this.row;
+    const k = this.count++;
+    if (k >= MAX_INTERVALS && this.spec.unit === 'time') return; // refused in result()
+    if (this.sink !== null) return this.sink(row);
+    if (k >= this.kept.count) this.kept = grownSeries(this.kept, Math.max(16, this.kept.count * 2));
+    const out = this.kept as unknown as Record<(typeof ROW_FIELDS)[number], Float64Array | Int32Array>;
+    for (const f of ROW_FIELDS) out[f][k] = row[f];
+  }
+
+  finish(): void {
+    if (this.started) this.close();
+    this.started = false;
+  }
+
+  /** The intervals (after `finish`; none when they went to a sink). Throws IntervalError for too many time intervals. */
+  result(): IntervalSeries {
+    const count = this.count;
+    if (this.spec.unit === 'time' && count > MAX_INTERVALS) {
+      throw new IntervalError(`an interval of ${this.spec.every} ns makes ${count} intervals (at most ${MAX_INTERVALS}); use a larger one`);
+    }
+    return grownSeries(this.kept, this.sink === null ? count : 0, this.spec);
+  }
+}
+
+/** `s` copied into a series of `count` rows (cut or padded with zeros). */
+function grownSeries(s: IntervalSeries, count: number, spec = s.spec): IntervalSeries {
+  const out = allocSeries(spec, count);
+  const n = Math.min(count, s.count);
+  const from = s as unknown as Record<(typeof ROW_FIELDS)[number], Float64Array | Int32Array>;
+  const to = out as unknown as Record<(typeof ROW_FIELDS)[number], Float64Array | Int32Array>;
+  for (const f of ROW_FIELDS) to[f].set(from[f].subarray(0, n));
   return out;
+}
+
+/** `IntervalFold` over a decoded model. Throws IntervalError for a bad spec or more than MAX_INTERVALS time intervals. */
+export function intervalSeries(model: Model, spec: IntervalSpec): IntervalSeries {
+  const fold = new IntervalFold(modelStart(model), spec);
+  foldModel(model, [fold]);
+  return fold.result();
 }
 
 /** Index of the first event with the largest heap usable + stack (NONE if there are no events). */

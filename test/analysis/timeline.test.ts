@@ -179,10 +179,9 @@ describe('intervals of time', () => {
     const m = decodeTrace(b.build());
     expect(m.events.count).toBeGreaterThan(500_000);
     const start = performance.now();
-    const series = eventSeries(m);
-    const byEvents = intervalSeries(m, { every: 1000, unit: 'events' }, series);
-    const byTime = intervalSeries(m, { every: 1e5, unit: 'time' }, series);
-    const perEvent = intervalSeries(m, { every: 1, unit: 'events' }, series);
+    const byEvents = intervalSeries(m, { every: 1000, unit: 'events' });
+    const byTime = intervalSeries(m, { every: 1e5, unit: 'time' });
+    const perEvent = intervalSeries(m, { every: 1, unit: 'events' });
     const ms = performance.now() - start;
     expect(byEvents.count).toBe(Math.ceil(m.events.count / 1000));
     expect(byTime.count).toBeGreaterThan(1);
