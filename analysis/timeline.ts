@@ -156,9 +156,8 @@ export class IntervalFold implements EventFold {
   /** The kept rows (without a sink), grown as intervals complete. */
   private kept: IntervalSeries = allocSeries({ every: 1, unit: 'events' }, 0);
   private count = 0;
-  /** Interval number of the current interval (time: its multiple of `every`; events: its number); the first one's. */
+  /** The current interval's number: events, its number; time, its start as a multiple of `every`. */
   private bucket = NaN;
-  private first = 0;
   private started = false;
   private statics = 0;
 
@@ -176,7 +175,7 @@ export class IntervalFold implements EventFold {
     const row = this.row;
     let b: number;
     if (this.spec.unit === 'events') b = Math.floor(e.index / every);
-    else if (!this.started) b = this.first = Math.floor(Math.max(0, e.time) / every);
+    else if (!this.started) b = Math.floor(Math.max(0, e.time) / every); // the first interval
     else b = Math.max(this.bucket, Math.floor(e.time / every));
     if (!this.started) {
       this.started = true;
