@@ -184,6 +184,8 @@ interface Check {
  * begins. Memory: pairs + threads + the kept ranges.
  */
 export class BudgetFold implements EventFold {
+  /** The ranges' start and end times. */
+  readonly needsTime = true;
   private readonly start: TraceStart;
   private readonly checks: Check[] = [];
   private readonly maxRanges: number;

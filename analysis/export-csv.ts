@@ -15,6 +15,8 @@ export const CSV_HEADER = 'event,time_ns,heap_requested,heap_usable,stack,static
  * `IntervalFold`).
  */
 export class CsvFold implements EventFold {
+  /** The intervals' end times. */
+  readonly needsTime = true;
   private readonly intervals: IntervalFold;
   private readonly lines: string[] = [CSV_HEADER];
   // Built in pieces so a run of millions of events does not make one huge rope of tiny strings.

@@ -4,7 +4,7 @@ import { foldModel, modelStart } from './model-fold.js';
 import { NONE, type Model } from './model.js';
 import { allocationSiteLabel, allocatorName, interposedLabel, siteInfo, siteLocation } from './sites.js';
 import { peakEvent, type EventSeries } from './timeline.js';
-import { grownTo, SiteGroupNumbers } from './site-group-numbers.js';
+import { GroupIndex, grown } from './group-index.js';
 
 export interface MassifOptions {
   /** The `desc:` line (Massif puts its arguments there). Default: "cc-memwrap export". */
@@ -127,6 +127,8 @@ interface Snapshot {
  * groups × (snapshots / detailedEvery), nothing per live block (a block's group is read again when it ends).
  */
 export class MassifFold implements EventFold {
+  /** The snapshot events are spaced over the event count. */
+  readonly needsEventCount = true;
   private readonly start: TraceStart;
   private readonly options: MassifOptions;
   private readonly detailedEvery: number;
@@ -134,7 +136,7 @@ export class MassifFold implements EventFold {
   private readonly asked: number[];
   private next = 0;
   private readonly taken: Snapshot[] = [];
-  private readonly groups: SiteGroupNumbers;
+  private readonly groups: GroupIndex;
   /** Per group: live requested bytes and live blocks now, and at the latest maximum. */
   private bytes: Float64Array = new Float64Array(16);
   private blocks: Float64Array = new Float64Array(16);
@@ -162,21 +164,21 @@ export class MassifFold implements EventFold {
     } else {
       this.asked = evenlySpaced(n, options.snapshots ?? 100);
     }
-    this.groups = new SiteGroupNumbers(start);
+    this.groups = new GroupIndex(start);
   }
 
   private grow(n: number): void {
-    this.bytes = grownTo(this.bytes, n);
-    this.blocks = grownTo(this.blocks, n);
-    this.peakBytes = grownTo(this.peakBytes, n);
-    this.peakBlocks = grownTo(this.peakBlocks, n);
-    this.changed = grownTo(this.changed, n);
-    this.isChanged = grownTo(this.isChanged, n);
+    this.bytes = grown(this.bytes, n);
+    this.blocks = grown(this.blocks, n);
+    this.peakBytes = grown(this.peakBytes, n);
+    this.peakBlocks = grown(this.peakBlocks, n);
+    this.changed = grown(this.changed, n);
+    this.isChanged = grown(this.isChanged, n);
   }
 
   /** Adds `sign` × block `h` to its group. */
   private count(blocks: FoldBlocks, h: number, sign: number): void {
-    const g = this.groups.of(blocks, h);
+    const g = this.groups.siteGroup(blocks, h);
     if (g >= this.bytes.length) this.grow(g + 1);
     this.bytes[g] = this.bytes[g]! + sign * blocks.requested[h]!;
     this.blocks[g] = this.blocks[g]! + sign;
@@ -189,7 +191,7 @@ export class MassifFold implements EventFold {
   /** The groups with a live block now. */
   private tree(): Tree {
     const tree: Tree = { groups: [], bytes: [] };
-    for (let g = 0; g < this.groups.count; g++) {
+    for (let g = 0; g < this.groups.refs.length; g++) {
       if (this.blocks[g]! > 0) {
         tree.groups.push(g);
         tree.bytes.push(this.bytes[g]!);
@@ -226,12 +228,12 @@ export class MassifFold implements EventFold {
   result(): string {
     const { options, detailedEvery } = this;
     const threshold = options.threshold ?? 1;
-    const labels = this.groups.keys.map((k) => groupLabel(this.start, k));
+    const labels = this.groups.refs.map((r) => groupLabel(this.start, r.key.startsWith('interposed:') ? -r.site - 1 : r.site));
     const peak = this.peak;
     const snapshots = [...this.taken];
     if (peak !== null) {
       peak.tree = { groups: [], bytes: [] };
-      for (let g = 0; g < this.groups.count; g++) {
+      for (let g = 0; g < this.groups.refs.length; g++) {
         if (this.peakBlocks[g]! > 0) {
           peak.tree.groups.push(g);
           peak.tree.bytes.push(this.peakBytes[g]!);

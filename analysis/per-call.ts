@@ -55,6 +55,8 @@ interface Open {
  * `keepCalls` invocations are kept (default: all); the totals count every one.
  */
 export class PerCallFold implements EventFold {
+  /** An invocation's entry time. */
+  readonly needsTime = true;
   private readonly name: string;
   private readonly start: TraceStart;
   private readonly keepCalls: number;

@@ -1,10 +1,10 @@
 // Short-lived heap blocks: blocks a FREE ends within N events of their allocation, per allocation site.
 import { Kind } from './trace/format.js';
 import { NONE, type Model } from './model.js';
-import { BlockGroups, type GroupRef } from './block-groups.js';
+import type { GroupRef } from './block-groups.js';
 import type { EventFold, FoldEvent, FoldTables, TraceStart } from './event-fold.js';
 import { foldModel, modelStart } from './model-fold.js';
-import { grownTo, SiteGroupNumbers } from './site-group-numbers.js';
+import { GroupIndex, grown } from './group-index.js';
 
 export const DEFAULT_TEMPORARY_WITHIN = 16;
 
@@ -35,8 +35,7 @@ export interface Temporaries {
  */
 export class TemporariesFold implements EventFold {
   readonly within: number;
-  private readonly start: TraceStart;
-  private readonly groups: SiteGroupNumbers;
+  private readonly groups: GroupIndex;
   private allocs: Float64Array = new Float64Array(16);
   private temps: Float64Array = new Float64Array(16);
   private tempBytes: Float64Array = new Float64Array(16);
@@ -50,8 +49,7 @@ export class TemporariesFold implements EventFold {
     const within = options.within ?? DEFAULT_TEMPORARY_WITHIN;
     if (!Number.isSafeInteger(within) || within < 0) throw new RangeError(`temporaries: within must be a whole number ≥ 0, got ${within}`);
     this.within = within;
-    this.start = start;
-    this.groups = new SiteGroupNumbers(start);
+    this.groups = new GroupIndex(start);
   }
 
   event(e: FoldEvent, tables: FoldTables): void {
@@ -72,13 +70,13 @@ export class TemporariesFold implements EventFold {
     }
     if (e.newBlock !== NONE) {
       const h = e.newBlock;
-      const g = this.groups.of(blocks, h);
+      const g = this.groups.siteGroup(blocks, h);
       if (g >= this.allocs.length) {
-        this.allocs = grownTo(this.allocs, g + 1);
-        this.temps = grownTo(this.temps, g + 1);
-        this.tempBytes = grownTo(this.tempBytes, g + 1);
+        this.allocs = grown(this.allocs, g + 1);
+        this.temps = grown(this.temps, g + 1);
+        this.tempBytes = grown(this.tempBytes, g + 1);
       }
-      this.groupOf = grownTo(this.groupOf, h + 1);
+      this.groupOf = grown(this.groupOf, h + 1);
       this.groupOf[h] = g;
       this.allocs[g] = this.allocs[g]! + 1;
       this.allocations++;
@@ -86,13 +84,12 @@ export class TemporariesFold implements EventFold {
   }
 
   result(): Temporaries {
-    const refs = new BlockGroups(this.start);
     const sites: TemporarySite[] = [];
-    for (let g = 0; g < this.groups.count; g++) {
+    for (let g = 0; g < this.groups.refs.length; g++) {
       if (this.temps[g] === 0) continue;
       const allocs = this.allocs[g]!;
       const temporaries = this.temps[g]!;
-      sites.push({ ...this.groups.ref(refs, g), allocs, temporaries, bytes: this.tempBytes[g]!, share: temporaries / allocs });
+      sites.push({ ...this.groups.refs[g]!, allocs, temporaries, bytes: this.tempBytes[g]!, share: temporaries / allocs });
     }
     sites.sort((a, b) => b.temporaries - a.temporaries || b.bytes - a.bytes || (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
     return { within: this.within, blocks: this.count, bytes: this.bytes, allocations: this.allocations, sites };

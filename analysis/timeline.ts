@@ -150,6 +150,8 @@ const ROW_FIELDS = ['startEvent', 'endEvent', 'startTime', 'endTime', 'heapReque
  * that: a sink's rows are not the answer until `result` has returned).
  */
 export class IntervalFold implements EventFold {
+  /** Intervals' times, and time intervals themselves. */
+  readonly needsTime = true;
   readonly spec: IntervalSpec;
   private readonly sink: ((row: IntervalRow) => void) | null;
   private readonly row: IntervalRow = { k: 0, startEvent: 0, endEvent: -1, startTime: 0, endTime: 0, heapRequested: 0, heapUsable: 0, stack: 0, static: 0, maxHeapRequested: 0, maxHeapUsable: 0, maxStack: 0 };
@@ -166,7 +168,8 @@ export class IntervalFold implements EventFold {
     if (bad !== null) throw new IntervalError(bad);
     this.spec = spec;
     this.sink = sink;
-    if (sink === null) this.kept = allocSeries(spec, spec.unit === 'events' ? Math.ceil(start.events / spec.every) : 16);
+    // Event intervals: as many as the event count makes, when it is known (a streaming reader may count as it goes).
+    if (sink === null) this.kept = allocSeries(spec, spec.unit === 'events' && start.events >= 0 ? Math.ceil(start.events / spec.every) : 16);
   }
 
   event(e: FoldEvent): void {

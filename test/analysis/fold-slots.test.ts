@@ -1,9 +1,6 @@
 // The folds of the report give the same numbers whether a block handle is its row (a decoded model) or a slot reused
 // once the block has ended (the streaming reader, and slot-source.ts, which reuses a slot at once and scribbles on
 // it): they copy what they need at the event.
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { FoldSource } from '../../analysis/event-fold.js';
 import { modelSource } from '../../analysis/model-fold.js';
@@ -16,6 +13,7 @@ import { memorySource } from '../../analysis/trace/byte-source.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
 import { FIXTURES, studentMain } from '../fixtures/scenarios.js';
 import { slotSource } from '../support/slot-source.js';
+import { fixtureFile, foldTraces } from '../support/fold-traces.js';
 import { computeReport, modelSections, needsModel, type FailOn } from '../../analysis/report.js';
 
 function report(source: FoldSource, keep: number): object {
@@ -48,21 +46,8 @@ function reusedSlotTrace(): Uint8Array {
   return b.build();
 }
 
-const FIXTURE_TRACES = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/traces');
-const everyRecord = (name = '1.2/every-record.bin'): Uint8Array => new Uint8Array(readFileSync(path.join(FIXTURE_TRACES, name)));
-
-function traces(): [string, Uint8Array][] {
-  const out: [string, Uint8Array][] = Object.entries(FIXTURES).map(([name, make]) => [name, make()]);
-  out.push(['reused slot', reusedSlotTrace()]);
-  // The frozen fixture files, those written by the runtime too.
-  for (const dir of readdirSync(FIXTURE_TRACES, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name)) {
-    for (const f of readdirSync(path.join(FIXTURE_TRACES, dir)).filter((n) => n.endsWith('.bin'))) out.push([`${dir}/${f}`, everyRecord(`${dir}/${f}`)]);
-  }
-  // MW_FOLD_TRACES=<dir>: every trace in a folder too (a wider check by hand).
-  const dir = process.env.MW_FOLD_TRACES;
-  if (dir) for (const f of readdirSync(dir).sort()) out.push([f, new Uint8Array(readFileSync(path.join(dir, f)))]);
-  return out;
-}
+const everyRecord = (name = '1.2/every-record.bin'): Uint8Array => fixtureFile(name);
+const traces = (): [string, Uint8Array][] => foldTraces([['reused slot', reusedSlotTrace()]]);
 
 describe('the report folds over reused block slots', () => {
   test('the same report as over the model rows: slots reused at once, and the streaming reader', () => {
