@@ -4,14 +4,14 @@
 import type { Model } from './model.js';
 import type { EventFold, FoldSource, TraceStart } from './event-fold.js';
 import { SummaryFold, type Summary } from './summary.js';
-import { attribution, type Attribution, type AttributionBy, type AttributionMode } from './attribution.js';
+import { AttributionFold, type Attribution, type AttributionBy, type AttributionMode } from './attribution.js';
 import { limitSnapshot, PeakFold, type PeakSnapshot } from './peak.js';
 import { LinkedFold, OrphanFold, type LinkedSection } from './linked.js';
 import { LeaksFold, type LeaksAtExit } from './leaks.js';
-import { checkBudgets, type BudgetCheck, type Budgets } from './budgets.js';
-import { temporaries, type Temporaries } from './temporaries.js';
-import { perCall, type PerCall } from './per-call.js';
-import { intervalSeries, type IntervalSeries, type IntervalSpec } from './timeline.js';
+import { BudgetFold, type BudgetCheck, type Budgets } from './budgets.js';
+import { TemporariesFold, type Temporaries } from './temporaries.js';
+import { PerCallFold, type PerCall } from './per-call.js';
+import { IntervalFold, type IntervalSeries, type IntervalSpec } from './timeline.js';
 import { stackReport, type StackReport } from './stack-report.js';
 import type { StackUnit } from './worst-stack.js';
 import { leakCauses, type LeakCauses } from './leak-causes.js';
@@ -68,16 +68,11 @@ export interface ReportResult {
 }
 
 /** A section of the report that is not yet a fold over the events: it reads the decoded model. */
-export type ModelSection = 'attribution' | 'budgets' | 'temporaries' | 'calls' | 'intervals' | 'stack' | 'leak-causes';
+export type ModelSection = 'stack' | 'leak-causes';
 
 /** The sections of this request that read the decoded model; none: the report is one pass over the events. */
 export function modelSections(request: ReportRequest, inputs: ReportInputs): ModelSection[] {
   const out: ModelSection[] = [];
-  if (request.by !== null) out.push('attribution');
-  if (inputs.budgets !== null) out.push('budgets');
-  if (request.temporaryWithin !== null) out.push('temporaries');
-  if (request.calls !== null) out.push('calls');
-  if (request.interval !== null) out.push('intervals');
   if (request.stack && inputs.frameSizes !== null) out.push('stack');
   if (request.leakCauses) out.push('leak-causes');
   return out;
@@ -100,12 +95,12 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
   const wantLeaks = request.leaks || request.failOn.has('leaks');
   // A streaming source may build the folds twice (a second reading): the results are those of the last.
   let last: ReportFolds | undefined;
-  source.run((start) => (last = reportFolds(start, request, wantLeaks)).all);
+  source.run((start) => (last = reportFolds(start, request, inputs, wantLeaks)).all);
   const { start, summaryFold, peakFold, linkedFold, leaksFold } = last!;
   const summary = summaryFold.result();
   const p = peakFold?.result() ?? null;
   const m = model!;
-  const checks = inputs.budgets === null ? null : checkBudgets(m, inputs.budgets.limits);
+  const checks = last!.budgetFold?.result() ?? null;
   const atExit = leaksFold?.result() ?? null;
   const sizes = inputs.frameSizes;
   const result: ReportResult = {
@@ -113,13 +108,13 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
     top,
     cwd: start.program?.cwd || null,
     summary,
-    attribution: request.by === null ? null : attribution(m, request.by),
+    attribution: last!.attributionFold?.result() ?? null,
     peak: p === null ? null : { heap: limitSnapshot(p.heap, top), total: limitSnapshot(p.total, top) },
     linked: linkedFold?.result() ?? null,
     budgets: checks === null ? null : { source: inputs.budgets!.source, checks, exceeded: checks.some((c) => c.exceeded) },
-    temporaries: request.temporaryWithin === null ? null : temporaries(m, { within: request.temporaryWithin }),
-    calls: request.calls === null ? null : perCall(m, request.calls),
-    intervals: request.interval === null ? null : intervalSeries(m, request.interval),
+    temporaries: last!.temporariesFold?.result() ?? null,
+    calls: last!.callsFold?.result() ?? null,
+    intervals: last!.intervalFold?.result() ?? null,
     stack: request.stack && sizes !== null ? stackReport(m, sizes.program, sizes.units, sizes.missing) : null,
     leaks: request.leaks ? atExit : null,
     leakCauses: request.leakCauses ? leakCauses(m) : null,
@@ -142,18 +137,30 @@ interface ReportFolds {
   peakFold: PeakFold | null;
   linkedFold: LinkedFold | null;
   leaksFold: LeaksFold | null;
+  attributionFold: AttributionFold | null;
+  budgetFold: BudgetFold | null;
+  temporariesFold: TemporariesFold | null;
+  callsFold: PerCallFold | null;
+  intervalFold: IntervalFold | null;
   all: EventFold[];
 }
 
-function reportFolds(start: TraceStart, request: ReportRequest, wantLeaks: boolean): ReportFolds {
-  const summaryFold = new SummaryFold(start, { top: request.top });
+/** The folds of every section the request asks for that is one; lists keep the first `top` rows the report shows. */
+function reportFolds(start: TraceStart, request: ReportRequest, inputs: ReportInputs, wantLeaks: boolean): ReportFolds {
+  const { top } = request;
+  const summaryFold = new SummaryFold(start, { top });
   const peakFold = request.peak ? new PeakFold(start) : null;
   const orphans = request.linked || wantLeaks ? new OrphanFold(start) : null;
-  const linkedFold = request.linked ? new LinkedFold(start, orphans!, { keep: request.top }) : null;
+  const linkedFold = request.linked ? new LinkedFold(start, orphans!, { keep: top }) : null;
   const leaksFold = wantLeaks ? new LeaksFold(start, orphans!) : null;
+  const attributionFold = request.by === null ? null : new AttributionFold(start, request.by);
+  const budgetFold = inputs.budgets === null ? null : new BudgetFold(start, inputs.budgets.limits, { keepRanges: Math.max(0, top) });
+  const temporariesFold = request.temporaryWithin === null ? null : new TemporariesFold(start, { within: request.temporaryWithin });
+  const callsFold = request.calls === null ? null : new PerCallFold(start, request.calls, { keepCalls: Math.max(0, top) });
+  const intervalFold = request.interval === null ? null : new IntervalFold(start, request.interval);
   const all: EventFold[] = [summaryFold];
-  for (const f of [orphans, peakFold, linkedFold, leaksFold]) if (f !== null) all.push(f);
-  return { start, summaryFold, peakFold, linkedFold, leaksFold, all };
+  for (const f of [orphans, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold]) if (f !== null) all.push(f);
+  return { start, summaryFold, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, all };
 }
 
 /**
