@@ -2,11 +2,11 @@
 // ms_print) or as CSV; or heap and stack by call path as folded stacks (flame graph tools) or a speedscope file.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { readTraceFile } from '../analysis/trace/read-file.js';
+import { TraceFile } from '../host/trace-file.js';
 import { writeWholeFile } from '../host/whole-file.js';
-import { exportMassif } from '../analysis/export-massif.js';
-import { exportCsv } from '../analysis/export-csv.js';
-import { IntervalError, intervalSeries, type IntervalSpec } from '../analysis/timeline.js';
+import { MassifFold, type MassifOptions } from '../analysis/export-massif.js';
+import { CsvFold } from '../analysis/export-csv.js';
+import { IntervalError, IntervalFold, type IntervalSpec } from '../analysis/timeline.js';
 import { describeReadError } from '../host/read-errors.js';
 import { CALL_PATH_METRICS, METRIC_MEANING, callPaths, type CallPathMetric } from '../analysis/call-paths.js';
 import { foldedLines, speedscopeJson } from '../analysis/export-call-paths.js';
@@ -167,27 +167,32 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
     return writeOut(text);
   }
 
-  const progress = progressLine(io, file);
-  let model;
+  let trace: TraceFile;
   try {
-    model = await readTraceFile(file, { onProgress: progress.update });
+    trace = await TraceFile.read(file);
   } catch (e) {
-    progress.done();
     return fail(describeReadError(file, e));
   }
-  progress.done();
-  for (const p of model.problems) io.err(`cc-memwrap export: ${file}: ${p.severity}: ${p.message}\n`);
-
+  const progress = progressLine(io, file, trace.size);
   let text: string;
   try {
+    const source = trace.stream({ onProgress: progress.update });
+    let end;
     if (format === 'csv') {
-      text = exportCsv(model, spec ?? { every: Math.max(1, Math.ceil(model.events.count / DEFAULT_CSV_ROWS)), unit: 'events' });
+      let csv: CsvFold | null = null;
+      end = source.run((start) => {
+        // The default interval comes from the event count: a fold that asks for it has the trace counted first.
+        if (spec === null && start.events < 0) return [{ needsEventCount: true, event: () => {} }];
+        return [(csv = new CsvFold(start, spec ?? { every: Math.max(1, Math.ceil(start.events / DEFAULT_CSV_ROWS)), unit: 'events' }))];
+      });
+      text = csv!.result();
     } else {
-      const options = { desc: `cc-memwrap export --format massif ${file}` };
-      if (spec === null) {
-        text = exportMassif(model, options);
-      } else {
-        const s = intervalSeries(model, spec);
+      const options: MassifOptions = { desc: `cc-memwrap export --format massif ${file}` };
+      if (spec !== null) {
+        // The snapshots at the intervals' ends: a pass of its own before the Massif file's.
+        let intervals: IntervalFold | null = null;
+        source.run((start) => [(intervals = new IntervalFold(start, spec))]);
+        const s = intervals!.result();
         const events: number[] = [];
         for (let k = 0; k < s.count; k++) {
           const e = s.endEvent[k]!;
@@ -196,12 +201,19 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
         if (events.length > MAX_MASSIF_SNAPSHOTS) {
           return fail(`--interval ${values.interval} makes ${events.length} snapshots; a Massif file holds at most ${MAX_MASSIF_SNAPSHOTS}: use a larger interval`);
         }
-        text = exportMassif(model, { ...options, events });
+        options.events = events;
       }
+      let massif: MassifFold | null = null;
+      end = source.run((start) => [(massif = new MassifFold(start, options))]);
+      text = massif!.result();
     }
+    for (const p of end.problems) io.err(`cc-memwrap export: ${file}: ${p.severity}: ${p.message}\n`);
   } catch (e) {
     if (e instanceof IntervalError) return fail(`--interval ${values.interval}: ${e.message}`);
-    throw e;
+    return fail(describeReadError(file, e));
+  } finally {
+    progress.done();
+    trace.close();
   }
 
   return writeOut(text);
