@@ -1,6 +1,8 @@
 // The deepest stack the run actually reached: the frame entered at the largest depth, and the calls that led to it.
 // The other half of the worst-case comparison (worst-stack.ts).
-import type { Column } from './event-fold.js';
+import type { Column, EventFold, FoldEvent, FoldTables, TraceStart } from './event-fold.js';
+import { foldModel, modelStart } from './model-fold.js';
+import { Kind } from './trace/format.js';
 import { NONE, type Model, type SiteTable } from './model.js';
 
 /** One frame on the observed path, outermost first. */
@@ -42,20 +44,117 @@ function frameName(model: { sites: SiteTable }, site: number): { function: strin
 /** The deepest frame of the run (the first one, on a tie) and its call path. `mainFrameBytes`: main's frame size from
  *  the compiler, for `fromMainBytes`. */
 export function deepestStack(model: Model, mainFrameBytes: number | null = null): DeepestStack {
-  const { frames } = model;
-  let deepest = NONE;
-  for (let f = 0; f < frames.count; f++) if (deepest === NONE || frames.depth[f]! > frames.depth[deepest]!) deepest = f;
-  if (deepest === NONE) return { thread: null, event: null, depthBytes: 0, path: [], fromMainBytes: null };
-  const path = framePath(model, deepest);
-  const main = path.find((s) => s.function === 'main');
-  const depthBytes = frames.depth[deepest]!;
-  return {
-    thread: frames.thread[deepest]!,
-    event: frames.enter[deepest]!,
-    depthBytes,
-    path,
-    fromMainBytes: main !== undefined && mainFrameBytes !== null ? depthBytes - main.depthBytes + mainFrameBytes : null,
-  };
+  const fold = new DeepestStackFold(modelStart(model), mainFrameBytes);
+  foldModel(model, [fold]);
+  return fold.result();
+}
+
+/** One thread's open frames as the fold follows them (ENTER pushes; EXIT, UNWIND and THREAD_END pop). */
+interface OpenFrames {
+  row: number[];
+  site: number[];
+  enter: number[];
+  depth: number[];
+}
+
+/**
+ * The deepest frame entered, as a fold. Each thread's open frames are followed from its events; at each new deepest
+ * frame the path kept so far is reused up to where it parts from the new one (frames nest, so one comparison at the
+ * old path's end, or a binary search, finds that point): a recursion 100,000 deep costs one step per new depth.
+ */
+export class DeepestStackFold implements EventFold {
+  private readonly open: OpenFrames[] = [];
+  private best = -1;
+  private bestThread = -1;
+  private bestEvent = -1;
+  /** The deepest path so far: its frames' rows, entry sites, ENTER events and depths, outermost first. */
+  private readonly path: OpenFrames = { row: [], site: [], enter: [], depth: [] };
+
+  constructor(
+    private readonly start: TraceStart,
+    private readonly mainFrameBytes: number | null = null,
+  ) {}
+
+  private thread(t: number): OpenFrames {
+    while (this.open.length <= t) this.open.push({ row: [], site: [], enter: [], depth: [] });
+    return this.open[t]!;
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    const k = e.kind;
+    if (k === Kind.ENTER) {
+      const s = this.thread(e.thread);
+      s.row.push(tables.frames.row[e.frame]!);
+      s.site.push(e.site);
+      s.enter.push(e.index);
+      s.depth.push(e.value);
+      if (this.bestEvent < 0 || e.value > this.best) this.deeper(e, s);
+    } else if (k === Kind.EXIT) {
+      this.close(e.thread, 1);
+    } else if (k === Kind.UNWIND) {
+      this.close(e.thread, e.value);
+    } else if (k === Kind.THREAD_END) {
+      this.close(e.thread, Infinity);
+    }
+  }
+
+  private close(t: number, count: number): void {
+    const s = this.thread(t);
+    const n = Math.max(0, s.row.length - count);
+    s.row.length = s.site.length = s.enter.length = s.depth.length = n;
+  }
+
+  /** A new deepest frame: the path becomes the thread's open frames, keeping the part it shares with the old one. */
+  private deeper(e: FoldEvent, s: OpenFrames): void {
+    const p = this.path;
+    let keep = 0;
+    if (this.bestThread === e.thread) {
+      const n = Math.min(p.row.length, s.row.length);
+      if (n > 0 && p.row[n - 1] === s.row[n - 1]) {
+        keep = n;
+      } else {
+        let lo = 0;
+        let hi = n - 1; // the shared prefix ends before hi
+        while (lo < hi) {
+          const mid = (lo + hi) >> 1;
+          if (p.row[mid] === s.row[mid]) lo = mid + 1;
+          else hi = mid;
+        }
+        keep = lo;
+      }
+    }
+    p.row.length = p.site.length = p.enter.length = p.depth.length = keep;
+    for (let i = keep; i < s.row.length; i++) {
+      p.row.push(s.row[i]!);
+      p.site.push(s.site[i]!);
+      p.enter.push(s.enter[i]!);
+      p.depth.push(s.depth[i]!);
+    }
+    this.best = e.value;
+    this.bestThread = e.thread;
+    this.bestEvent = e.index;
+  }
+
+  result(): DeepestStack {
+    if (this.bestEvent < 0) return { thread: null, event: null, depthBytes: 0, path: [], fromMainBytes: null };
+    const p = this.path;
+    const path = p.row.map((row, i): ObservedStep => ({
+      ...frameName(this.start, p.site[i]!),
+      frame: row,
+      event: p.enter[i]!,
+      depthBytes: p.depth[i]!,
+      frameBytes: i === 0 ? null : p.depth[i]! - p.depth[i - 1]!,
+    }));
+    const main = path.find((s) => s.function === 'main');
+    const m = this.mainFrameBytes;
+    return {
+      thread: this.bestThread,
+      event: this.bestEvent,
+      depthBytes: this.best,
+      path,
+      fromMainBytes: main !== undefined && m !== null ? this.best - main.depthBytes + m : null,
+    };
+  }
 }
 
 /** The frame columns a call path is read from: a model's frames, or a fold's (`row`: the frame's row, else the index). */

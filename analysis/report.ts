@@ -12,7 +12,8 @@ import { BudgetFold, type BudgetCheck, type Budgets } from './budgets.js';
 import { TemporariesFold, type Temporaries } from './temporaries.js';
 import { PerCallFold, type PerCall } from './per-call.js';
 import { IntervalFold, type IntervalSeries, type IntervalSpec } from './timeline.js';
-import { stackReport, type StackReport } from './stack-report.js';
+import { stackSection, worstCaseOf, type StackReport } from './stack-report.js';
+import { DeepestStackFold } from './deepest-stack.js';
 import type { StackUnit } from './worst-stack.js';
 import { leakCauses, type LeakCauses } from './leak-causes.js';
 
@@ -68,12 +69,11 @@ export interface ReportResult {
 }
 
 /** A section of the report that is not yet a fold over the events: it reads the decoded model. */
-export type ModelSection = 'stack' | 'leak-causes';
+export type ModelSection = 'leak-causes';
 
 /** The sections of this request that read the decoded model; none: the report is one pass over the events. */
 export function modelSections(request: ReportRequest, inputs: ReportInputs): ModelSection[] {
   const out: ModelSection[] = [];
-  if (request.stack && inputs.frameSizes !== null) out.push('stack');
   if (request.leakCauses) out.push('leak-causes');
   return out;
 }
@@ -95,14 +95,15 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
   const wantLeaks = request.leaks || request.failOn.has('leaks');
   // A streaming source may build the folds twice (a second reading): the results are those of the last.
   let last: ReportFolds | undefined;
-  source.run((start) => (last = reportFolds(start, request, inputs, wantLeaks)).all);
+  const sizes = inputs.frameSizes;
+  const worst = worstCaseOf(sizes?.units ?? null);
+  source.run((start) => (last = reportFolds(start, request, inputs, wantLeaks, worst.mainFrame)).all);
   const { start, summaryFold, peakFold, linkedFold, leaksFold } = last!;
   const summary = summaryFold.result();
   const p = peakFold?.result() ?? null;
   const m = model!;
   const checks = last!.budgetFold?.result() ?? null;
   const atExit = leaksFold?.result() ?? null;
-  const sizes = inputs.frameSizes;
   const result: ReportResult = {
     file,
     top,
@@ -115,7 +116,7 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
     temporaries: last!.temporariesFold?.result() ?? null,
     calls: last!.callsFold?.result() ?? null,
     intervals: last!.intervalFold?.result() ?? null,
-    stack: request.stack && sizes !== null ? stackReport(m, sizes.program, sizes.units, sizes.missing) : null,
+    stack: last!.stackFold === null ? null : stackSection(last!.stackFold.result(), sizes!.program, sizes!.units, sizes!.missing, worst.worstCase),
     leaks: request.leaks ? atExit : null,
     leakCauses: request.leakCauses ? leakCauses(m) : null,
     failOn: null,
@@ -142,11 +143,12 @@ interface ReportFolds {
   temporariesFold: TemporariesFold | null;
   callsFold: PerCallFold | null;
   intervalFold: IntervalFold | null;
+  stackFold: DeepestStackFold | null;
   all: EventFold[];
 }
 
 /** The folds of every section the request asks for that is one; lists keep the first `top` rows the report shows. */
-function reportFolds(start: TraceStart, request: ReportRequest, inputs: ReportInputs, wantLeaks: boolean): ReportFolds {
+function reportFolds(start: TraceStart, request: ReportRequest, inputs: ReportInputs, wantLeaks: boolean, mainFrame: number | null): ReportFolds {
   const { top } = request;
   const summaryFold = new SummaryFold(start, { top });
   const peakFold = request.peak ? new PeakFold(start) : null;
@@ -158,9 +160,10 @@ function reportFolds(start: TraceStart, request: ReportRequest, inputs: ReportIn
   const temporariesFold = request.temporaryWithin === null ? null : new TemporariesFold(start, { within: request.temporaryWithin });
   const callsFold = request.calls === null ? null : new PerCallFold(start, request.calls, { keepCalls: Math.max(0, top) });
   const intervalFold = request.interval === null ? null : new IntervalFold(start, request.interval);
+  const stackFold = request.stack && inputs.frameSizes !== null ? new DeepestStackFold(start, mainFrame) : null;
   const all: EventFold[] = [summaryFold];
-  for (const f of [orphans, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold]) if (f !== null) all.push(f);
-  return { start, summaryFold, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, all };
+  for (const f of [orphans, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold]) if (f !== null) all.push(f);
+  return { start, summaryFold, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, all };
 }
 
 /**

@@ -18,11 +18,21 @@ export interface StackReport {
   observed: DeepestStack;
 }
 
+/** The worst case from the frame sizes (null without them), and main's own frame size, for `fromMainBytes`. */
+export function worstCaseOf(units: StackUnit[] | null): { worstCase: WorstStack | null; mainFrame: number | null } {
+  const worstCase = units === null ? null : worstCaseStack(units);
+  return { worstCase, mainFrame: worstCase?.path[0]?.function === 'main' ? worstCase.path[0].frameBytes : null };
+}
+
 /** `units`: the program's `.mw_stack` lines, or null with the reason in `missing`. */
 export function stackReport(model: Model, program: string | null, units: StackUnit[] | null, missing: string | null): StackReport {
-  const worstCase = units === null ? null : worstCaseStack(units);
-  const mainFrame = worstCase?.path[0]?.function === 'main' ? worstCase.path[0].frameBytes : null;
-  return { program, missing: units === null ? missing : null, worstCase, observed: deepestStack(model, mainFrame) };
+  const { worstCase, mainFrame } = worstCaseOf(units);
+  return stackSection(deepestStack(model, mainFrame), program, units, missing, worstCase);
+}
+
+/** The section from its parts: the deepest stack observed (a DeepestStackFold's) and the worst case (`worstCaseOf`). */
+export function stackSection(observed: DeepestStack, program: string | null, units: StackUnit[] | null, missing: string | null, worstCase: WorstStack | null): StackReport {
+  return { program, missing: units === null ? missing : null, worstCase, observed };
 }
 
 function place(file: string, line: number, relativeTo: string | null): string {

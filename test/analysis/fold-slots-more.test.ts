@@ -1,9 +1,10 @@
-// The folds of --by, --budget, --temporary, --calls, --interval and the Massif and CSV exports give the same results
+// The folds of --by, --budget, --temporary, --calls, --interval, --stack and the Massif and CSV exports give the same results
 // whether a block or frame handle is its row (a decoded model), a slot reused at once (slot-source.ts), or the
 // streaming reader's: they copy what they need at the event.
 import { describe, expect, test } from 'vitest';
 import { ATTRIBUTION_BY, ATTRIBUTION_MODES, AttributionFold } from '../../analysis/attribution.js';
 import { BudgetFold } from '../../analysis/budgets.js';
+import { DeepestStackFold } from '../../analysis/deepest-stack.js';
 import type { EventFold, FoldSource } from '../../analysis/event-fold.js';
 import { CsvFold } from '../../analysis/export-csv.js';
 import { MassifFold } from '../../analysis/export-massif.js';
@@ -27,7 +28,9 @@ function results(source: FoldSource): object {
     const calls = ['main', 'make_node'].map((name) => new PerCallFold(start, name, { keepCalls: 2 }));
     const intervals = [new IntervalFold(start, { every: 3, unit: 'events' }), new IntervalFold(start, { every: 1e6, unit: 'time' })];
     const csv = new CsvFold(start, { every: 2, unit: 'events' });
+    const stack = new DeepestStackFold(start, 48);
     result = () => ({
+      stack: stack.result(),
       by: by.map((f) => f.result()),
       massif: massif.result(),
       budgets: budgets.result(),
@@ -36,7 +39,7 @@ function results(source: FoldSource): object {
       intervals: intervals.map((f) => f.result()),
       csv: csv.result(),
     });
-    const folds: EventFold[] = [...by, massif, budgets, temporaries, ...calls, ...intervals, csv];
+    const folds: EventFold[] = [...by, massif, budgets, temporaries, ...calls, ...intervals, csv, stack];
     return folds;
   });
   return result();

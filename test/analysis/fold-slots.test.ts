@@ -83,10 +83,11 @@ describe('computeReport over a fold source', () => {
     expect(streamed.linked!.count).toBeGreaterThan(0);
   });
 
-  test('the other sections are named, and asked for without a model they are refused', () => {
-    const more = { ...request, by: { by: 'function' as const, mode: 'innermost' as const }, interval: { every: 4, unit: 'events' as const }, leakCauses: true };
-    expect(modelSections(more, { budgets: { limits: {}, source: null }, frameSizes: null })).toEqual(['attribution', 'budgets', 'intervals', 'leak-causes']);
+  test('the sections that are not folds yet are named, and asked for without a model they are refused', () => {
+    const more = { ...request, by: { by: 'function' as const, mode: 'innermost' as const }, interval: { every: 4, unit: 'events' as const }, stack: true, leakCauses: true };
+    expect(modelSections(more, { budgets: { limits: {}, source: null }, frameSizes: null })).toEqual(['leak-causes']);
     expect(needsModel(more, inputs)).toBe(true);
-    expect(() => computeReport(streamSource(memorySource(FIXTURES['1.0/basic.bin']!())), 'f', more, inputs)).toThrow(/attribution, intervals, leak-causes need the decoded trace/);
+    expect(needsModel({ ...more, leakCauses: false }, inputs)).toBe(false);
+    expect(() => computeReport(streamSource(memorySource(FIXTURES['1.0/basic.bin']!())), 'f', more, inputs)).toThrow(/leak-causes need the decoded trace/);
   });
 });
