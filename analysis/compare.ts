@@ -4,7 +4,7 @@
 // edit that adds lines moves a site without changing it; see matchSites). A site found in one run only is a row of its
 // own with nothing on the other side.
 import type { Model } from './model.js';
-import { computeReport, type ReportInputs, type ReportResult } from './report.js';
+import { computeReport, summaryRequest, type ReportInputs, type ReportResult } from './report.js';
 import { modelSource } from './model-fold.js';
 import type { SiteRow } from './summary.js';
 import type { BudgetCheck, BudgetKind } from './budgets.js';
@@ -76,19 +76,7 @@ export function compareRuns(a: CompareRun, b: CompareRun): Comparison {
  * grows with sites and budget ranges, not events: a caller may let go of one model before reading the other.)
  */
 export function compareReport(run: CompareRun): ReportResult {
-  const request = {
-    top: Number.MAX_SAFE_INTEGER,
-    by: null,
-    peak: false,
-    linked: false,
-    leaks: false,
-    temporaryWithin: null,
-    calls: null,
-    interval: null,
-    stack: false,
-    leakCauses: false,
-    failOn: new Set<never>(),
-  };
+  const request = summaryRequest(Number.MAX_SAFE_INTEGER);
   return computeReport(modelSource(run.model), run.file, request, { budgets: run.inputs.budgets, frameSizes: null }, run.model);
 }
 

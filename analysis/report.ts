@@ -38,6 +38,11 @@ export interface ReportRequest {
   failOn: ReadonlySet<FailOn>;
 }
 
+/** A request for the summary (and a `--by` table) alone: no other section, no --fail-on. */
+export function summaryRequest(top: number, by: ReportRequest['by'] = null): ReportRequest {
+  return { top, by, peak: false, linked: false, leaks: false, temporaryWithin: null, calls: null, interval: null, stack: false, leakCauses: false, failOn: new Set() };
+}
+
 /** What the computation needs from outside the trace: the host reads these (memwrap.json, the program's frame sizes). */
 export interface ReportInputs {
   /** The budgets to check and where they came from (`--budget`, or a memwrap.json's path); null: none. */

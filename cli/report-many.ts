@@ -5,7 +5,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Summary } from '../analysis/summary.js';
 import type { Attribution } from '../analysis/attribution.js';
-import { computeReport, needsModel, type ReportInputs, type ReportRequest } from '../analysis/report.js';
+import { computeReport, needsModel, summaryRequest, type ReportInputs } from '../analysis/report.js';
 import { modelSource } from '../analysis/model-fold.js';
 import { ProcessesBuilder, type ProcessesReport } from '../analysis/processes.js';
 import { renderProcesses } from '../analysis/processes-text.js';
@@ -71,19 +71,7 @@ export async function runReportMany(a: ReportArgs, io: CliIo): Promise<number> {
  * over the traces keeps.
  */
 async function readOne(file: string, label: string, a: ReportArgs, io: CliIo): Promise<{ summary: Summary; attribution: Attribution | null; cwd: string | null }> {
-  const request: ReportRequest = {
-    top: 0,
-    by: a.request.by,
-    peak: false,
-    linked: false,
-    leaks: false,
-    temporaryWithin: null,
-    calls: null,
-    interval: null,
-    stack: false,
-    leakCauses: false,
-    failOn: new Set(),
-  };
+  const request = summaryRequest(0, a.request.by);
   const inputs: ReportInputs = { budgets: null, frameSizes: null };
   const trace = await TraceFile.read(file);
   const progress = progressLine(io, label, trace.size);
