@@ -235,9 +235,14 @@ static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
   u.ra = ra;
   u.started = 0;
   u.n = u.skipped = 0;
+  /* Objects that carry the runtime (weakened, for links by a plain compiler driver) reference the unwinder weakly,
+   * which does not bring libgcc_s into such a link: its address is then 0, and there is no call path to record.
+   * Read through a volatile so that the compiler, which takes a function's address for non-null, keeps the test. */
+  _Unwind_Reason_Code (*volatile unwinder)(_Unwind_Trace_Fn, void *) = _Unwind_Backtrace;
+  if (unwinder == NULL) return;
   unsigned busy = t->busy;
   t->busy = MW_BUSY_INTERNAL; /* the unwinder's own allocations (if any) pass through */
-  _Unwind_Backtrace(mw_unwind_step, &u);
+  unwinder(mw_unwind_step, &u);
   t->busy = busy;
   if (!u.started || u.n == 0) return;
   unsigned idx[MW_CALL_PATH_MAX];
