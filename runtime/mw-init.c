@@ -203,7 +203,7 @@ static int mw_setup(struct mw_thread *t)
   if (off && *off && strcmp(off, "0") != 0) return 0;
   mw_g.link_blocks = (unsigned)mw_env_size("MEMWRAP_LINK_BLOCKS", 16, 1u << 20);
   mw_g.link_bytes = mw_env_size("MEMWRAP_LINK_BYTES", 16 * 1024, (size_t)1 << 28);
-  mw_g.call_paths = mw_env_size("MEMWRAP_CALL_PATHS", 1, 1) != 0;
+  mw_g.call_paths = mw_env_size("MEMWRAP_CALL_PATHS", 0, 1) != 0;
   clock_gettime(CLOCK_REALTIME, &ts);
   mw_g.start_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   mw_g.start_mono = mw_now_mono();

@@ -133,7 +133,7 @@ struct mw_global {
   uint64_t start_real;          /* CLOCK_REALTIME at start */
   int valgrind;                 /* running under Valgrind (mw-valgrind.c) */
   int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
-  int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS, default on) */
+  int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS=1; default off) */
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */

@@ -22,6 +22,7 @@
  * one.  Only interposed calls made inside libraries pay for it.
  */
 #define _GNU_SOURCE 1
+#include <dlfcn.h>
 #include <link.h>
 #include <string.h>
 #include <unistd.h>
@@ -213,10 +214,44 @@ struct mw_unwound {
   uintptr_t ip[MW_CALL_PATH_MAX];
 };
 
+typedef _Unwind_Reason_Code (*mw_backtrace_fn)(_Unwind_Trace_Fn, void *);
+
+#if defined(__arm__)
+/* ARM EHABI's _Unwind_GetIP is a macro over _Unwind_VRS_Get: the unwinder is linked in directly there. */
+#define MW_GET_IP(ctx) _Unwind_GetIP(ctx)
+static mw_backtrace_fn mw_unwinder(void)
+{
+  return _Unwind_Backtrace;
+}
+#else
+static _Unwind_Ptr (*mw_get_ip)(struct _Unwind_Context *);
+#define MW_GET_IP(ctx) mw_get_ip(ctx)
+
+/* libgcc's unwinder, looked up on first use (and libgcc_s loaded then if the program has not loaded it): a reference
+ * linked in would load libgcc_s into every program at start, which changes what the program itself allocates (glibc
+ * loads it, allocating, the first time a thread is cancelled or exits by pthread_exit). NULL if it cannot be had. */
+static mw_backtrace_fn mw_unwinder(void)
+{
+  static mw_backtrace_fn fn;
+  static int tried;
+  if (__atomic_load_n(&tried, __ATOMIC_ACQUIRE)) return fn;
+  void *lib = RTLD_DEFAULT;
+  void *sym = dlsym(lib, "_Unwind_Backtrace");
+  if (sym == NULL && (lib = dlopen("libgcc_s.so.1", RTLD_NOW | RTLD_GLOBAL)) != NULL) sym = dlsym(lib, "_Unwind_Backtrace");
+  void *ip = sym == NULL ? NULL : dlsym(lib, "_Unwind_GetIP");
+  if (ip == NULL) sym = NULL;
+  /* POSIX's object-to-function pointer conversion, without ISO C's complaint */
+  memcpy(&mw_get_ip, &ip, sizeof ip);
+  memcpy(&fn, &sym, sizeof sym);
+  __atomic_store_n(&tried, 1, __ATOMIC_RELEASE);
+  return fn;
+}
+#endif
+
 static _Unwind_Reason_Code mw_unwind_step(struct _Unwind_Context *ctx, void *arg)
 {
   struct mw_unwound *u = arg;
-  uintptr_t ip = (uintptr_t)_Unwind_GetIP(ctx);
+  uintptr_t ip = (uintptr_t)MW_GET_IP(ctx);
   if (!u->started) {
     /* on ARM the unwinder clears the Thumb bit that the return address has */
     if ((ip | 1) != (u->ra | 1)) return ++u->skipped > 16 ? _URC_END_OF_STACK : _URC_NO_REASON;
@@ -235,13 +270,13 @@ static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
   u.ra = ra;
   u.started = 0;
   u.n = u.skipped = 0;
-  /* Objects that carry the runtime (weakened, for links by a plain compiler driver) reference the unwinder weakly,
-   * which does not bring libgcc_s into such a link: its address is then 0, and there is no call path to record.
-   * Read through a volatile so that the compiler, which takes a function's address for non-null, keeps the test. */
-  _Unwind_Reason_Code (*volatile unwinder)(_Unwind_Trace_Fn, void *) = _Unwind_Backtrace;
-  if (unwinder == NULL) return;
   unsigned busy = t->busy;
   t->busy = MW_BUSY_INTERNAL; /* the unwinder's own allocations (if any) pass through */
+  mw_backtrace_fn unwinder = mw_unwinder();
+  if (unwinder == NULL) {
+    t->busy = busy;
+    return;
+  }
   unwinder(mw_unwind_step, &u);
   t->busy = busy;
   if (!u.started || u.n == 0) return;
