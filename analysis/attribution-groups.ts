@@ -3,6 +3,7 @@ import { NONE, type ThreadInfo } from './model.js';
 import type { FoldEvent, FoldFrames, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
 import { Flag } from './trace/format.js';
+import { grown } from './trace/typed-arrays.js';
 import { byEntry, byLibraryFunction } from './library-calls.js';
 
 export type AttributionBy = 'function' | 'site' | 'file' | 'thread' | 'library' | 'entry' | 'library-function';
@@ -191,7 +192,7 @@ function byFrame(start: TraceStart, table: GroupTable, mode: AttributionMode, of
     const { entrySite, parent } = tables.frames;
     for (let p = e.frame; p !== NONE; p = parent[p]!) {
       const g = ofEntry(entrySite[p]!);
-      if (g >= stamp.length) stamp = grown(stamp, g);
+      if (g >= stamp.length) stamp = grown(stamp, g + 1, -1);
       if (stamp[g] === e.index) continue;
       stamp[g] = e.index;
       out.add(g);
@@ -200,12 +201,6 @@ function byFrame(start: TraceStart, table: GroupTable, mode: AttributionMode, of
   return { charge, enter: null, finish: null };
 }
 
-/** `a` copied into an array big enough for index `i`, the new part -1. */
-function grown(a: Float64Array, i: number): Float64Array {
-  const bigger = new Float64Array(Math.max(a.length * 2, i + 1)).fill(-1);
-  bigger.set(a);
-  return bigger;
-}
 
 /**
  * For each open frame (by handle), the entry site of the frame just below `main` on its path (or of its root when

@@ -4,10 +4,10 @@ import { readHeader } from './trace/header.js';
 import { memorySource, type ByteSource } from './trace/byte-source.js';
 import { walkRecords, type ChunkInfo, type RecordVisitor, type TraceRecord } from './trace/records.js';
 import { streamSource } from './trace/resolve-stream.js';
+import { hex } from './trace/run-facts.js';
 import { ProblemLog } from './problems.js';
 import { signalName } from './signals.js';
 
-const hex = (v: number): string => `0x${v.toString(16)}`;
 const at = (offset: number): string => `0x${offset.toString(16).padStart(6, '0')}`;
 const q = (s: string): string => JSON.stringify(s);
 

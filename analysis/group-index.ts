@@ -3,14 +3,7 @@
 import type { FoldBlocks, TraceStart } from './event-fold.js';
 import { BlockGroups, type GroupRef } from './block-groups.js';
 
-/** A typed array at least `n` long: `a` itself, or a copy twice as long (new entries `fill`). */
-export function grown<T extends Int32Array | Float64Array | Uint8Array>(a: T, n: number, fill = 0): T {
-  if (n <= a.length) return a;
-  const b = new (a.constructor as new (n: number) => T)(Math.max(n, 2 * a.length, 64));
-  b.set(a);
-  if (fill !== 0) b.fill(fill, a.length);
-  return b;
-}
+export { grown } from './trace/typed-arrays.js';
 
 const SITE = 0;
 const INTERPOSED = 1;

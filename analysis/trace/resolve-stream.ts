@@ -21,6 +21,7 @@ import { mergeStreams, streamRecords, threadStreams, type ThreadStream } from '.
 import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
 import { NONE, type CallPath, type SiteTable, type SymbolNamer, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
+import { grown } from './typed-arrays.js';
 import { emptyEvent } from '../model-fold.js';
 import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TimeTicket, TraceEnd, TraceStart } from '../event-fold.js';
 
@@ -230,21 +231,11 @@ class SlotStack {
   count = 0;
 
   push(slot: number): void {
-    if (this.count === this.items.length) {
-      const bigger = new Int32Array(2 * this.count);
-      bigger.set(this.items);
-      this.items = bigger;
-    }
+    this.items = grown(this.items, this.count + 1);
     this.items[this.count++] = slot;
   }
 }
 
-/** `old`'s values in an array of `size` of the same type. */
-function grown<T extends Float64Array | Int32Array | Uint32Array | Uint8Array>(old: T, size: number): T {
-  const bigger = new (old.constructor as new (n: number) => T)(size);
-  bigger.set(old);
-  return bigger;
-}
 
 /** Slots handed out and given back: a free list, and growth by doubling of the columns a subclass holds. */
 abstract class Slots {
