@@ -1,7 +1,6 @@
 // Which allocation site and which function a heap block belongs to, and their labels (shared by peak.ts, budgets.ts and temporaries.ts).
 import type { Model, SiteTable } from './model.js';
-import type { FoldBlocks, TraceStart } from './event-fold.js';
-import { modelTables } from './model-fold.js';
+import type { FoldBlocks } from './event-fold.js';
 import { allocationSiteLabel, interposedFunction, interposedLabel, siteInfo, siteLocation } from './sites.js';
 
 /** A group of blocks: keys and labels as in peak.ts's `PeakGroup`. */
@@ -24,26 +23,9 @@ export class BlockGroups {
   private readonly interposedSites = new Map<number, GroupRef>();
   private readonly functions = new Map<number, GroupRef>();
   private readonly cwd: string | null;
-  private readonly run: { sites: SiteTable; program: Model['program'] };
-  private model: Model | null = null;
-  private modelBlocks: FoldBlocks | null = null;
-
-  /** A model, or a streamed run's start (event-fold.ts): its sites and program. */
-  constructor(run: Model | TraceStart) {
-    this.run = run;
+  /** A run's sites and program: a model's, or a fold's start facts (event-fold.ts). */
+  constructor(private readonly run: { sites: SiteTable; program: Model['program'] }) {
     this.cwd = run.program?.cwd ?? null;
-    if ('blocks' in run) this.model = run;
-  }
-
-  /** The model's blocks as fold columns, made on first use. */
-  private blocks(): FoldBlocks {
-    if (this.modelBlocks === null) this.modelBlocks = modelTables(this.model!).blocks;
-    return this.modelBlocks;
-  }
-
-  /** Block row `b` of the model's: its allocation site group (as `topSites` and `peak.bySite`). */
-  siteOf(b: number): GroupRef {
-    return this.siteOfBlock(this.blocks(), b);
   }
 
   /** The allocation site group of the block with handle `h`. */
@@ -77,11 +59,6 @@ export class BlockGroups {
       this.sites.set(site, g);
     }
     return g;
-  }
-
-  /** Block row `b` of the model's: its function group. */
-  functionOf(b: number): GroupRef {
-    return this.functionOfBlock(this.blocks(), b);
   }
 
   /** The function group of the block with handle `h`: the innermost instrumented frame open at its allocation (as `peak.byFunction`). */

@@ -15,7 +15,6 @@ export interface DecodeOptions {
   onProgress?: (fraction: number, phase: string) => void;
 }
 
-export { MAX_LIBRARY, MAX_SITE_ID } from './run-facts.js';
 
 const isHeapKind = (k: number): boolean => k === Kind.ALLOC || k === Kind.FREE || k === Kind.REALLOC;
 

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { modelTables } from '../../analysis/model-fold.js';
 import { BlockGroups } from '../../analysis/block-groups.js';
 import { NONE } from '../../analysis/model.js';
 import { consumed } from '../../analysis/consumed.js';
@@ -52,12 +53,13 @@ describe('consumed: live heap by top site', () => {
     }
     // Each band from the model: the requested bytes of the blocks of its site live after the bucket's last event.
     const groups = new BlockGroups(model);
+    const tables = modelTables(model);
     const { blocks } = model;
     const live = (e: number): Map<string, number> => {
       const by = new Map<string, number>();
       for (let k = 0; k < blocks.count && blocks.allocEvent[k]! <= e; k++) {
         if (blocks.freeEvent[k] !== NONE && blocks.freeEvent[k]! <= e) continue;
-        const key = groups.siteOf(k).key;
+        const key = groups.siteOfBlock(tables.blocks, k).key;
         by.set(key, (by.get(key) ?? 0) + blocks.requested[k]!);
       }
       return by;
