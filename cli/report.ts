@@ -20,6 +20,7 @@ import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
 import { namesSeveral, runReportMany } from './report-many.js';
+import { isOnlineTablesFile, runOnlineReport } from './online-report.js';
 
 export { REPORT_HELP };
 
@@ -37,6 +38,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     io.err(`cc-memwrap report: ${parsed.message}\n${parsed.usage ? "Try 'cc-memwrap report --help'.\n" : ''}`);
     return 2;
   }
+  if (!namesSeveral(parsed.files) && isOnlineTablesFile(parsed.file)) return runOnlineReport(parsed, io);
   if (parsed.compare !== null) return runCompare(parsed, parsed.compare, io);
   if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
   let result: ReportResult;

@@ -58,11 +58,16 @@ static inline unsigned char *mw_put_addr(struct mw_thread *t, unsigned char *p, 
 
 /* ---- the three record shapes ---- */
 
-/* A new block p of `req` bytes: index it, write ALLOC.  fn != 0 = interposed. */
-static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p, size_t req)
+/* A new block p of `req` bytes: index it, write ALLOC.  fn != 0 = interposed; kind = the allocator (fn, or the
+ * instrumented site's kind), for online mode's counts. */
+static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, unsigned kind, uintptr_t ra, void *p, size_t req)
 {
   uint64_t seq = mw_next_seq();
   mw_index_insert((uintptr_t)p, seq, req);
+  if (MW_UNLIKELY(mw_online.on)) {
+    mw_online_heap(t, fn, ra, kind, req, 0, MW_ONLINE_MADE);
+    return;
+  }
   if (!mw_room(t, MW_SMALL_RECORD)) return;
   unsigned char *q = t->cur, *tag = q;
   *q++ = (unsigned char)(MW_REC_ALLOC | (fn ? MW_F_INTERPOSED : 0));
@@ -79,6 +84,10 @@ static void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, uintptr_
 {
   struct mw_block b;
   int known = mw_index_take((uintptr_t)p, &b), partial = 0;
+  if (MW_UNLIKELY(mw_online.on)) {
+    mw_online_heap(t, fn, ra, 0, 0, known ? b.size : 0, known ? MW_ONLINE_ENDED : MW_ONLINE_UNTRACKED);
+    return;
+  }
   unsigned linked = known ? mw_link_scan(t, p, b.size, &partial) : 0;
   uint64_t seq = mw_next_seq();
   if (!mw_room(t, MW_SMALL_RECORD)) return;
@@ -102,9 +111,10 @@ static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, uint
   unsigned char flags = fn ? MW_F_INTERPOSED : 0;
   void *r;
   uint64_t seq;
+  int online = mw_online.on;
   if (p && n == 0) {
     /* glibc frees p and returns NULL: scan before it goes back */
-    if (known) linked = mw_link_scan(t, p, b.size, &partial);
+    if (known && !online) linked = mw_link_scan(t, p, b.size, &partial);
     seq = mw_next_seq();
     flags |= MW_F_UNTRACKED;
     r = NULL;
@@ -117,12 +127,16 @@ static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, uint
       flags |= MW_F_UNTRACKED | MW_F_FAILED;
     } else {
       /* moved: the old contents now sit in r; scan them there */
-      if (known && r != p) linked = mw_link_scan(t, r, b.size < n ? b.size : n, &partial);
+      if (known && r != p && !online) linked = mw_link_scan(t, r, b.size < n ? b.size : n, &partial);
       seq = mw_next_seq();
       mw_index_insert((uintptr_t)r, seq, n);
     }
   }
-  if (mw_room(t, MW_SMALL_RECORD)) {
+  if (MW_UNLIKELY(online)) {
+    unsigned what = MW_ONLINE_REALLOC | (known && !(flags & MW_F_FAILED) ? MW_ONLINE_ENDED : 0) |
+                    (r ? MW_ONLINE_MADE : 0) | (flags & MW_F_FAILED ? MW_ONLINE_FAILED : 0);
+    mw_online_heap(t, fn, ra, 0, r ? n : 0, what & MW_ONLINE_ENDED ? b.size : 0, what);
+  } else if (mw_room(t, MW_SMALL_RECORD)) {
     unsigned char *q = t->cur, *tag = q;
     *q++ = (unsigned char)(MW_REC_REALLOC | flags);
     q = mw_put_seq(t, tag, q, seq);
@@ -160,13 +174,14 @@ static int mw_mul_overflows(size_t a, size_t b, size_t *out)
  * fn = the allocator function when interposed ---- */
 
 #define MW_SITE(t) (u ? mw_site((t), u, local) : 0)
+#define MW_KIND (u ? u->sites[local].kind : fn)
 
 static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t n)
 {
   struct mw_thread *t = mw_heap_begin();
   void *p = MW_REAL(malloc)(n);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, n);
   mw_heap_end(t);
   return p;
 }
@@ -176,7 +191,7 @@ static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uint
   struct mw_thread *t = mw_heap_begin();
   void *p = MW_REAL(calloc)(nmemb, size);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, nmemb * size);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, nmemb * size);
   mw_heap_end(t);
   return p;
 }
@@ -186,7 +201,7 @@ static void *mw_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, ui
   struct mw_thread *t = mw_heap_begin();
   void *p = MW_REAL(memalign)(al, n);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, n);
   mw_heap_end(t);
   return p;
 }
@@ -196,7 +211,7 @@ static int mw_posix_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn
   struct mw_thread *t = mw_heap_begin();
   int rc = mw_real_posix_memalign(out, al, n);
   if (!t) return rc;
-  if (rc == 0) mw_rec_alloc(t, MW_SITE(t), fn, ra, *out, n);
+  if (rc == 0) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, *out, n);
   mw_heap_end(t);
   return rc;
 }
@@ -206,7 +221,7 @@ static void *mw_valloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uint
   struct mw_thread *t = mw_heap_begin();
   void *p = page_rounded ? MW_REAL(pvalloc)(n) : MW_REAL(valloc)(n);
   if (!t) return p;
-  if (p) mw_rec_alloc(t, MW_SITE(t), fn, ra, p, n);
+  if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, n);
   mw_heap_end(t);
   return p;
 }

@@ -148,6 +148,7 @@ static void mw_fork_prepare(void)
   if (!mw_g.fork_locked) return;
   mw_lock(&mw_g.units_lock);
   mw_lock(&mw_g.file_lock);
+  mw_lock(&mw_online.lock);
   mw_index_lock_all();
 }
 
@@ -155,6 +156,7 @@ static void mw_fork_parent(void)
 {
   if (!mw_g.fork_locked) return;
   mw_index_unlock_all();
+  mw_unlock(&mw_online.lock);
   mw_unlock(&mw_g.file_lock);
   mw_unlock(&mw_g.units_lock);
   mw_g.fork_locked = 0;
@@ -171,6 +173,7 @@ static void mw_fork_child(void)
   mw_g.units_lock = 0;
   mw_g.fork_locked = 0;
   mw_chunk_drop(t);
+  mw_online_close_child();
   mw_trace_close_child();
   t->state = MW_T_NEW;
   t->lost = 0;
@@ -204,6 +207,12 @@ static int mw_setup(struct mw_thread *t)
   mw_g.link_blocks = (unsigned)mw_env_size("MEMWRAP_LINK_BLOCKS", 16, 1u << 20);
   mw_g.link_bytes = mw_env_size("MEMWRAP_LINK_BYTES", 16 * 1024, (size_t)1 << 28);
   mw_g.call_paths = mw_env_size("MEMWRAP_CALL_PATHS", 0, 1) != 0;
+  mw_online.on = mw_online_wanted();
+  if (mw_online.on && mw_writer_wanted()) {
+    mw_say("MEMWRAP_MODE=online needs a file: the program defines memwrap_write, so a trace is recorded\n", NULL, NULL,
+           NULL, NULL);
+    mw_online.on = 0;
+  }
   clock_gettime(CLOCK_REALTIME, &ts);
   mw_g.start_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   mw_g.start_mono = mw_now_mono();

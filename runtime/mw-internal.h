@@ -294,6 +294,74 @@ static inline void mw_commit(struct mw_thread *t, unsigned char *p)
   if (MW_UNLIKELY(--t->tick == 0)) mw_time_tick(t);
 }
 
+/* ---- online mode (mw-online.c; file layout: ONLINE-FORMAT.md) ---- */
+#define MW_ONLINE_MAJOR 1
+#define MW_ONLINE_MINOR 0
+#define MW_ONLINE_HEADER_SIZE 128
+#define MW_ONLINE_SEG_NAMES 1       /* segment of records (UNIT, EXT/LIBRARY, PROGRAM) */
+#define MW_ONLINE_SEG_ENTRIES 2     /* segment of table entries */
+#define MW_ONLINE_FUNCTION 1        /* entry kinds: key = entry site of the innermost frame (0: none) */
+#define MW_ONLINE_LIBRARY 2         /* key = library index, or one of the two below */
+#define MW_ONLINE_THREAD 3          /* key = thread index, aux = OS thread id */
+#define MW_ONLINE_LIB_INSTRUMENTED 0xfffffffeu /* a call at an instrumented site */
+#define MW_ONLINE_LIB_UNKNOWN 0xffffffffu      /* an interposed call from no known object */
+enum { MW_ONLINE_C_MALLOC, MW_ONLINE_C_CALLOC, MW_ONLINE_C_ALIGNED, MW_ONLINE_C_STRDUP, MW_ONLINE_C_REALLOC, MW_ONLINE_C_FREE };
+/* what a heap event was, for mw_online_heap */
+#define MW_ONLINE_MADE 1            /* it made a block */
+#define MW_ONLINE_ENDED 2           /* it ended a live block */
+#define MW_ONLINE_UNTRACKED 4       /* a FREE of a pointer that was no live block */
+#define MW_ONLINE_FAILED 8          /* a failed realloc */
+#define MW_ONLINE_REALLOC 16        /* a realloc call (counted as one) */
+#define MW_ONLINE_MAPS 64
+
+struct mw_online_entry {        /* 112 bytes, in the file */
+  uint32_t kind, reserved;
+  uint64_t key, aux;
+  int64_t net, min, max;
+  uint64_t allocated, freed;
+  uint64_t counts[6];           /* malloc, calloc, aligned, strdup, realloc, free */
+};
+struct mw_online_totals {       /* at byte 48 of the header */
+  uint64_t allocations, frees, untracked_frees, failed_reallocs, allocated, freed;
+  int64_t live, peak;
+};
+struct mw_online_slot {
+  uint64_t key;
+  struct mw_online_entry *e;
+};
+struct mw_online {
+  int on;                       /* MEMWRAP_MODE=online */
+  int lock;                     /* orders every table update */
+  int fd;
+  unsigned char *header;
+  struct mw_online_totals *totals;
+  uint64_t file_end, file_size;
+  unsigned char *names, *ents;  /* current segments' payloads */
+  uint32_t names_cap, ents_cap;
+  uint32_t *names_used, *ents_used;
+  struct mw_online_slot *slots; /* private index: key -> entry */
+  size_t nslots, nused, slots_len;
+  unsigned nmaps;
+  struct {
+    void *addr;
+    size_t len;
+  } maps[MW_ONLINE_MAPS];
+};
+extern struct mw_online mw_online;
+int mw_online_wanted(void);
+int mw_online_open(void);
+void mw_online_end(int how, int code);
+void mw_online_close_child(void);
+int mw_online_scratch(struct mw_thread *t, size_t need);
+void mw_online_names(const unsigned char *rec, size_t n);
+void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
+                    unsigned what);
+/* mw-trace.c: the trace's name and creation, shared with the online file */
+int mw_trace_name(char *buf, size_t cap);
+int mw_trace_create(const char *name, char *used, size_t cap);
+/* mw-libs.c: the index of the loaded object holding ra (EXT/LIBRARY written on its first use), or MW_ONLINE_LIB_UNKNOWN */
+uint64_t mw_caller_library(struct mw_thread *t, uintptr_t ra);
+
 /* ---- threads and frames (mw-frames.c) ---- */
 int mw_thread_ready(struct mw_thread *t);
 int mw_thread_start(struct mw_thread *t);

@@ -168,6 +168,7 @@ static void mw_write_library(struct mw_thread *t, unsigned idx)
   p = mw_put_u(p, plen);
   p = mw_put_u(p, idx);
   p = mw_put_str(p, mw_libs.names + l->name_off, n);
+  if (mw_online.on) mw_online_names(t->cur, (size_t)(p - t->cur));
   mw_commit(t, p);
 }
 
@@ -181,21 +182,34 @@ static void mw_name_library(struct mw_thread *t, unsigned idx)
     mw_write_library(t, idx);
 }
 
+/* The index of the object holding ra (named by EXT/LIBRARY on first use); 0 if none. */
+static int mw_caller_index(struct mw_thread *t, uintptr_t ra, unsigned *out)
+{
+  unsigned gen = __atomic_load_n(&mw_libs.gen, __ATOMIC_RELAXED);
+  if (MW_LIKELY(t->lib_gen && t->lib_gen == gen && ra >= t->lib_lo && ra < t->lib_hi)) {
+    *out = t->lib_index;
+    return 1;
+  }
+  struct mw_lib_range r;
+  if (!ra || !mw_libs_lookup(ra, &r, &gen)) return 0;
+  t->lib_lo = r.lo;
+  t->lib_hi = r.hi;
+  t->lib_index = *out = r.index;
+  t->lib_gen = gen;
+  mw_name_library(t, r.index);
+  return 1;
+}
+
+uint64_t mw_caller_library(struct mw_thread *t, uintptr_t ra)
+{
+  unsigned idx;
+  return mw_caller_index(t, ra, &idx) ? idx : MW_ONLINE_LIB_UNKNOWN;
+}
+
 void mw_write_caller(struct mw_thread *t, uintptr_t ra)
 {
   unsigned idx;
-  unsigned gen = __atomic_load_n(&mw_libs.gen, __ATOMIC_RELAXED);
-  if (MW_LIKELY(t->lib_gen && t->lib_gen == gen && ra >= t->lib_lo && ra < t->lib_hi)) {
-    idx = t->lib_index;
-  } else {
-    struct mw_lib_range r;
-    if (!ra || !mw_libs_lookup(ra, &r, &gen)) return; /* unknown: no CALLER */
-    t->lib_lo = r.lo;
-    t->lib_hi = r.hi;
-    t->lib_index = idx = r.index;
-    t->lib_gen = gen;
-    mw_name_library(t, idx);
-  }
+  if (!mw_caller_index(t, ra, &idx)) return; /* unknown: no CALLER */
   if (!mw_room(t, 8)) return;
   unsigned char *p = t->cur;
   *p++ = MW_REC_EXT;

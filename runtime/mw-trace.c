@@ -104,7 +104,7 @@ static size_t mw_fmt_uint(char *out, unsigned long v)
 
 /* The trace path before any collision suffix: MEMWRAP_TRACE with %p = pid,
  * else <basename of /proc/self/exe>.<pid>.mwtrace. */
-static int mw_trace_name(char *buf, size_t cap)
+int mw_trace_name(char *buf, size_t cap)
 {
   char num[24];
   size_t len = 0, nn = mw_fmt_uint(num, (unsigned long)getpid());
@@ -139,7 +139,7 @@ static int mw_trace_name(char *buf, size_t cap)
 
 /* Creates the file without ever replacing one: name, then name-1.mwtrace,
  * name-2.mwtrace … (or name.1, name.2 … without the .mwtrace ending). */
-static int mw_create(const char *name, char *used, size_t cap)
+int mw_trace_create(const char *name, char *used, size_t cap)
 {
   size_t n = strlen(name);
   int has_ext = n > 8 && strcmp(name + n - 8, ".mwtrace") == 0;
@@ -189,13 +189,14 @@ int mw_trace_open(void)
 {
   char name[PATH_MAX], path[PATH_MAX];
   int fd = -1, to_writer = mw_writer_wanted();
+  if (mw_online.on) return mw_online_open(); /* MEMWRAP_MODE=online: tables, no trace */
   if (to_writer) {
     /* the program's memwrap_write takes the trace at the end: build it in memory */
     memcpy(name, "(memory for memwrap_write)", 27);
     memcpy(path, name, 27);
     fd = mw_writer_open();
   } else if (mw_trace_name(name, sizeof name)) {
-    fd = mw_create(name, path, sizeof path);
+    fd = mw_trace_create(name, path, sizeof path);
   }
   if (fd < 0) {
     const char *why = strerror(errno);
@@ -292,6 +293,7 @@ void mw_chunk_release_tail(struct mw_thread *t)
 int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
 {
   /* a thread's first chunks are small, so short-lived threads cost little */
+  if (MW_UNLIKELY(mw_online.on)) return mw_online_scratch(t, need); /* online mode: a reused scratch buffer */
   size_t cap = t->chunks >= 5 ? MW_CHUNK_PAYLOAD : ((size_t)1024 << (2 * t->chunks)) - MW_CHUNK_HEAD;
   if (need > cap) cap = ((need + MW_CHUNK_HEAD + 4095) & ~(size_t)4095) - MW_CHUNK_HEAD;
   if (nonblocking) {
@@ -411,6 +413,7 @@ void mw_write_program(struct mw_thread *t)
   *p++ = MW_REC_PROGRAM;
   p = mw_put_str(p, exe, ne);
   p = mw_put_str(p, cwd, nc);
+  if (mw_online.on) mw_online_names(t->cur, (size_t)(p - t->cur));
   mw_commit(t, p);
 }
 
@@ -507,6 +510,7 @@ static void mw_write_unit(struct mw_thread *t, const struct __mw_unit *u)
       p = mw_put_u32(p, idx[3 * i + 2]);
       p = mw_put_u32(p, u->sites[i].line);
     }
+    if (mw_online.on) mw_online_names(t->cur, (size_t)(p - t->cur));
     mw_commit(t, p);
   }
   if (m) munmap(m, bytes);
@@ -661,6 +665,7 @@ void mw_finish(int status)
     mw_g.file_end = t->chunk_off + MW_CHUNK_HEAD + used;
   }
   if (mw_fd_ok() && ftruncate(mw_g.fd, (off_t)mw_g.file_end) == 0) mw_g.file_size = mw_g.file_end;
+  if (mw_online.on) mw_online_end(0, status & 0xff);
   if (mw_g.header) mw_g.header[17] |= 1;
   __atomic_store_n(&mw_g.state, MW_CLOSED, __ATOMIC_RELEASE);
   mw_unlock(&mw_g.file_lock);
@@ -676,6 +681,10 @@ void mw_end_fatal(int signo)
   struct mw_thread *t = &mw_t;
   if (mw_state() != MW_ACTIVE) return;
   if (__atomic_exchange_n(&mw_g.ended, 1, __ATOMIC_ACQ_REL)) return;
+  if (mw_online.on) {
+    mw_online_end(1, signo);
+    return;
+  }
   if (t->state == MW_T_NEW) {
     t->index = __atomic_fetch_add(&mw_g.threads, 1, __ATOMIC_RELAXED);
     if (!mw_chunk_next(t, 64, 1)) return;

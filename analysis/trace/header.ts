@@ -42,6 +42,12 @@ export function readHeader(source: ByteSource): TraceHeader {
 
 /** Parses the header or throws TraceRefusedError. `bytes` holds the file's first bytes (at least 64 of them, or all). */
 export function parseHeader(bytes: Uint8Array, fileSize = bytes.length): TraceHeader {
+  if (String.fromCharCode(...bytes.subarray(0, 8)) === 'MWONLINE') {
+    throw new TraceRefusedError(
+      'an online-mode file (MEMWRAP_MODE=online): it holds heap tables, not events; `cc-memwrap report FILE` prints them ' +
+        '(with --by function, library or thread, --json), everything else needs a trace (run without MEMWRAP_MODE=online)',
+    );
+  }
   for (let i = 0; i < TRACE_MAGIC.length; i++) {
     if (bytes[i] !== TRACE_MAGIC.charCodeAt(i)) {
       throw new TraceRefusedError(
