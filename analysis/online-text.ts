@@ -24,7 +24,8 @@ export function onlineReport(file: string, tables: OnlineTables, by: OnlineBy | 
 /** What the run was and whether it ended normally, in words. */
 function runLine(t: OnlineTables): string {
   if (t.end.how === 'exit' && t.end.complete) return t.end.description;
-  return `${t.end.description}; the run did not end normally, the tables hold every heap call up to then`;
+  const how = t.end.how === 'unknown' ? 'killed (e.g. SIGKILL) or crashed' : t.end.description;
+  return `did not end normally: ${how}; the tables hold every heap call made until then`;
 }
 
 export function onlineText(r: OnlineReport): string {
