@@ -329,8 +329,21 @@ struct mw_online_slot {
   uint64_t key;
   struct mw_online_entry *e;
 };
+#define MW_ONLINE_CACHED 16
+struct mw_online_cache_slot {
+  uint64_t key;
+  struct mw_online_entry *e;
+};
+struct mw_online_cache {        /* per thread: the entries it used last (entries never move) */
+  unsigned gen;                 /* mw_online.gen + 1 when filled; else empty */
+  struct mw_online_entry *thread, *library;
+  uint64_t library_key;
+  struct mw_online_cache_slot functions[MW_ONLINE_CACHED];
+};
+extern __thread struct mw_online_cache mw_online_tc MW_TLS;
 struct mw_online {
   int on;                       /* MEMWRAP_MODE=online */
+  unsigned gen;                 /* bumped in a fork child: threads' caches are stale */
   int lock;                     /* orders every table update */
   int fd;
   unsigned char *header;

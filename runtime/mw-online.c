@@ -31,6 +31,7 @@
 #include "mw-internal.h"
 
 struct mw_online mw_online = {.fd = -1};
+__thread struct mw_online_cache mw_online_tc MW_TLS;
 
 #define MW_ONLINE_SCRATCH (16u * 1024u)     /* payload of a thread's scratch chunk */
 #define MW_ONLINE_SEG_FIRST (64u * 1024u)   /* first segment payload; later ones double */
@@ -161,8 +162,10 @@ void mw_online_close_child(void)
   if (mw_online.slots) munmap(mw_online.slots, mw_online.slots_len);
   if (mw_online.fd >= 0) close(mw_online.fd);
   int on = mw_online.on;
+  unsigned gen = mw_online.gen;
   memset(&mw_online, 0, sizeof mw_online);
   mw_online.on = on;
+  mw_online.gen = gen + 1; /* the threads' cached entries were the parent's */
   mw_online.fd = -1;
   /* mw_g.header is the header: mw_trace_close_child unmaps it */
 }
@@ -339,6 +342,12 @@ void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kin
   /* the function of the innermost open frame (0: none), the object that called the interposed allocator */
   unsigned site = t->top ? t->frames[t->top - 1].site : 0;
   uint64_t lib = fn ? mw_caller_library(t, ra) : MW_ONLINE_LIB_INSTRUMENTED;
+  struct mw_online_cache *c = &mw_online_tc;
+  if (MW_UNLIKELY(c->gen != mw_online.gen + 1)) {
+    memset(c, 0, sizeof *c);
+    c->gen = mw_online.gen + 1;
+  }
+  struct mw_online_cache_slot *fs = &c->functions[site & (MW_ONLINE_CACHED - 1)];
   /* as `report --by` counts: every REALLOC call, a FREE that ended a block, an ALLOC by its allocator */
   int counter = what & MW_ONLINE_REALLOC ? MW_ONLINE_C_REALLOC
                 : what & MW_ONLINE_ENDED ? MW_ONLINE_C_FREE
@@ -358,10 +367,21 @@ void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kin
   if (what & MW_ONLINE_FAILED) T->failed_reallocs++;
   T->live += (int64_t)added - (int64_t)freed;
   if (T->live > T->peak) T->peak = T->live;
-  mw_online_add(mw_online_entry(MW_ONLINE_FUNCTION, site, 0), added, freed, counter);
-  mw_online_add(mw_online_entry(MW_ONLINE_LIBRARY, lib, 0), added, freed, counter);
-  struct mw_online_entry *te = mw_online_entry(MW_ONLINE_THREAD, t->index, 0);
-  if (te && !te->aux) te->aux = (uint64_t)(uint32_t)mw_gettid();
-  mw_online_add(te, added, freed, counter);
+  /* entries never move: each thread keeps the ones it used last */
+  if (MW_UNLIKELY(!fs->e || fs->key != site)) {
+    fs->e = mw_online_entry(MW_ONLINE_FUNCTION, site, 0);
+    fs->key = site;
+  }
+  mw_online_add(fs->e, added, freed, counter);
+  if (MW_UNLIKELY(!c->library || c->library_key != lib)) {
+    c->library = mw_online_entry(MW_ONLINE_LIBRARY, lib, 0);
+    c->library_key = lib;
+  }
+  mw_online_add(c->library, added, freed, counter);
+  if (MW_UNLIKELY(!c->thread)) {
+    c->thread = mw_online_entry(MW_ONLINE_THREAD, t->index, 0);
+    if (c->thread && !c->thread->aux) c->thread->aux = (uint64_t)(uint32_t)mw_gettid();
+  }
+  mw_online_add(c->thread, added, freed, counter);
   mw_unlock(&mw_online.lock);
 }
