@@ -6,7 +6,7 @@ import { fit, renderAttribution, REPORT_WIDTH } from './report-text.js';
 import { formatBytes, formatCount, plural } from './units.js';
 
 /** JSON schema of the online report (analysis/README.md). */
-export const ONLINE_REPORT_SCHEMA = 'cc-memwrap-online-report/1';
+export const ONLINE_REPORT_SCHEMA = 'cc-memwrap.online-report/1';
 
 export interface OnlineReport {
   file: string;

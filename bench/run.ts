@@ -64,12 +64,17 @@ function main(): void {
     const traceDir = path.join(dir, 'traces');
     mkdirSync(traceDir);
     const instEnv = { ...process.env, MEMWRAP_TRACE: path.join(traceDir, '%p.mwtrace') };
-    const times: Record<string, number[]> = { plain: [], inst: [], massif: [], heaptrack: [] };
+    // Online mode: the same program keeping only the --by tables (one small file, replaced each round).
+    const onlineFile = path.join(dir, 'online.mwtrace');
+    const onlineEnv = { ...process.env, MEMWRAP_MODE: 'online', MEMWRAP_TRACE: onlineFile };
+    const times: Record<string, number[]> = { plain: [], inst: [], online: [], massif: [], heaptrack: [] };
     for (let r = 0; r < runs; r++) {
       console.error(`[${w.name}] round ${r + 1}/${runs}`);
       times.plain!.push(timeRun([plain, ...w.args], { stdin: w.stdin, cwd: dir }));
       if (r > 0) rmSync(traceDir, { recursive: true, force: true }), mkdirSync(traceDir);
       times.inst!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: instEnv, cwd: dir }));
+      rmSync(onlineFile, { force: true });
+      times.online!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: onlineEnv, cwd: dir }));
       if (r < peerRuns) {
         times.massif!.push(timeRun(['valgrind', '--tool=massif', '--massif-out-file=/dev/null', plain, ...w.args], { stdin: w.stdin, cwd: dir }));
         if (haveHeaptrack) {
@@ -81,12 +86,12 @@ function main(): void {
     const stats = traceStats(traceDir);
     const ratio = (xs: number[]) => (xs.length ? `${(median(xs) / base).toFixed(2)}×` : 'n/a');
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.online!)} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
   }
   if (rows.length > 0) {
-    console.log('\n| workload | kind | plain (median) | cc-memwrap | Massif | heaptrack | events | trace bytes/event |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | online mode | Massif | heaptrack | events | trace bytes/event |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const row of rows) console.log(row);
   }
 
