@@ -129,6 +129,27 @@ describe('online mode', () => {
     expect(dump.stderr).toMatch(/an online-mode file/);
   });
 
+  it('counts every call of 8 threads allocating and freeing at once, as a trace does', () => {
+    const threads = path.join(dir, 'threads');
+    buildInstrumented('gcc', ['-O2', '-pthread'], [path.join(programsDir, 'threads.c')], threads);
+    const a = runTraced(threads, [], path.join(dir, 'threads-full'));
+    const b = runTraced(threads, [], path.join(dir, 'threads-online'), { env: online });
+    expect([a.status, b.status]).toEqual([0, 0]);
+    const t = traceOf(path.join(dir, 'threads-full'), a.pid);
+    const o = traceOf(path.join(dir, 'threads-online'), b.pid);
+    // the threads interleave differently from run to run: min and max may differ, sums and counts may not
+    const sums = (rows: Row[]): unknown[] =>
+      withoutTids(rows)
+        .map(({ minBytes: _min, maxBytes: _max, ...rest }) => rest)
+        .sort((x, y) => (x.key < y.key ? -1 : 1));
+    for (const by of ['function', 'library', 'thread']) {
+      expect(sums(json(o, '--by', by).attribution.rows), by).toEqual(sums(json(t, '--by', by).attribution.rows));
+    }
+    const totals = (json(o) as unknown as { totals: { allocations: number; frees: number } }).totals;
+    expect(totals.allocations).toBe((json(t) as unknown as { allocations: number }).allocations);
+    expect(totals.frees).toBeGreaterThanOrEqual(800_000);
+  }, 120_000);
+
   it('records a trace, with a warning, for an unknown MEMWRAP_MODE', () => {
     const r = runTraced(exe, [], path.join(dir, 'bogus'), { env: { MEMWRAP_MODE: 'onlin' } });
     expect(r.status).toBe(0);
