@@ -292,8 +292,8 @@ void mw_chunk_release_tail(struct mw_thread *t)
  * Returns 0 (and t keeps its old chunk, if any) when recording is off. */
 int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
 {
-  /* a thread's first chunks are small, so short-lived threads cost little */
   if (MW_UNLIKELY(mw_online.on)) return mw_online_scratch(t, need); /* online mode: a reused scratch buffer */
+  /* a thread's first chunks are small, so short-lived threads cost little */
   size_t cap = t->chunks >= 5 ? MW_CHUNK_PAYLOAD : ((size_t)1024 << (2 * t->chunks)) - MW_CHUNK_HEAD;
   if (need > cap) cap = ((need + MW_CHUNK_HEAD + 4095) & ~(size_t)4095) - MW_CHUNK_HEAD;
   if (nonblocking) {
