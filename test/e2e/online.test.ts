@@ -1,7 +1,7 @@
 // Online mode (MEMWRAP_MODE=online): the runtime keeps the --by function, library and thread tables in a mapped file
 // instead of a trace. The same program, recorded both ways, gives the same rows; a SIGKILLed run's tables still print;
 // damaged files and questions the tables cannot answer get a clear message.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ONLINE_BY, onlineAttribution, readOnline, OnlineRefusedError } from '../../analysis/online.js';
@@ -149,6 +149,23 @@ describe('online mode', () => {
     expect(totals.allocations).toBe((json(t) as unknown as { allocations: number }).allocations);
     expect(totals.frees).toBeGreaterThanOrEqual(800_000);
   }, 120_000);
+
+  it('gives a fork child its own tables, leaving its parent\'s file alone', () => {
+    const forks = path.join(dir, 'fork-lanes');
+    buildInstrumented('gcc', ['-O1'], [path.join(programsDir, 'fork-lanes.c')], forks);
+    const r = runTraced(forks, [], path.join(dir, 'forks'), { env: online });
+    expect(r.status).toBe(0);
+    const files = readdirSync(path.join(dir, 'forks')).sort();
+    expect(files).toHaveLength(2);
+    type T = { process: { pid: number; ppid: number }; totals: Record<string, number>; end: { normal: boolean } };
+    const [parent, child] = files.map((f) => json(path.join(dir, 'forks', f)) as unknown as T).sort((a, b) => (a.process.pid === r.pid ? -1 : b.process.pid === r.pid ? 1 : 0));
+    expect(parent!.process.pid).toBe(r.pid);
+    expect(child!.process.ppid).toBe(r.pid);
+    // parent: 40 steps of 1 KiB, all freed; child: 30 of 2 KiB, all but the last freed (fork-lanes.c)
+    expect(parent!.totals).toMatchObject({ allocations: 40, frees: 40, bytesAllocated: 40 * 1024, liveBytes: 0 });
+    expect(child!.totals).toMatchObject({ allocations: 30, frees: 29, bytesAllocated: 30 * 2048, liveBytes: 2048 });
+    expect([parent!.end.normal, child!.end.normal]).toEqual([true, true]);
+  });
 
   it('records a trace, with a warning, for an unknown MEMWRAP_MODE', () => {
     const r = runTraced(exe, [], path.join(dir, 'bogus'), { env: { MEMWRAP_MODE: 'onlin' } });
