@@ -34,14 +34,14 @@ struct mw_online mw_online = {.fd = -1};
 __thread struct mw_online_cache mw_online_tc MW_TLS;
 
 #define MW_ONLINE_SCRATCH (16u * 1024u)     /* payload of a thread's scratch chunk */
-#define MW_ONLINE_SEG_FIRST (64u * 1024u)   /* first segment payload; later ones double */
+#define MW_ONLINE_SEG_FIRST (16u * 1024u)   /* first segment payload; later ones double (up to 4 MiB) */
 #define MW_ONLINE_SEG_HEAD 16
 
 /* Grows the file to hold `need` bytes (fallocate: a full disk fails here, not as SIGBUS). */
 static int mw_online_grow(uint64_t need)
 {
   if (need <= mw_online.file_size) return 1;
-  uint64_t step = 256u * 1024u, size = (need + step - 1) / step * step;
+  uint64_t step = 64u * 1024u, size = (need + step - 1) / step * step;
   if (fallocate(mw_online.fd, 0, (off_t)mw_online.file_size, (off_t)(size - mw_online.file_size)) != 0) {
     if (errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) return 0;
     if (ftruncate(mw_online.fd, (off_t)size) != 0) return 0;
@@ -144,11 +144,18 @@ int mw_online_open(void)
   return 1;
 }
 
-/* How the run ended: how 0 = exit (status), 1 = fatal signal (signo).  No locks (signal handlers call it). */
+/* How the run ended: how 0 = exit (status), 1 = fatal signal (signo; no locks: signal handlers call it).  A normal
+ * exit also cuts the file after its last segment (threads still running may add one: the size stays known). */
 void mw_online_end(int how, int code)
 {
   unsigned char *hd = mw_online.header;
   if (!hd) return;
+  if (!how) {
+    mw_lock(&mw_online.lock);
+    if (mw_online.file_end < mw_online.file_size && ftruncate(mw_online.fd, (off_t)mw_online.file_end) == 0)
+      mw_online.file_size = mw_online.file_end;
+    mw_unlock(&mw_online.lock);
+  }
   uint32_t c = (uint32_t)code;
   memcpy(hd + 40, &c, 4);
   mw_fence();
