@@ -136,7 +136,7 @@ export function readOnline(bytes: Uint8Array): OnlineTables {
   };
 
   // Segments: names log pieces and entries, one after the other up to the first unused (zero) space.
-  const names: Uint8Array[] = [];
+  const names: { bytes: Uint8Array; offset: number }[] = [];
   const entries: OnlineEntry[] = [];
   const seen = new Set<string>();
   let off = headerSize;
@@ -159,7 +159,7 @@ export function readOnline(bytes: Uint8Array): OnlineTables {
       problems.push(`at offset ${formatOffset(off)}: segment cut short: ${used} bytes used, ${Math.max(0, bytes.length - payload)} in the file`);
       used = Math.max(0, bytes.length - payload);
     }
-    if (kind === SEG_NAMES) names.push(bytes.subarray(payload, payload + used));
+    if (kind === SEG_NAMES) names.push({ bytes: bytes.subarray(payload, payload + used), offset: payload });
     else if (kind === SEG_ENTRIES) {
       if (used % ENTRY_SIZE !== 0) problems.push(`at offset ${formatOffset(off)}: entries segment of ${used} bytes, not a whole number of ${ENTRY_SIZE}-byte entries`);
       for (let at = payload; at + ENTRY_SIZE <= payload + used; at += ENTRY_SIZE) {
@@ -222,8 +222,8 @@ export function readOnline(bytes: Uint8Array): OnlineTables {
  * The names log as a trace's start facts: its records (UNIT, EXT/LIBRARY, PROGRAM, in the trace encoding) put in one
  * chunk of a trace made in memory and decoded by the trace reader, so sites and libraries are read exactly as there.
  */
-function namesAsStart(pieces: Uint8Array[], le: boolean, pointerSize: number, problems: string[]): TraceStart {
-  const body = pieces.reduce((n, p) => n + p.length, 0);
+function namesAsStart(pieces: { bytes: Uint8Array; offset: number }[], le: boolean, pointerSize: number, problems: string[]): TraceStart {
+  const body = pieces.reduce((n, p) => n + p.bytes.length, 0);
   // THREAD_BEGIN (seq 1, tid 0) first, END (exit 0) last: the chunk reads as a whole run of one thread.
   const begin = [Kind.THREAD_BEGIN | (Flag.SEQ_NEXT << 4), 0];
   const end = [Kind.END, 0, 0];
@@ -245,13 +245,33 @@ function namesAsStart(pieces: Uint8Array[], le: boolean, pointerSize: number, pr
   at += CHUNK_HEADER_SIZE;
   trace.set(begin, at);
   at += begin.length;
+  const first = at;
   for (const p of pieces) {
-    trace.set(p, at);
-    at += p.length;
+    trace.set(p.bytes, at);
+    at += p.bytes.length;
   }
   trace.set(end, at);
+  // A problem's offset in the trace made here, as the offset in the file of the same byte.
+  const fileOffset = (o: number): number | null => {
+    let rel = o - first;
+    if (rel < 0) return null;
+    for (const p of pieces) {
+      if (rel < p.bytes.length) return p.offset + rel;
+      rel -= p.bytes.length;
+    }
+    return null;
+  };
   const model = decodeTrace(trace);
-  for (const p of model.problems) problems.push(`names: ${p.message.replace(/offset 0x[0-9a-f]+ \(\d+\)/g, 'a record')}`);
+  const found = model.problems.map((p) => ({
+    at: p.offset === null ? null : fileOffset(p.offset),
+    what: p.message
+      .replace(/^at offset [^:]*: /, '')
+      .replace(/ \(thread 0\)/g, '')
+      .replace(/thread 0's later records are skipped/, 'the later names are skipped'),
+  }));
+  // Problems outside the file's bytes (the END this reader added went unread) follow from one inside, when there is one.
+  const inFile = found.filter((p) => p.at !== null);
+  for (const p of inFile.length > 0 ? inFile : found) problems.push(`${p.at === null ? 'names' : `at offset ${formatOffset(p.at)}`}: in the names: ${p.what}`);
   return { ...modelStart(model), events: 0, threads: 0 };
 }
 
