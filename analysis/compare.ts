@@ -77,7 +77,7 @@ export function compareRuns(a: CompareRun, b: CompareRun): Comparison {
  */
 export function compareReport(run: CompareRun): ReportResult {
   const request = summaryRequest(Number.MAX_SAFE_INTEGER);
-  return computeReport(modelSource(run.model), run.file, request, { budgets: run.inputs.budgets, frameSizes: null }, run.model);
+  return computeReport(modelSource(run.model), run.file, request, { budgets: run.inputs.budgets, frameSizes: null });
 }
 
 /** Compares two reports, each computed with every site listed (top at least its site count). */

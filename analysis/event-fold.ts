@@ -134,6 +134,8 @@ export interface TraceEnd {
   blocksCreated: number;
   statics: { count: number; totalBytes: number };
   untrackedFrees: number;
+  /** EXT/BRANCH records (format 1.2, --mw-branches): 0 when the program was built without them. */
+  branches: number;
   /** Handles of the blocks live at the end, in creation order. */
   liveBlocks: number[];
 }
@@ -147,6 +149,12 @@ export interface EventFold {
   /** The fold reads `TraceStart.events` before the end (a streaming reader then counts the events first). */
   readonly needsEventCount?: boolean;
   event(e: FoldEvent, tables: FoldTables): void;
+  /**
+   * A branch outcome (EXT/BRANCH): told after the latest event of its thread and before that thread's next event (the
+   * model's `branches` order; the order between threads is not kept). `site` is 0 when the record names no branch site.
+   * Readers call it only on folds that have it.
+   */
+  branch?(thread: number, site: number, taken: number): void;
   /** After the last event. */
   finish?(end: TraceEnd, tables: FoldTables): void;
 }

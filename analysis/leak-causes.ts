@@ -1,10 +1,14 @@
 // Why a site leaks (MISSION.md item 4, `report --leak-causes`): for allocation sites whose blocks are sometimes freed
 // and sometimes not, compare the paths (function entries and exits, and branch outcomes when the program was built
 // with --mw-branches) from each allocation to the exit of the lowest function common to the allocation and the free,
-// and name the last event of the leaking paths that the freeing paths never have at that place. Pure: model in, data out.
-import { NONE, type Model } from './model.js';
+// and name the last event of the leaking paths that the freeing paths never have at that place. Folds over the events
+// (event-fold.ts): the same code over a streamed trace or a decoded model, in memory that never grows with events.
+import { NONE, type Model, type SiteTable } from './model.js';
 import { siteInfo } from './sites.js';
 import { Kind, SiteKind } from './trace/format.js';
+import { grown } from './trace/typed-arrays.js';
+import { modelSource } from './model-fold.js';
+import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 
 export const LEAK_CAUSES_SCHEMA = 'cc-memwrap.leak-causes/1';
 
@@ -82,51 +86,376 @@ const ENTER_TOKEN = 0;
 const EXIT_TOKEN = 1;
 const BRANCH_TOKEN = 2;
 
+/**
+ * Why the sites of a decoded model leak: the folds below run over the model's rows (model-fold.ts), as they run over a
+ * streamed trace (`leakCausesOf`).
+ */
 export function leakCauses(model: Model): LeakCauses {
-  const { freed, leaked } = blocksBySite(model);
-  const suspects: SuspectSite[] = [];
-  const neverFreed: PlainLeakSite[] = [];
-  for (const [site, lost] of leaked) {
-    const kept = freed.get(site);
-    if (kept === undefined) neverFreed.push({ site, allocation: allocationPlace(model, site), leaked: lost.length });
-    else suspects.push(explainSite(model, site, kept, lost, model.branches.count > 0));
+  return leakCausesOf(modelSource(model));
+}
+
+/**
+ * Why the sites of a trace leak, in up to three passes over its events, each holding state that grows with live
+ * blocks, sites, functions and threads, never with events: the blocks each site created and those live at the end
+ * (`LeakSitesFold`); for the sites that both freed and leaked, the lowest common function of the sampled freed blocks
+ * (`CommonFunctionFold`); then the sampled blocks' paths (`PathFold`). A pass that has nothing to do is skipped.
+ */
+export function leakCausesOf(source: FoldSource): LeakCauses {
+  let fold: LeakSitesFold | undefined;
+  source.run((start) => [(fold = new LeakSitesFold(start))]);
+  return leakCausesAfter(source, fold!.result());
+}
+
+/** The blocks of each instrumented allocation site, and which were live at the end: the first pass's result. */
+export interface LeakSites {
+  /** The run's start facts (the site table, complete once the pass is finished). */
+  start: TraceStart;
+  /** Blocks created per site id (interposed blocks, site 0, are not counted). */
+  created: Float64Array;
+  /** Site → rows of its blocks live at the end, in creation order. */
+  leakedRows: Map<number, number[]>;
+  /** EXT/BRANCH records in the trace. */
+  branches: number;
+}
+
+/** The first pass: blocks created per instrumented allocation site, and the rows of those live at the end. */
+export class LeakSitesFold implements EventFold {
+  private created = new Float64Array(64);
+  private out: LeakSites | null = null;
+
+  constructor(private readonly start: TraceStart) {}
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    const b = e.newBlock;
+    if (b === NONE) return;
+    const site = tables.blocks.site[b]!;
+    if (site === 0) return;
+    if (site >= this.created.length) this.created = grown(this.created, site + 1);
+    this.created[site]!++;
   }
+
+  finish(end: TraceEnd, tables: FoldTables): void {
+    const B = tables.blocks;
+    const leakedRows = new Map<number, number[]>();
+    for (const b of end.liveBlocks) {
+      const site = B.site[b]!;
+      if (site === 0) continue;
+      let rows = leakedRows.get(site);
+      if (rows === undefined) leakedRows.set(site, (rows = []));
+      rows.push(B.row[b]!);
+    }
+    this.out = { start: this.start, created: this.created, leakedRows, branches: end.branches };
+  }
+
+  result(): LeakSites {
+    if (this.out === null) throw new Error('LeakSitesFold: result before finish');
+    return this.out;
+  }
+}
+
+/**
+ * The passes after the first (`leakCausesOf`): the sites that never freed are listed from the counts alone; the
+ * suspect sites get their common function (a second pass) and their paths (a third), read again from `source`.
+ */
+export function leakCausesAfter(source: FoldSource, sites: LeakSites): LeakCauses {
+  const { start } = sites;
+  const samples: SiteSample[] = [];
+  const neverFreed: PlainLeakSite[] = [];
+  for (const [site, rows] of sites.leakedRows) {
+    const freed = sites.created[site]! - rows.length;
+    if (freed === 0) neverFreed.push({ site, allocation: allocationPlace(start, site), leaked: rows.length });
+    else samples.push(new SiteSample(site, freed, rows));
+  }
+  if (samples.length > 0) {
+    let votes: CommonFunctionFold | undefined;
+    source.run(() => [(votes = new CommonFunctionFold(samples))]);
+    votes!.decide();
+    const traced = samples.filter((s) => s.common !== null);
+    if (traced.length > 0) source.run(() => [new PathFold(traced)]);
+  }
+  const branches = sites.branches > 0;
+  const suspects = samples.map((s) => explainSite(start, s, branches));
   suspects.sort((a, b) => b.leaked - a.leaked || a.site - b.site);
   neverFreed.sort((a, b) => b.leaked - a.leaked || a.site - b.site);
-  return { branchesRecorded: model.branches.count > 0, suspects, neverFreed };
+  return { branchesRecorded: branches, suspects, neverFreed };
 }
 
-/** Freed and leaked blocks (rows) per instrumented allocation site; interposed blocks (site 0) are left out. */
-function blocksBySite(model: Model): { freed: Map<number, number[]>; leaked: Map<number, number[]> } {
-  const B = model.blocks;
-  const freed = new Map<number, number[]>();
-  const leaked = new Map<number, number[]>();
-  for (let b = 0; b < B.count; b++) {
-    const site = B.site[b]!;
-    if (site === 0) continue;
-    const into = B.freeEvent[b] === NONE ? leaked : freed;
-    let list = into.get(site);
-    if (list === undefined) into.set(site, (list = []));
-    list.push(b);
+/** Indices of at most `n` items of `count`, spread evenly over them (first and last included). */
+function evenPicks(count: number, n: number): number[] {
+  if (count <= n) return Array.from({ length: count }, (_, k) => k);
+  const out: number[] = [];
+  for (let k = 0; k < n; k++) out.push(Math.round((k * (count - 1)) / (n - 1)));
+  return out;
+}
+
+/**
+ * A suspect site's sampled blocks: up to MAX_INSTANCES freed and as many leaked, spread evenly over each in creation
+ * order. A pass tells it each block of the site as it is created (`pick`), in creation order; the freed blocks are
+ * numbered among the freed ones from the rows of the leaked ones, known from the first pass.
+ */
+class SiteSample {
+  /** Freed block number (among the site's freed blocks) → pick; leaked block number → MAX_INSTANCES + pick. */
+  private readonly freedPicks = new Map<number, number>();
+  private readonly leakedPicks = new Map<number, number>();
+  readonly freedCount: number;
+  readonly leakedCount: number;
+  /** Blocks of the site created so far in this pass, and leaked ones among them. */
+  private seen = 0;
+  private leakedSeen = 0;
+  /** The common function's entry site (second pass), or null. */
+  common: number | null = null;
+  /** Per pick (freed picks first, then MAX_INSTANCES + leaked picks): the block's path (third pass), null: none. */
+  readonly paths: (Path | null)[] = [];
+
+  constructor(
+    readonly site: number,
+    freed: number,
+    private readonly leakedRows: number[],
+  ) {
+    this.freedCount = freed;
+    this.leakedCount = leakedRows.length;
+    evenPicks(freed, MAX_INSTANCES).forEach((n, k) => this.freedPicks.set(n, k));
+    evenPicks(leakedRows.length, MAX_INSTANCES).forEach((n, k) => this.leakedPicks.set(n, MAX_INSTANCES + k));
   }
-  return { freed, leaked };
+
+  get freedPicked(): number {
+    return this.freedPicks.size;
+  }
+
+  get leakedPicked(): number {
+    return this.leakedPicks.size;
+  }
+
+  /** Before a pass. */
+  restart(): void {
+    this.seen = 0;
+    this.leakedSeen = 0;
+  }
+
+  /** The next block of the site, created now with this row: its pick, or -1. */
+  pick(row: number): number {
+    const rows = this.leakedRows;
+    let k: number | undefined;
+    if (this.leakedSeen < rows.length && rows[this.leakedSeen] === row) k = this.leakedPicks.get(this.leakedSeen++);
+    else k = this.freedPicks.get(this.seen - this.leakedSeen);
+    this.seen++;
+    return k ?? -1;
+  }
 }
 
-function explainSite(model: Model, site: number, freedBlocks: number[], leakedBlocks: number[], branches: boolean): SuspectSite {
+/** Site id → 1 + index in `samples` (0: not a suspect site), for a lookup per block created. */
+function sampleIndex(samples: SiteSample[]): Int32Array {
+  const index = new Int32Array(Math.max(0, ...samples.map((s) => s.site)) + 1);
+  samples.forEach((s, k) => (index[s.site] = k + 1));
+  for (const s of samples) s.restart();
+  return index;
+}
+
+/** The sample and pick of a block just created, or null. */
+function pickOf(index: Int32Array, samples: SiteSample[], e: FoldEvent, blocks: FoldBlocks): { sample: SiteSample; k: number } | null {
+  const site = blocks.site[e.newBlock]!;
+  const s = site < index.length ? index[site]! : 0;
+  if (s === 0) return null;
+  const sample = samples[s - 1]!;
+  const k = sample.pick(blocks.row[e.newBlock]!);
+  return k < 0 ? null : { sample, k };
+}
+
+/** A sampled freed block between its allocation and its free. */
+interface Voter {
+  sample: SiteSample;
+  allocEvent: number;
+  thread: number;
+}
+
+/**
+ * The second pass: for the sampled freed blocks of each suspect site, the deepest frame open at the free that encloses
+ * the allocation too (same thread, entered before it); the site's common function is the entry site most of them
+ * name (ties: the smallest).
+ */
+class CommonFunctionFold implements EventFold {
+  private readonly index: Int32Array;
+  /** Block handle → 1 + index in `voters` while the block is a sampled freed one, else 0. */
+  private mark = new Int32Array(64);
+  private readonly voters: (Voter | null)[] = [];
+  private readonly votes = new Map<SiteSample, Map<number, number>>();
+
+  constructor(private readonly samples: SiteSample[]) {
+    this.index = sampleIndex(samples);
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    const old = e.oldBlock;
+    if (old !== NONE && old < this.mark.length && this.mark[old] !== 0) {
+      const v = this.voters[this.mark[old]! - 1]!;
+      this.voters[this.mark[old]! - 1] = null;
+      this.mark[old] = 0;
+      this.vote(v, e, tables.frames);
+    }
+    if (e.newBlock === NONE) return;
+    const picked = pickOf(this.index, this.samples, e, tables.blocks);
+    if (picked === null || picked.k >= MAX_INSTANCES) return;
+    const h = e.newBlock;
+    this.mark = grown(this.mark, h + 1);
+    this.voters.push({ sample: picked.sample, allocEvent: e.index, thread: tables.blocks.thread[h]! });
+    this.mark[h] = this.voters.length;
+  }
+
+  private vote(v: Voter, e: FoldEvent, F: FoldFrames): void {
+    for (let f = e.frame; f !== NONE; f = F.parent[f]!) {
+      if (F.thread[f] !== v.thread || F.enter[f]! >= v.allocEvent) continue;
+      let votes = this.votes.get(v.sample);
+      if (votes === undefined) this.votes.set(v.sample, (votes = new Map()));
+      const site = F.entrySite[f]!;
+      votes.set(site, (votes.get(site) ?? 0) + 1);
+      return;
+    }
+  }
+
+  /** Each sample's common function from the votes. */
+  decide(): void {
+    for (const s of this.samples) {
+      const votes = this.votes.get(s);
+      let best: number | null = null;
+      if (votes !== undefined) for (const [site, n] of votes) if (best === null || n > votes.get(best)! || (n === votes.get(best)! && site < best)) best = site;
+      s.common = best;
+    }
+  }
+}
+
+/** A sampled block whose path ends when a frame closes: where its path starts in its thread's steps. */
+interface Waiter {
+  sample: SiteSample;
+  k: number;
+  start: number;
+}
+
+/** One thread's steps in the third pass: the latest MAX_PATH_EVENTS in a ring, and its open frames. */
+interface ThreadSteps {
+  ring: Int32Array;
+  /** Steps so far. */
+  pos: number;
+  /** Entry site of each open frame, innermost last, and the sampled blocks whose path ends when it closes. */
+  entries: number[];
+  waiters: (Waiter[] | null)[];
+}
+
+const RING_MASK = MAX_PATH_EVENTS - 1;
+
+/**
+ * The third pass: each thread's steps (function entries and exits, branch outcomes) into a ring of the latest
+ * MAX_PATH_EVENTS; a sampled block waits on the innermost open call of its site's common function, and when that call
+ * closes (EXIT, UNWIND, THREAD_END; at the end of the trace if never) its path is the steps since its allocation, the
+ * latest MAX_PATH_EVENTS of them, loops folded, and the common function's exit.
+ */
+class PathFold implements EventFold {
+  private readonly index: Int32Array;
+  private readonly threads: ThreadSteps[] = [];
+
+  constructor(private readonly samples: SiteSample[]) {
+    this.index = sampleIndex(samples);
+  }
+
+  private steps(thread: number): ThreadSteps {
+    return (this.threads[thread] ??= { ring: new Int32Array(MAX_PATH_EVENTS), pos: 0, entries: [], waiters: [] });
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    const F = tables.frames;
+    switch (e.kind) {
+      case Kind.ENTER: {
+        const t = this.steps(e.thread);
+        const entry = F.entrySite[e.frame]!;
+        t.entries.push(entry);
+        t.waiters.push(null);
+        t.ring[t.pos++ & RING_MASK] = entry * 4 + ENTER_TOKEN;
+        break;
+      }
+      case Kind.EXIT:
+      case Kind.UNWIND: {
+        const t = this.steps(e.thread);
+        this.close(t, e.kind === Kind.EXIT ? 1 : e.value);
+        if (e.frame !== NONE) t.ring[t.pos++ & RING_MASK] = F.entrySite[e.frame]! * 4 + EXIT_TOKEN;
+        break;
+      }
+      case Kind.THREAD_END: {
+        const t = this.steps(e.thread);
+        this.close(t, t.entries.length);
+        break;
+      }
+      default:
+        if (e.newBlock !== NONE) this.allocated(e, tables.blocks);
+    }
+  }
+
+  branch(thread: number, site: number, taken: number): void {
+    if (site === 0) return;
+    const t = this.steps(thread);
+    t.ring[t.pos++ & RING_MASK] = site * 4 + BRANCH_TOKEN + taken;
+  }
+
+  /** A block created: if sampled, it waits on the innermost open call of the common function (none: no path). */
+  private allocated(e: FoldEvent, blocks: FoldBlocks): void {
+    const picked = pickOf(this.index, this.samples, e, blocks);
+    if (picked === null) return;
+    const t = this.steps(e.thread);
+    const common = picked.sample.common!;
+    for (let j = t.entries.length - 1; j >= 0; j--) {
+      if (t.entries[j] !== common) continue;
+      (t.waiters[j] ??= []).push({ sample: picked.sample, k: picked.k, start: t.pos });
+      return;
+    }
+  }
+
+  /** Closes up to `count` of the thread's frames, ending the paths that wait on them before this event's step. */
+  private close(t: ThreadSteps, count: number): void {
+    for (let j = 0; j < count && t.entries.length > 0; j++) {
+      t.entries.pop();
+      const waiting = t.waiters.pop();
+      if (waiting) for (const w of waiting) this.endPath(t, w);
+    }
+  }
+
+  private endPath(t: ThreadSteps, w: Waiter): void {
+    const n = Math.min(t.pos - w.start, MAX_PATH_EVENTS);
+    const raw: number[] = [];
+    for (let p = t.pos - n; p < t.pos; p++) raw.push(t.ring[p & RING_MASK]!);
+    const tokens = foldRepeats(raw);
+    tokens.push(w.sample.common! * 4 + EXIT_TOKEN);
+    w.sample.paths[w.k] = { tokens, culprit: -1 };
+  }
+
+  finish(): void {
+    for (const t of this.threads) {
+      if (t === undefined) continue;
+      for (const waiting of t.waiters) if (waiting) for (const w of waiting) this.endPath(t, w);
+    }
+  }
+}
+
+function explainSite(names: Names, s: SiteSample, branches: boolean): SuspectSite {
   const base = {
-    site,
-    allocation: allocationPlace(model, site),
-    freed: freedBlocks.length,
-    leaked: leakedBlocks.length,
+    site: s.site,
+    allocation: allocationPlace(names, s.site),
+    freed: s.freedCount,
+    leaked: s.leakedCount,
   };
   const empty = { commonFunction: null, compared: { freeing: 0, leaking: 0 }, culprit: null, onlyInFreeing: [], freeingPath: [], leakingPath: [] };
-  const common = commonFunction(model, freedBlocks);
+  const common = s.common;
   if (common === null) {
     return { ...base, ...empty, note: 'no freed block was freed on the thread that allocated it, inside a recorded function: nothing to compare' };
   }
-  const freeing = pickEvenly(freedBlocks, MAX_INSTANCES).map((b) => pathOf(model, b, common)).filter(isPath);
-  const leaking = pickEvenly(leakedBlocks, MAX_INSTANCES).map((b) => pathOf(model, b, common)).filter(isPath);
-  const commonPlace = functionPlace(model, common);
+  const pathsOf = (from: number, n: number): Path[] => {
+    const out: Path[] = [];
+    for (let k = from; k < from + n; k++) {
+      const p = s.paths[k];
+      if (p) out.push(p);
+    }
+    return out;
+  };
+  const freeing = pathsOf(0, s.freedPicked);
+  const leaking = pathsOf(MAX_INSTANCES, s.leakedPicked);
+  const commonPlace = functionPlace(names, common);
   if (freeing.length === 0 || leaking.length === 0) {
     return { ...base, ...empty, commonFunction: commonPlace, note: `no ${freeing.length === 0 ? 'freed' : 'leaked'} block was allocated inside a call of ${commonPlace.function}` };
   }
@@ -136,10 +465,10 @@ function explainSite(model: Model, site: number, freedBlocks: number[], leakedBl
     ...base,
     commonFunction: commonPlace,
     compared: { freeing: freeing.length, leaking: leaking.length },
-    culprit: culprit === null ? null : { ...describeToken(model, culprit.token), leakingPaths: culprit.count },
-    onlyInFreeing: onlyInFreeing(model, freeing, leaking),
-    freeingPath: freeing[0]!.tokens.map((t) => describeToken(model, t)),
-    leakingPath: leakingExample.tokens.map((t) => describeToken(model, t)),
+    culprit: culprit === null ? null : { ...describeToken(names, culprit.token), leakingPaths: culprit.count },
+    onlyInFreeing: onlyInFreeing(names, freeing, leaking),
+    freeingPath: freeing[0]!.tokens.map((t) => describeToken(names, t)),
+    leakingPath: leakingExample.tokens.map((t) => describeToken(names, t)),
     note: culprit === null ? noCulpritNote(commonPlace, branches) : null,
   };
 }
@@ -156,90 +485,8 @@ interface Path {
   culprit: number;
 }
 
-const isPath = (p: Path | null): p is Path => p !== null;
-
-/**
- * The entry site of the lowest function common to the allocation's and the free's stacks, the most frequent one over
- * the freed blocks (blocks freed on another thread, or outside every recorded frame, have none).
- */
-function commonFunction(model: Model, freedBlocks: number[]): number | null {
-  const votes = new Map<number, number>();
-  for (const b of pickEvenly(freedBlocks, MAX_INSTANCES)) {
-    const frame = lowestCommonFrame(model, model.events.frame[model.blocks.allocEvent[b]!]!, model.events.frame[model.blocks.freeEvent[b]!]!);
-    if (frame === NONE) continue;
-    const site = model.frames.entrySite[frame]!;
-    votes.set(site, (votes.get(site) ?? 0) + 1);
-  }
-  let best: number | null = null;
-  for (const [site, n] of votes) if (best === null || n > votes.get(best)! || (n === votes.get(best)! && site < best)) best = site;
-  return best;
-}
-
-/** The deepest frame that encloses both frames (or is one of them); NONE when they share none. */
-function lowestCommonFrame(model: Model, a: number, b: number): number {
-  const parent = model.frames.parent;
-  const seen = new Set<number>();
-  for (let f = a; f !== NONE; f = parent[f]!) seen.add(f);
-  for (let f = b; f !== NONE; f = parent[f]!) if (seen.has(f)) return f;
-  return NONE;
-}
-
-/**
- * The folded path of one block: the function entries, exits and branch outcomes of its thread from the allocation to
- * the exit of the innermost enclosing call of the common function (to the end of the trace when that call never
- * returned), ending with that exit. Read backwards from the exit and cut at MAX_PATH_EVENTS steps, so a block
- * allocated early in a long-lived function costs no more than a short path. Null when the allocation is not inside
- * a call of the common function.
- */
-function pathOf(model: Model, block: number, commonEntry: number): Path | null {
-  const E = model.events;
-  const F = model.frames;
-  const alloc = model.blocks.allocEvent[block]!;
-  let frame = E.frame[alloc]!;
-  while (frame !== NONE && F.entrySite[frame] !== commonEntry) frame = F.parent[frame]!;
-  if (frame === NONE) return null;
-  const thread = E.thread[alloc]!;
-  const end = F.exit[frame] === NONE ? E.count : F.exit[frame]!;
-  const br = model.branches;
-  const reversed: number[] = [];
-  let k = firstBranchAfter(model, end) - 1; // the last branch before the exit event
-  for (let i = end - 1; i >= alloc && reversed.length < MAX_PATH_EVENTS; i--) {
-    for (; k >= 0 && br.after[k]! >= i; k--) {
-      if (br.after[k] === i && br.thread[k] === thread && br.site[k] !== 0) reversed.push(br.site[k]! * 4 + BRANCH_TOKEN + br.taken[k]!);
-    }
-    if (i > alloc && E.thread[i] === thread) {
-      const token = eventToken(model, i);
-      if (token !== NONE) reversed.push(token);
-    }
-  }
-  const folded = foldRepeats(reversed.reverse());
-  folded.push(commonEntry * 4 + EXIT_TOKEN);
-  return { tokens: folded, culprit: -1 };
-}
-
-/** The token of one event: ENTER or EXIT of its frame's function; an UNWIND counts as the exit of the outermost frame it closed. */
-function eventToken(model: Model, i: number): number {
-  const E = model.events;
-  const kind = E.kind[i]!;
-  const frame = E.frame[i]!;
-  if (frame === NONE) return NONE;
-  if (kind === Kind.ENTER) return model.frames.entrySite[frame]! * 4 + ENTER_TOKEN;
-  if (kind === Kind.EXIT || kind === Kind.UNWIND) return model.frames.entrySite[frame]! * 4 + EXIT_TOKEN;
-  return NONE;
-}
-
-/** Index of the first branch whose `after` is at or past `event` (branches are sorted by `after`). */
-function firstBranchAfter(model: Model, event: number): number {
-  const after = model.branches.after;
-  let lo = 0;
-  let hi = model.branches.count;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (after[mid]! < event) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
+/** What names sites: the run's site table. */
+type Names = { sites: SiteTable };
 
 /**
  * Folds loops: wherever a block of up to `maxBody` tokens is repeated back to back, one copy is kept, until no such
@@ -307,42 +554,34 @@ function separatingStep(freeing: Path[], leaking: Path[]): { token: number; coun
 }
 
 /** Functions (entry sites) entered on some freeing path and on no leaking path. */
-function onlyInFreeing(model: Model, freeing: Path[], leaking: Path[]): SourcePlace[] {
+function onlyInFreeing(names: Names, freeing: Path[], leaking: Path[]): SourcePlace[] {
   const entered = (paths: Path[]): Set<number> => {
     const s = new Set<number>();
     for (const p of paths) for (const t of p.tokens) if (t % 4 === ENTER_TOKEN) s.add(t / 4);
     return s;
   };
   const leakingEntered = entered(leaking);
-  return [...entered(freeing)].filter((s) => !leakingEntered.has(s)).sort((a, b) => a - b).map((s) => functionPlace(model, s));
+  return [...entered(freeing)].filter((s) => !leakingEntered.has(s)).sort((a, b) => a - b).map((s) => functionPlace(names, s));
 }
 
-function describeToken(model: Model, token: number): PathStep {
+function describeToken(names: Names, token: number): PathStep {
   const kind = token % 4;
   const site = (token - kind) / 4;
   if (kind >= BRANCH_TOKEN) {
-    const info = siteInfo(model, site);
+    const info = siteInfo(names, site);
     return { kind: 'branch', function: info?.func ?? '?', file: info?.file ?? null, line: info?.line ?? 0, text: info?.name ?? null, taken: kind === BRANCH_TOKEN + 1 };
   }
-  return { kind: kind === ENTER_TOKEN ? 'enter' : 'exit', ...functionPlace(model, site), text: null, taken: null };
+  return { kind: kind === ENTER_TOKEN ? 'enter' : 'exit', ...functionPlace(names, site), text: null, taken: null };
 }
 
-function functionPlace(model: Model, entrySite: number): SourcePlace {
-  const info = siteInfo(model, entrySite);
+function functionPlace(names: Names, entrySite: number): SourcePlace {
+  const info = siteInfo(names, entrySite);
   return { function: info?.name || info?.func || `<site ${entrySite}>`, file: info?.file ?? null, line: info?.line ?? 0 };
 }
 
-function allocationPlace(model: Model, site: number): SourcePlace & { allocator: string } {
-  const info = siteInfo(model, site);
+function allocationPlace(names: Names, site: number): SourcePlace & { allocator: string } {
+  const info = siteInfo(names, site);
   return { function: info?.func ?? '?', file: info?.file ?? null, line: info?.line ?? 0, allocator: info?.name ?? '?' };
-}
-
-/** At most `n` items, spread evenly over the list (first and last included). */
-function pickEvenly<T>(items: T[], n: number): T[] {
-  if (items.length <= n) return items;
-  const out: T[] = [];
-  for (let k = 0; k < n; k++) out.push(items[Math.round((k * (items.length - 1)) / (n - 1))]!);
-  return out;
 }
 
 /** Whether `kind` is the site kind of branch sites (exported for the text report's wording). */

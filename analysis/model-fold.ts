@@ -78,6 +78,7 @@ export function modelEnd(model: Model): TraceEnd {
     blocksCreated: model.blocks.count,
     statics: { count: model.statics.count, totalBytes: model.statics.totalBytes },
     untrackedFrees: model.untrackedFrees.count,
+    branches: model.branches.count,
     liveBlocks,
   };
 }
@@ -94,6 +95,16 @@ export function foldModel(model: Model, folds: EventFold[]): void {
   const L = model.linked;
   const paths = model.callPaths;
   let nextLinked = 0;
+  // Branch outcomes after their `after` event (those before any event of their thread first), to the folds that read them.
+  const branchFolds = folds.filter((f) => f.branch !== undefined);
+  const Br = model.branches;
+  let nextBranch = branchFolds.length === 0 ? Br.count : 0;
+  const branchesUpTo = (i: number): void => {
+    for (; nextBranch < Br.count && Br.after[nextBranch]! <= i; nextBranch++) {
+      for (const f of branchFolds) f.branch!(Br.thread[nextBranch]!, Br.site[nextBranch]!, Br.taken[nextBranch]!);
+    }
+  };
+  branchesUpTo(-1);
   for (let i = 0; i < E.count; i++) {
     e.index = i;
     const kind = (e.kind = E.kind[i]!);
@@ -122,6 +133,7 @@ export function foldModel(model: Model, folds: EventFold[]): void {
       nextLinked++;
     }
     for (let f = 0; f < folds.length; f++) folds[f]!.event(e, tables);
+    if (nextBranch < Br.count) branchesUpTo(i);
   }
   const end = modelEnd(model);
   for (const f of folds) f.finish?.(end, tables);

@@ -1,7 +1,6 @@
 // `cc-memwrap report` as one computation: a checked request in, one result object out, with a section per option
 // (null when not asked for). report-text.ts and report-json.ts each render that object; a new report section is one
 // analysis, one member here and one entry in each renderer.
-import type { Model } from './model.js';
 import type { EventFold, FoldSource, TraceStart } from './event-fold.js';
 import { SummaryFold, type Summary } from './summary.js';
 import { AttributionFold, type Attribution, type AttributionBy, type AttributionMode } from './attribution.js';
@@ -15,7 +14,7 @@ import { IntervalFold, type IntervalSeries, type IntervalSpec } from './timeline
 import { stackSection, worstCaseOf, type StackReport } from './stack-report.js';
 import { DeepestStackFold } from './deepest-stack.js';
 import type { StackUnit } from './worst-stack.js';
-import { leakCauses, type LeakCauses } from './leak-causes.js';
+import { leakCausesAfter, LeakSitesFold, type LeakCauses } from './leak-causes.js';
 
 export const FAIL_ON = ['budget', 'leaks'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
@@ -73,30 +72,13 @@ export interface ReportResult {
   failOn: { conditions: FailOn[]; failed: FailOn[] } | null;
 }
 
-/** A section of the report that is not yet a fold over the events: it reads the decoded model. */
-export type ModelSection = 'leak-causes';
-
-/** The sections of this request that read the decoded model; none: the report is one pass over the events. */
-export function modelSections(request: ReportRequest, inputs: ReportInputs): ModelSection[] {
-  const out: ModelSection[] = [];
-  if (request.leakCauses) out.push('leak-causes');
-  return out;
-}
-
-/** Whether `computeReport` needs the decoded model for this request (see `modelSections`). */
-export function needsModel(request: ReportRequest, inputs: ReportInputs): boolean {
-  return modelSections(request, inputs).length > 0;
-}
-
 /**
- * The report: one pass over the events of `source` with the fold of every section asked for that is one (summary,
- * --peak, --linked, --leaks), then the sections that read `model` (`modelSections`; an error if they need it and it
- * is not given).
+ * The report: one pass over the events of `source` with the fold of every section asked for (summary, --peak,
+ * --linked, --leaks, --by, --budget, --temporary, --calls, --interval, --stack, and the first pass of --leak-causes),
+ * then --leak-causes's own passes when its suspect sites need them (leak-causes.ts).
  */
-export function computeReport(source: FoldSource, file: string, request: ReportRequest, inputs: ReportInputs, model: Model | null = null): ReportResult {
+export function computeReport(source: FoldSource, file: string, request: ReportRequest, inputs: ReportInputs): ReportResult {
   const { top } = request;
-  const needed = modelSections(request, inputs);
-  if (needed.length > 0 && model === null) throw new Error(`the report's ${needed.join(', ')} need the decoded trace`);
   const wantLeaks = request.leaks || request.failOn.has('leaks');
   // A streaming source may build the folds twice (a second reading): the results are those of the last.
   let last: ReportFolds | undefined;
@@ -106,7 +88,6 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
   const { start, summaryFold, peakFold, linkedFold, leaksFold } = last!;
   const summary = summaryFold.result();
   const p = peakFold?.result() ?? null;
-  const m = model!;
   const checks = last!.budgetFold?.result() ?? null;
   const atExit = leaksFold?.result() ?? null;
   const result: ReportResult = {
@@ -123,7 +104,7 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
     intervals: last!.intervalFold?.result() ?? null,
     stack: last!.stackFold === null ? null : stackSection(last!.stackFold.result(), sizes!.program, sizes!.units, sizes!.missing, worst.worstCase),
     leaks: request.leaks ? atExit : null,
-    leakCauses: request.leakCauses ? leakCauses(m) : null,
+    leakCauses: last!.leakSitesFold === null ? null : leakCausesAfter(source, last!.leakSitesFold.result()),
     failOn: null,
   };
   if (request.failOn.size > 0) {
@@ -149,6 +130,7 @@ interface ReportFolds {
   callsFold: PerCallFold | null;
   intervalFold: IntervalFold | null;
   stackFold: DeepestStackFold | null;
+  leakSitesFold: LeakSitesFold | null;
   all: EventFold[];
 }
 
@@ -166,9 +148,10 @@ function reportFolds(start: TraceStart, request: ReportRequest, inputs: ReportIn
   const callsFold = request.calls === null ? null : new PerCallFold(start, request.calls, { keepCalls: Math.max(0, top) });
   const intervalFold = request.interval === null ? null : new IntervalFold(start, request.interval);
   const stackFold = request.stack && inputs.frameSizes !== null ? new DeepestStackFold(start, mainFrame) : null;
+  const leakSitesFold = request.leakCauses ? new LeakSitesFold(start) : null;
   const all: EventFold[] = [summaryFold];
-  for (const f of [orphans, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold]) if (f !== null) all.push(f);
-  return { start, summaryFold, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, all };
+  for (const f of [orphans, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, leakSitesFold]) if (f !== null) all.push(f);
+  return { start, summaryFold, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, leakSitesFold, all };
 }
 
 /**

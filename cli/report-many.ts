@@ -5,8 +5,7 @@ import { readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Summary } from '../analysis/summary.js';
 import type { Attribution } from '../analysis/attribution.js';
-import { computeReport, needsModel, summaryRequest, type ReportInputs } from '../analysis/report.js';
-import { modelSource } from '../analysis/model-fold.js';
+import { computeReport, summaryRequest, type ReportInputs } from '../analysis/report.js';
 import { ProcessesBuilder, type ProcessesReport } from '../analysis/processes.js';
 import { renderProcesses } from '../analysis/processes-text.js';
 import { describeReadError } from '../host/read-errors.js';
@@ -76,9 +75,7 @@ async function readOne(file: string, label: string, a: ReportArgs, io: CliIo): P
   const trace = await TraceFile.read(file);
   const progress = progressLine(io, label, trace.size);
   try {
-    const model = needsModel(request, inputs) ? trace.decode({ onProgress: progress.update }) : null;
-    const source = model === null ? trace.stream({ onProgress: progress.update }) : modelSource(model);
-    const result = computeReport(source, file, request, inputs, model);
+    const result = computeReport(trace.stream({ onProgress: progress.update }), file, request, inputs);
     progress.done();
     for (const p of result.summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
     return { summary: result.summary, attribution: result.attribution, cwd: result.cwd };

@@ -6,7 +6,7 @@ import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
 import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
 import { compareJson, compareText } from '../analysis/compare-text.js';
-import { computeReport, needsModel, type ReportInputs, type ReportResult } from '../analysis/report.js';
+import { computeReport, type ReportInputs, type ReportResult } from '../analysis/report.js';
 import type { Budgets } from '../analysis/budgets.js';
 import { IntervalError } from '../analysis/timeline.js';
 import type { Model } from '../analysis/model.js';
@@ -107,17 +107,17 @@ function decode(trace: TraceFile, file: string, io: CliIo): Model {
 
 /**
  * The report, with what the request needs beside the trace (budgets, frame sizes) read once. Streamed through the
- * trace a window at a time, in memory that grows with live blocks and sites, not with events — unless a section
- * still reads the decoded model (`modelSections`) or an HTML report is to be written from it.
+ * trace a window at a time, in memory that grows with live blocks and sites, not with events — unless an HTML report
+ * is to be written from the decoded model.
  */
 function compute(trace: TraceFile, a: ReportArgs, io: CliIo): ReportResult {
   const budgets = budgetsFor(a.budgets, trace);
   const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.stackInfo() : null };
-  const model = needsModel(a.request, inputs) || a.html !== null ? decode(trace, a.file, io) : null;
+  const model = a.html !== null ? decode(trace, a.file, io) : null;
   const progress = model === null ? progressLine(io, a.file, trace.size) : null;
   try {
     const source = model === null ? trace.stream({ onProgress: progress!.update }) : modelSource(model);
-    return computeReport(source, a.file, a.request, inputs, model);
+    return computeReport(source, a.file, a.request, inputs);
   } catch (e) {
     if (e instanceof IntervalError) throw new ReportFailure(`--interval ${a.interval}: ${e.message}`);
     throw new ReportFailure(describeReadError(a.file, e));

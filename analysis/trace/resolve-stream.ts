@@ -421,6 +421,9 @@ class FoldPass {
   private endEvent = NONE;
   private badBranches = 0;
   private firstBadBranch = 0;
+  private branches = 0;
+  /** The folds that read branch outcomes (EventFold.branch). */
+  private readonly branchFolds: EventFold[];
   private lastThread = -1;
   private lastRank = 0;
 
@@ -435,6 +438,7 @@ class FoldPass {
     private readonly meta: MetaPass | null,
   ) {
     this.tables = { blocks: this.blocks, frames: this.frames, timeOf: (e) => this.timeOf(e) };
+    this.branchFolds = folds.filter((f) => f.branch !== undefined);
     this.rankOf = new Map(run.threadIndices.map((index, rank) => [index, rank]));
     const scoutOf = new Map((scouts ?? []).map((s) => [s.index, s]));
     this.threads = run.threadIndices.map((index, rank) => ({
@@ -527,11 +531,24 @@ class FoldPass {
     e.callPath = this.paths.intern(r);
   }
 
-  /** EXT/BRANCH: only its site is checked, as the decoder does (branches are not events). */
+  /**
+   * EXT/BRANCH: its site checked as the decoder does (branches are not events), and told to the folds that read them
+   * after the latest event of its thread: that event is handed out first if it is still pending (the records that
+   * complete it, CALLER, CALL_PATH and LINKED, come right after it, before any branch).
+   */
   private branch(r: TraceRecord): void {
+    this.branches++;
     const sites = this.run.sites;
-    if (r.site < sites.count && sites.kind[r.site] === SiteKind.BRANCH) return;
-    if (this.badBranches++ === 0) this.firstBadBranch = r.site;
+    let site = r.site;
+    if (!(site < sites.count && sites.kind[site] === SiteKind.BRANCH)) {
+      if (this.badBranches++ === 0) this.firstBadBranch = site;
+      site = 0;
+    }
+    const folds = this.branchFolds;
+    if (folds.length === 0) return;
+    const rank = this.rank(r.thread);
+    if (this.pending && this.ev.thread === rank) this.flush();
+    for (let f = 0; f < folds.length; f++) folds[f]!.branch!(rank, site, r.taken);
   }
 
   private checkSite(id: number, r: TraceRecord): number {
@@ -785,6 +802,7 @@ class FoldPass {
       blocksCreated: this.blockRows,
       statics: { count: this.statics, totalBytes: this.staticBytes },
       untrackedFrees: this.untracked,
+      branches: this.branches,
       liveBlocks,
     };
   }

@@ -14,7 +14,7 @@ import { streamSource } from '../../analysis/trace/resolve-stream.js';
 import { FIXTURES, studentMain } from '../fixtures/scenarios.js';
 import { slotSource } from '../support/slot-source.js';
 import { fixtureFile, foldTraces } from '../support/fold-traces.js';
-import { computeReport, modelSections, needsModel, type FailOn } from '../../analysis/report.js';
+import { computeReport, type FailOn } from '../../analysis/report.js';
 
 function report(source: FoldSource, keep: number): object {
   let result: () => object = () => ({});
@@ -74,20 +74,16 @@ describe('computeReport over a fold source', () => {
   const request = { top: 3, by: null, peak: true, linked: true, leaks: true, temporaryWithin: null, calls: null, interval: null, stack: false, leakCauses: false, failOn: new Set<FailOn>(['leaks']) };
   const inputs = { budgets: null, frameSizes: null };
 
-  test('the folded sections need no model: streamed, the result is the one of the decoded trace', () => {
+  test('every section is a fold: streamed, the result is the one of the decoded trace', () => {
     const bytes = everyRecord();
-    expect(modelSections(request, inputs)).toEqual([]);
     const streamed = computeReport(streamSource(memorySource(bytes)), 'f', request, inputs);
     const model = decodeTrace(bytes);
-    expect(streamed).toEqual(computeReport(modelSource(model), 'f', request, inputs, model));
+    expect(streamed).toEqual(computeReport(modelSource(model), 'f', request, inputs));
     expect(streamed.linked!.count).toBeGreaterThan(0);
-  });
-
-  test('the sections that are not folds yet are named, and asked for without a model they are refused', () => {
-    const more = { ...request, by: { by: 'function' as const, mode: 'innermost' as const }, interval: { every: 4, unit: 'events' as const }, stack: true, leakCauses: true };
-    expect(modelSections(more, { budgets: { limits: {}, source: null }, frameSizes: null })).toEqual(['leak-causes']);
-    expect(needsModel(more, inputs)).toBe(true);
-    expect(needsModel({ ...more, leakCauses: false }, inputs)).toBe(false);
-    expect(() => computeReport(streamSource(memorySource(FIXTURES['1.0/basic.bin']!())), 'f', more, inputs)).toThrow(/leak-causes need the decoded trace/);
+    const more = { ...request, by: { by: 'function' as const, mode: 'innermost' as const }, interval: { every: 4, unit: 'events' as const }, leakCauses: true };
+    for (const name of ['1.2/every-record.bin', '1.0/basic.bin']) {
+      const b = name === '1.0/basic.bin' ? FIXTURES[name]!() : everyRecord(name);
+      expect(computeReport(streamSource(memorySource(b)), 'f', more, inputs), name).toEqual(computeReport(modelSource(decodeTrace(b)), 'f', more, inputs));
+    }
   });
 });

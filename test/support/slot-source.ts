@@ -39,6 +39,10 @@ class SlotFolds implements EventFold {
     }
   }
 
+  branch(thread: number, site: number, taken: number): void {
+    for (const f of this.folds) f.branch?.(thread, site, taken);
+  }
+
   finish(end: TraceEnd, rows: FoldTables): void {
     const slotEnd = { ...end, liveBlocks: end.liveBlocks.map((r) => this.slotOf[r]!) };
     for (const f of this.folds) f.finish?.(slotEnd, this.tables(rows));

@@ -1,0 +1,349 @@
+// The leak-cause analysis as it was before it became a fold (analysis/leak-causes.ts): the whole decoded model in,
+// read with random access (the freed and leaked blocks per site, the frame tree, every branch). Kept as the reference
+// the folds are compared with; the one known difference is the cut of a path longer than MAX_PATH_EVENTS steps, which
+// this version makes at an event (so a path may keep a few steps more), the fold at exactly MAX_PATH_EVENTS.
+import { NONE, type Model } from '../../analysis/model.js';
+import { siteInfo } from '../../analysis/sites.js';
+import { Kind, SiteKind } from '../../analysis/trace/format.js';
+
+export const LEAK_CAUSES_SCHEMA = 'cc-memwrap.leak-causes/1';
+
+/** Instances compared per suspect site and side (freed, leaked), picked evenly over the run. */
+export const MAX_INSTANCES = 64;
+/** Events kept per path, counted back from its end (the comparison is aligned at the end). */
+export const MAX_PATH_EVENTS = 4096;
+/** Longest repeated block folded by `foldRepeats`. */
+export const MAX_LOOP_BODY = 16;
+
+/** A place in the source: a function, its file and line (entry line for functions, the branch's line for branches). */
+export interface SourcePlace {
+  function: string;
+  file: string | null;
+  line: number;
+}
+
+/** One step of a path: entering or leaving a function, or a branch outcome. */
+export interface PathStep {
+  kind: 'enter' | 'exit' | 'branch';
+  /** The function entered or left, or the one holding the branch. */
+  function: string;
+  file: string | null;
+  line: number;
+  /** Branches: the branch's source text (`if (err == 1)`, `case 2:`, `n > 0 ?`, `p &&`); null otherwise. */
+  text: string | null;
+  /** Branches: true when the condition held (or the case label was jumped to); null otherwise. */
+  taken: boolean | null;
+}
+
+export interface LeakCulprit extends PathStep {
+  /** How many of the compared leaking paths have this step as their separating step. */
+  leakingPaths: number;
+}
+
+export interface SuspectSite {
+  /** The allocation site. */
+  site: number;
+  allocation: SourcePlace & { allocator: string };
+  freed: number;
+  leaked: number;
+  /** The lowest function common to the allocation's and the free's call stacks (the most frequent one), or null. */
+  commonFunction: SourcePlace | null;
+  /** Instances whose paths were compared. */
+  compared: { freeing: number; leaking: number };
+  /** The separating step of the leaking paths; null when none separates them (see `note`). */
+  culprit: LeakCulprit | null;
+  /** Functions some freeing path enters and no leaking path does (typically the one that frees). */
+  onlyInFreeing: SourcePlace[];
+  /** One freeing and one leaking path, repeats folded, ending with the common function's exit. */
+  freeingPath: PathStep[];
+  leakingPath: PathStep[];
+  /** Why there is no culprit or no comparison, or null. */
+  note: string | null;
+}
+
+export interface PlainLeakSite {
+  site: number;
+  allocation: SourcePlace & { allocator: string };
+  /** Blocks allocated there and never freed; no block of the site was freed. */
+  leaked: number;
+}
+
+export interface LeakCauses {
+  /** The trace holds branch outcomes (built with --mw-branches). */
+  branchesRecorded: boolean;
+  /** Sites with freed and leaked blocks, most leaked first. */
+  suspects: SuspectSite[];
+  /** Sites none of whose blocks was freed (a plain leak, or a cache kept to the end): not suspect. */
+  neverFreed: PlainLeakSite[];
+}
+
+/** Path tokens: ENTER = entry site × 4, EXIT = entry site × 4 + 1, BRANCH = site × 4 + 2 + taken. */
+const ENTER_TOKEN = 0;
+const EXIT_TOKEN = 1;
+const BRANCH_TOKEN = 2;
+
+export function referenceLeakCauses(model: Model): LeakCauses {
+  const { freed, leaked } = blocksBySite(model);
+  const suspects: SuspectSite[] = [];
+  const neverFreed: PlainLeakSite[] = [];
+  for (const [site, lost] of leaked) {
+    const kept = freed.get(site);
+    if (kept === undefined) neverFreed.push({ site, allocation: allocationPlace(model, site), leaked: lost.length });
+    else suspects.push(explainSite(model, site, kept, lost, model.branches.count > 0));
+  }
+  suspects.sort((a, b) => b.leaked - a.leaked || a.site - b.site);
+  neverFreed.sort((a, b) => b.leaked - a.leaked || a.site - b.site);
+  return { branchesRecorded: model.branches.count > 0, suspects, neverFreed };
+}
+
+/** Freed and leaked blocks (rows) per instrumented allocation site; interposed blocks (site 0) are left out. */
+function blocksBySite(model: Model): { freed: Map<number, number[]>; leaked: Map<number, number[]> } {
+  const B = model.blocks;
+  const freed = new Map<number, number[]>();
+  const leaked = new Map<number, number[]>();
+  for (let b = 0; b < B.count; b++) {
+    const site = B.site[b]!;
+    if (site === 0) continue;
+    const into = B.freeEvent[b] === NONE ? leaked : freed;
+    let list = into.get(site);
+    if (list === undefined) into.set(site, (list = []));
+    list.push(b);
+  }
+  return { freed, leaked };
+}
+
+function explainSite(model: Model, site: number, freedBlocks: number[], leakedBlocks: number[], branches: boolean): SuspectSite {
+  const base = {
+    site,
+    allocation: allocationPlace(model, site),
+    freed: freedBlocks.length,
+    leaked: leakedBlocks.length,
+  };
+  const empty = { commonFunction: null, compared: { freeing: 0, leaking: 0 }, culprit: null, onlyInFreeing: [], freeingPath: [], leakingPath: [] };
+  const common = commonFunction(model, freedBlocks);
+  if (common === null) {
+    return { ...base, ...empty, note: 'no freed block was freed on the thread that allocated it, inside a recorded function: nothing to compare' };
+  }
+  const freeing = pickEvenly(freedBlocks, MAX_INSTANCES).map((b) => pathOf(model, b, common)).filter(isPath);
+  const leaking = pickEvenly(leakedBlocks, MAX_INSTANCES).map((b) => pathOf(model, b, common)).filter(isPath);
+  const commonPlace = functionPlace(model, common);
+  if (freeing.length === 0 || leaking.length === 0) {
+    return { ...base, ...empty, commonFunction: commonPlace, note: `no ${freeing.length === 0 ? 'freed' : 'leaked'} block was allocated inside a call of ${commonPlace.function}` };
+  }
+  const culprit = separatingStep(freeing, leaking);
+  const leakingExample = culprit === null ? leaking[0]! : leaking.find((p) => p.culprit === culprit.token)!;
+  return {
+    ...base,
+    commonFunction: commonPlace,
+    compared: { freeing: freeing.length, leaking: leaking.length },
+    culprit: culprit === null ? null : { ...describeToken(model, culprit.token), leakingPaths: culprit.count },
+    onlyInFreeing: onlyInFreeing(model, freeing, leaking),
+    freeingPath: freeing[0]!.tokens.map((t) => describeToken(model, t)),
+    leakingPath: leakingExample.tokens.map((t) => describeToken(model, t)),
+    note: culprit === null ? noCulpritNote(commonPlace, branches) : null,
+  };
+}
+
+function noCulpritNote(common: SourcePlace, branches: boolean): string {
+  const where = `every step of the leaking paths also occurs at the same place in a freeing path: they part inside ${common.function}`;
+  return branches ? `${where}, at no recorded branch` : `${where} (build with cc-memwrap --mw-branches to name the branch)`;
+}
+
+interface Path {
+  /** Folded tokens, ending with the common function's EXIT token. */
+  tokens: number[];
+  /** Filled in by separatingStep: this path's separating token, or -1. */
+  culprit: number;
+}
+
+const isPath = (p: Path | null): p is Path => p !== null;
+
+/**
+ * The entry site of the lowest function common to the allocation's and the free's stacks, the most frequent one over
+ * the freed blocks (blocks freed on another thread, or outside every recorded frame, have none).
+ */
+function commonFunction(model: Model, freedBlocks: number[]): number | null {
+  const votes = new Map<number, number>();
+  for (const b of pickEvenly(freedBlocks, MAX_INSTANCES)) {
+    const frame = lowestCommonFrame(model, model.events.frame[model.blocks.allocEvent[b]!]!, model.events.frame[model.blocks.freeEvent[b]!]!);
+    if (frame === NONE) continue;
+    const site = model.frames.entrySite[frame]!;
+    votes.set(site, (votes.get(site) ?? 0) + 1);
+  }
+  let best: number | null = null;
+  for (const [site, n] of votes) if (best === null || n > votes.get(best)! || (n === votes.get(best)! && site < best)) best = site;
+  return best;
+}
+
+/** The deepest frame that encloses both frames (or is one of them); NONE when they share none. */
+function lowestCommonFrame(model: Model, a: number, b: number): number {
+  const parent = model.frames.parent;
+  const seen = new Set<number>();
+  for (let f = a; f !== NONE; f = parent[f]!) seen.add(f);
+  for (let f = b; f !== NONE; f = parent[f]!) if (seen.has(f)) return f;
+  return NONE;
+}
+
+/**
+ * The folded path of one block: the function entries, exits and branch outcomes of its thread from the allocation to
+ * the exit of the innermost enclosing call of the common function (to the end of the trace when that call never
+ * returned), ending with that exit. Read backwards from the exit and cut at MAX_PATH_EVENTS steps, so a block
+ * allocated early in a long-lived function costs no more than a short path. Null when the allocation is not inside
+ * a call of the common function.
+ */
+function pathOf(model: Model, block: number, commonEntry: number): Path | null {
+  const E = model.events;
+  const F = model.frames;
+  const alloc = model.blocks.allocEvent[block]!;
+  let frame = E.frame[alloc]!;
+  while (frame !== NONE && F.entrySite[frame] !== commonEntry) frame = F.parent[frame]!;
+  if (frame === NONE) return null;
+  const thread = E.thread[alloc]!;
+  const end = F.exit[frame] === NONE ? E.count : F.exit[frame]!;
+  const br = model.branches;
+  const reversed: number[] = [];
+  let k = firstBranchAfter(model, end) - 1; // the last branch before the exit event
+  for (let i = end - 1; i >= alloc && reversed.length < MAX_PATH_EVENTS; i--) {
+    for (; k >= 0 && br.after[k]! >= i; k--) {
+      if (br.after[k] === i && br.thread[k] === thread && br.site[k] !== 0) reversed.push(br.site[k]! * 4 + BRANCH_TOKEN + br.taken[k]!);
+    }
+    if (i > alloc && E.thread[i] === thread) {
+      const token = eventToken(model, i);
+      if (token !== NONE) reversed.push(token);
+    }
+  }
+  const folded = foldRepeats(reversed.reverse());
+  folded.push(commonEntry * 4 + EXIT_TOKEN);
+  return { tokens: folded, culprit: -1 };
+}
+
+/** The token of one event: ENTER or EXIT of its frame's function; an UNWIND counts as the exit of the outermost frame it closed. */
+function eventToken(model: Model, i: number): number {
+  const E = model.events;
+  const kind = E.kind[i]!;
+  const frame = E.frame[i]!;
+  if (frame === NONE) return NONE;
+  if (kind === Kind.ENTER) return model.frames.entrySite[frame]! * 4 + ENTER_TOKEN;
+  if (kind === Kind.EXIT || kind === Kind.UNWIND) return model.frames.entrySite[frame]! * 4 + EXIT_TOKEN;
+  return NONE;
+}
+
+/** Index of the first branch whose `after` is at or past `event` (branches are sorted by `after`). */
+function firstBranchAfter(model: Model, event: number): number {
+  const after = model.branches.after;
+  let lo = 0;
+  let hi = model.branches.count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (after[mid]! < event) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Folds loops: wherever a block of up to `maxBody` tokens is repeated back to back, one copy is kept, until no such
+ * repeat is left. So a loop body run 3 times and the same body run 300 times fold to the same single copy, and
+ * paths that differ only in how often a loop ran compare equal (a simpler stand-in for a Sequitur grammar, which
+ * would also keep the count: only whether a sub-sequence repeats matters to the comparison).
+ */
+export function foldRepeats(tokens: readonly number[], maxBody = MAX_LOOP_BODY): number[] {
+  let seq = tokens.slice();
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (let len = 1; len <= maxBody && 2 * len <= seq.length; len++) {
+      const out: number[] = [];
+      let i = 0;
+      while (i < seq.length) {
+        out.push(seq[i]!);
+        // Once out ends with two copies of a block of `len` tokens, drop the second.
+        if (out.length >= 2 * len && sameBlock(out, out.length - 2 * len, out.length - len, len)) {
+          out.length -= len;
+          changed = true;
+        }
+        i++;
+      }
+      seq = out;
+    }
+  }
+  return seq;
+}
+
+function sameBlock(a: readonly number[], x: number, y: number, len: number): boolean {
+  for (let j = 0; j < len; j++) if (a[x + j] !== a[y + j]) return false;
+  return true;
+}
+
+/**
+ * The comparison, aligned at the end (the common function's exit): for each leaking path, walking back from its end,
+ * the first token that no freeing path has at that distance from its end. Returns the token most leaking paths
+ * name (ties: the one nearest the end, then the smallest), with how many name it; null when no path has one.
+ */
+function separatingStep(freeing: Path[], leaking: Path[]): { token: number; count: number } | null {
+  const atDistance: Set<number>[] = [];
+  for (const p of freeing) {
+    for (let d = 1; d <= p.tokens.length; d++) (atDistance[d] ??= new Set()).add(p.tokens[p.tokens.length - d]!);
+  }
+  const counts = new Map<number, { count: number; distance: number }>();
+  for (const p of leaking) {
+    for (let d = 2; d <= p.tokens.length; d++) {
+      const token = p.tokens[p.tokens.length - d]!;
+      if (atDistance[d]?.has(token)) continue;
+      p.culprit = token;
+      const c = counts.get(token) ?? { count: 0, distance: d };
+      c.count++;
+      c.distance = Math.min(c.distance, d);
+      counts.set(token, c);
+      break;
+    }
+  }
+  let best: { token: number; count: number; distance: number } | null = null;
+  for (const [token, c] of counts) {
+    if (best === null || c.count > best.count || (c.count === best.count && (c.distance < best.distance || (c.distance === best.distance && token < best.token)))) {
+      best = { token, ...c };
+    }
+  }
+  return best === null ? null : { token: best.token, count: best.count };
+}
+
+/** Functions (entry sites) entered on some freeing path and on no leaking path. */
+function onlyInFreeing(model: Model, freeing: Path[], leaking: Path[]): SourcePlace[] {
+  const entered = (paths: Path[]): Set<number> => {
+    const s = new Set<number>();
+    for (const p of paths) for (const t of p.tokens) if (t % 4 === ENTER_TOKEN) s.add(t / 4);
+    return s;
+  };
+  const leakingEntered = entered(leaking);
+  return [...entered(freeing)].filter((s) => !leakingEntered.has(s)).sort((a, b) => a - b).map((s) => functionPlace(model, s));
+}
+
+function describeToken(model: Model, token: number): PathStep {
+  const kind = token % 4;
+  const site = (token - kind) / 4;
+  if (kind >= BRANCH_TOKEN) {
+    const info = siteInfo(model, site);
+    return { kind: 'branch', function: info?.func ?? '?', file: info?.file ?? null, line: info?.line ?? 0, text: info?.name ?? null, taken: kind === BRANCH_TOKEN + 1 };
+  }
+  return { kind: kind === ENTER_TOKEN ? 'enter' : 'exit', ...functionPlace(model, site), text: null, taken: null };
+}
+
+function functionPlace(model: Model, entrySite: number): SourcePlace {
+  const info = siteInfo(model, entrySite);
+  return { function: info?.name || info?.func || `<site ${entrySite}>`, file: info?.file ?? null, line: info?.line ?? 0 };
+}
+
+function allocationPlace(model: Model, site: number): SourcePlace & { allocator: string } {
+  const info = siteInfo(model, site);
+  return { function: info?.func ?? '?', file: info?.file ?? null, line: info?.line ?? 0, allocator: info?.name ?? '?' };
+}
+
+/** At most `n` items, spread evenly over the list (first and last included). */
+function pickEvenly<T>(items: T[], n: number): T[] {
+  if (items.length <= n) return items;
+  const out: T[] = [];
+  for (let k = 0; k < n; k++) out.push(items[Math.round((k * (items.length - 1)) / (n - 1))]!);
+  return out;
+}
+
+/** Whether `kind` is the site kind of branch sites (exported for the text report's wording). */
+export const isBranchSite = (kind: number): boolean => kind === SiteKind.BRANCH;
