@@ -74,8 +74,12 @@ export function describeRecord(r: TraceRecord): string {
   }
 }
 
-/** Emits the dump line by line. Throws TraceRefusedError if the file is not a readable trace. */
-export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) => void): void {
+/**
+ * Emits the dump line by line; `onProgress` is told the fraction done (two reads of the file: checking it, then its
+ * lines). Throws TraceRefusedError if the file is not a readable trace.
+ */
+export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) => void, options: { onProgress?: (fraction: number, phase: string) => void } = {}): void {
+  const progress = options.onProgress;
   const bytes = input instanceof Uint8Array ? memorySource(input) : input;
   const h = readHeader(bytes);
   emit(
@@ -84,7 +88,7 @@ export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) =
   );
   // The reader's problems include the walk's own, plus checks of blocks, sites and the run's end: a streaming pass with
   // no fold finds them all, holding the live blocks only.
-  const problems = streamSource(bytes).run(() => []).problems;
+  const problems = streamSource(bytes, { onProgress: progress && ((f) => progress(f / 2, 'checking the records')) }).run(() => []).problems;
   let records = 0;
   let chunks = 0;
   const threads = new Set<number>();
@@ -112,7 +116,7 @@ export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) =
       }
     },
   };
-  walkRecords(bytes, h, visitor, new ProblemLog());
+  walkRecords(bytes, h, visitor, new ProblemLog(), { onProgress: progress && ((done, total) => progress(0.5 + done / total / 2, 'writing the records')) });
   emit(`end: ${records} records in ${chunks} chunks, ${threads.size} threads`);
   const list = problems;
   if (list.length === 0) emit('problems: none');

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { dumpTrace } from '../analysis/dump.js';
 import { describeReadError } from '../host/read-errors.js';
 import { withFileSource } from '../analysis/trace/file-source.js';
-import { processIo, type CliIo } from './io.js';
+import { processIo, progressLine, type CliIo } from './io.js';
 
 export const DUMP_HELP = `Usage: cc-memwrap dump <trace>
 
@@ -33,14 +33,22 @@ export async function runDump(args: string[], io: CliIo = processIo()): Promise<
     return 2;
   }
   const file = parsed.positionals[0]!;
+  // Progress only when the lines go elsewhere than the terminal (a file, a pipe): there they show how far it is.
+  const progressIo = io.outIsTTY === true ? { ...io, errIsTTY: false } : io;
+  let progress = progressLine(progressIo, file);
   try {
     // Read a window at a time and written as it goes: a dump is many times the trace's size.
-    withFileSource(file, (source) => dumpTrace(source, (line) => io.out(line + '\n')));
+    withFileSource(file, (source) => {
+      progress = progressLine(progressIo, file, source.size);
+      dumpTrace(source, (line) => io.out(line + '\n'), { onProgress: progress.update });
+    });
   } catch (e) {
+    progress.done();
     await io.flush();
     io.err(`cc-memwrap dump: ${describeReadError(file, e)}\n`);
     return 2;
   }
+  progress.done();
   await io.flush();
   return 0;
 }

@@ -6,6 +6,8 @@ export interface CliIo {
   err(text: string): void;
   /** Progress lines are drawn only when stderr is a terminal. */
   errIsTTY: boolean;
+  /** stdout is a terminal (a command whose output streams there draws no progress line over it); absent: no. */
+  outIsTTY?: boolean;
   /** Resolves when everything written to stdout has been handed to the OS. */
   flush(): Promise<void>;
 }
@@ -51,6 +53,7 @@ export function processIo(): CliIo {
       process.stderr.write(text);
     },
     errIsTTY: process.stderr.isTTY === true,
+    outIsTTY: process.stdout.isTTY === true,
     flush() {
       write();
       return Promise.resolve();
@@ -67,24 +70,35 @@ function roughDuration(ms: number): string {
 }
 
 /**
- * A decode progress callback that redraws one stderr line, at most every 100 ms and only after the first 300 ms: the
- * phase, how far, the rate through the file when its size (`bytes`) is given, and the time left at that pace.
+ * A progress callback that redraws one stderr line, at most every 100 ms and only after the first 300 ms: the phase,
+ * how far, the rate through the file when its size (`bytes`) is given, and the time left at that pace. A fraction
+ * that goes back is a new pass over the file (`report --leak-causes` reads a trace up to three times): the line says
+ * which, and the rate and the time left are those of that pass.
  */
 export function progressLine(io: CliIo, label: string, bytes?: number): { update: (fraction: number, phase: string) => void; done: () => void } {
   if (!io.errIsTTY) return { update: () => {}, done: () => {} };
   const start = Date.now();
+  let passStart = start;
+  let pass = 1;
+  let lastFraction = 0;
   let last = 0;
   let drawn = false;
   return {
     update(fraction, phase) {
       const now = Date.now();
+      if (fraction < lastFraction) {
+        pass++;
+        passStart = now;
+      }
+      lastFraction = fraction;
       if (now - start < 300 || now - last < 100) return;
       last = now;
       drawn = true;
-      const elapsed = now - start;
+      const elapsed = Math.max(1, now - passStart);
       const rate = bytes !== undefined && fraction > 0 ? `, ${((fraction * bytes) / 1048576 / (elapsed / 1000)).toFixed(0)} MiB/s` : '';
       const left = fraction >= 0.02 && fraction < 1 ? `, about ${roughDuration((elapsed * (1 - fraction)) / fraction)} left` : '';
-      io.err(`\r\x1b[K${label}: ${phase} ${Math.floor(fraction * 100)}%${rate}${left}`);
+      const which = pass > 1 ? `pass ${pass}, ` : '';
+      io.err(`\r\x1b[K${label}: ${which}${phase} ${Math.floor(fraction * 100)}%${rate}${left}`);
     },
     done() {
       if (drawn) io.err('\r\x1b[K');

@@ -55,4 +55,22 @@ describe('progressLine', () => {
         '\r\x1b[Kbig.mwtrace: reading records 50%, 1 MiB/s, about 1 min 0 s left\r\x1b[K',
     );
   });
+
+  it('a fraction that goes back is another pass over the file: named, with its own rate and time left', () => {
+    vi.useFakeTimers();
+    const tty = io(true);
+    const p = progressLine(tty, 'big.mwtrace', 80 * 1048576);
+    vi.advanceTimersByTime(400);
+    p.update(0.5, 'reading the events'); // 40 MiB in 0.4 s
+    vi.advanceTimersByTime(200);
+    p.update(0, 'reading the events'); // a second pass starts
+    vi.advanceTimersByTime(1000);
+    p.update(0.25, 'reading the events'); // 20 MiB in the second pass's 1 s; three times that to go
+    p.done();
+    expect(tty.text()).toBe(
+      '\r\x1b[Kbig.mwtrace: reading the events 50%, 100 MiB/s, about 0.4 s left' +
+        '\r\x1b[Kbig.mwtrace: pass 2, reading the events 0%' +
+        '\r\x1b[Kbig.mwtrace: pass 2, reading the events 25%, 20 MiB/s, about 3.0 s left\r\x1b[K',
+    );
+  });
 });

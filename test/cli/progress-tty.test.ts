@@ -1,0 +1,81 @@
+// The progress line on a real terminal: every command that reads a large trace (report, its three passes for
+// --leak-causes, export, dump) draws one on a pseudo-terminal (util-linux `script`), with the rate and the time left,
+// and erases it; off a terminal there is none.
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { packageRoot } from '../../package-root.js';
+import { buildInstrumented, runTraced, scratch, traceOf } from '../support/programs.js';
+
+const cli = path.join(packageRoot, 'bin', 'cc-memwrap');
+
+/** Three million events, a site that leaks one block in a thousand on its error path: --leak-causes reads it three times. */
+const LEAKY = `#include <stdlib.h>
+static int sink;
+static char *keep;
+static void work(int i) {
+  char *p = malloc(16 + i % 32);
+  p[0] = (char)i;
+  if (i % 1000 == 7) { keep = p; return; }
+  sink += p[0];
+  free(p);
+}
+int main(void) {
+  for (int i = 0; i < 750000; i++) work(i);
+  return sink == 12345;
+}
+`;
+
+/** What `command` (a shell line) writes to the terminal it runs on. */
+function onTerminal(command: string): string {
+  const ran = spawnSync('script', ['-qfec', command, '/dev/null'], { encoding: 'utf8', timeout: 120_000 });
+  expect(ran.status, ran.stdout + ran.stderr).toBe(0);
+  return ran.stdout;
+}
+
+/** The progress lines drawn, without the erasing. */
+const lines = (tty: string): string[] => tty.split('\r\x1b[K').filter((l) => l !== '');
+
+describe('progress on a terminal', () => {
+  let dir = '';
+  let trace = '';
+  beforeAll(() => {
+    dir = scratch('progress-tty');
+    writeFileSync(path.join(dir, 'leaky.c'), LEAKY);
+    const exe = path.join(dir, 'leaky');
+    buildInstrumented('gcc', ['-O1', '--mw-branches'], [path.join(dir, 'leaky.c')], exe);
+    const traces = path.join(dir, 'traces');
+    trace = traceOf(traces, runTraced(exe, [], traces).pid);
+  }, 120_000);
+
+  it('report --leak-causes: each of its three passes, with the rate and the time left, erased at the end', () => {
+    const tty = onTerminal(`${process.execPath} ${cli} report --leak-causes ${trace} > ${path.join(dir, 'report.txt')}`);
+    const drawn = lines(tty);
+    expect(drawn.length).toBeGreaterThan(2);
+    for (const l of drawn) expect(l).toMatch(/^\S+\.mwtrace: (pass [23], )?reading the events \d+%/);
+    expect(drawn.some((l) => /reading the events \d+%, \d+ MiB\/s, about [\d.]+ s left$/.test(l))).toBe(true);
+    expect(drawn.some((l) => l.includes('pass 2, '))).toBe(true);
+    expect(drawn.some((l) => l.includes('pass 3, '))).toBe(true);
+    expect(tty.endsWith('\r\x1b[K')).toBe(true);
+  }, 120_000);
+
+  it('dump into a file: checking the records, then writing them', () => {
+    const tty = onTerminal(`${process.execPath} ${cli} dump ${trace} > /dev/null`);
+    const drawn = lines(tty);
+    expect(drawn.some((l) => /: checking the records \d+%, \d+ MiB\/s/.test(l))).toBe(true);
+    expect(drawn.some((l) => /: writing the records \d+%, \d+ MiB\/s/.test(l))).toBe(true);
+    expect(tty.endsWith('\r\x1b[K')).toBe(true);
+  }, 120_000);
+
+  it('export -o: the pass over the events', () => {
+    const tty = onTerminal(`${process.execPath} ${cli} export ${trace} --format massif -o ${path.join(dir, 'massif.out')}`);
+    expect(lines(tty).some((l) => /: reading the events \d+%, \d+ MiB\/s/.test(l))).toBe(true);
+  }, 120_000);
+
+  it('none off a terminal', () => {
+    const piped = spawnSync(process.execPath, [cli, 'report', '--leak-causes', trace], { encoding: 'utf8' });
+    expect(piped.status).toBe(0);
+    expect(piped.stderr).toBe('');
+  }, 120_000);
+});
