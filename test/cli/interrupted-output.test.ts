@@ -1,5 +1,5 @@
-// Output files appear whole or not at all: an export stopped with Ctrl-C (SIGINT) half-way through its pass leaves no
-// file at its -o name and no temporary one beside it; a write that fails leaves nothing either.
+// Output files appear whole or not at all: an export or an HTML report stopped with Ctrl-C (SIGINT) half-way through
+// leaves no file at its name and no temporary one beside it; a write that fails leaves nothing either.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -39,6 +39,19 @@ describe('interrupted and failed output', () => {
     child.kill('SIGINT');
     const { code, signal } = await ended;
     // The export must still have been running when the signal came, or this test proves nothing.
+    expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+    expect(readdirSync(out)).toEqual([]);
+  }, 60_000);
+
+  it('Ctrl-C during report --html leaves no HTML file and no temporary file', async () => {
+    const out = path.join(dir, 'html');
+    mkdirSync(out, { recursive: true });
+    const child = spawn(process.execPath, [cli, 'report', trace, '--html', path.join(out, 'report.html')], { stdio: 'ignore' });
+    // Past the start (the trace opened), inside the pass that reads it: a file made before the end would be there.
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+    await new Promise((r) => setTimeout(r, 1500));
+    child.kill('SIGINT');
+    const { code, signal } = await ended;
     expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
     expect(readdirSync(out)).toEqual([]);
   }, 60_000);
