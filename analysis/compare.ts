@@ -6,6 +6,7 @@
 import type { Model } from './model.js';
 import { computeReport, summaryRequest, type ReportInputs, type ReportResult } from './report.js';
 import { modelSource } from './model-fold.js';
+import type { FoldSource } from './event-fold.js';
 import type { SiteRow } from './summary.js';
 import type { BudgetCheck, BudgetKind } from './budgets.js';
 
@@ -72,12 +73,13 @@ export function compareRuns(a: CompareRun, b: CompareRun): Comparison {
 }
 
 /**
- * The report of a run as compareReports needs it: every allocation site listed, no optional section. (What it keeps
- * grows with sites and budget ranges, not events: a caller may let go of one model before reading the other.)
+ * The report of a run as compareReports needs it: every allocation site listed, no optional section, from its model
+ * or from any fold source (a streamed trace). What it keeps grows with sites and budget ranges, not events.
  */
-export function compareReport(run: CompareRun): ReportResult {
+export function compareReport(run: CompareRun | (Omit<CompareRun, 'model'> & { source: FoldSource })): ReportResult {
   const request = summaryRequest(Number.MAX_SAFE_INTEGER);
-  return computeReport(modelSource(run.model), run.file, request, { budgets: run.inputs.budgets, frameSizes: null });
+  const source = 'source' in run ? run.source : modelSource(run.model);
+  return computeReport(source, run.file, request, { budgets: run.inputs.budgets, frameSizes: null });
 }
 
 /** Compares two reports, each computed with every site listed (top at least its site count). */

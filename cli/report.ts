@@ -60,17 +60,26 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   return result.failOn !== null && result.failOn.failed.length > 0 ? 1 : 0;
 }
 
-/** `report A --compare B`: both traces read and decoded, each with its own budgets, and B - A printed. */
+/** `report A --compare B`: both traces streamed, one after the other, each with its own budgets, and B - A printed. */
 async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<number> {
   let comparison: Comparison;
   try {
-    // One trace decoded at a time: A's model is let go once its report is made.
     const reports: ReportResult[] = [];
     for (const file of [a.file, other]) {
       const trace = await open(file);
-      const model = decode(trace, file, io);
-      reports.push(compareReport({ model, file, inputs: { budgets: budgetsFor(a.budgets, trace), frameSizes: null } }));
-      for (const p of model.problems) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
+      const progress = progressLine(io, file, trace.size);
+      let report: ReportResult;
+      try {
+        const source = trace.stream({ onProgress: progress.update });
+        report = compareReport({ source, file, inputs: { budgets: budgetsFor(a.budgets, trace), frameSizes: null } });
+      } catch (e) {
+        if (e instanceof ReportFailure) throw e;
+        throw new ReportFailure(describeReadError(file, e));
+      } finally {
+        progress.done();
+      }
+      reports.push(report);
+      for (const p of report.summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
     }
     comparison = compareReports(reports[0]!, reports[1]!);
   } catch (e) {
