@@ -14,7 +14,7 @@ export const LEAK_CAUSES_SCHEMA = 'cc-memwrap.leak-causes/1';
 
 /** Instances compared per suspect site and side (freed, leaked), picked evenly over the run. */
 export const MAX_INSTANCES = 64;
-/** Events kept per path, counted back from its end (the comparison is aligned at the end). */
+/** Steps kept per path: the latest before its end (the comparison is aligned at the end). A power of two (a ring). */
 export const MAX_PATH_EVENTS = 4096;
 /** Longest repeated block folded by `foldRepeats`. */
 export const MAX_LOOP_BODY = 16;
@@ -332,7 +332,8 @@ interface Waiter {
 
 /** One thread's steps in the third pass: the latest MAX_PATH_EVENTS in a ring, and its open frames. */
 interface ThreadSteps {
-  ring: Int32Array;
+  /** Made when a sampled block of the thread first waits: steps before that belong to no path. */
+  ring: Int32Array | null;
   /** Steps so far. */
   pos: number;
   /** Entry site of each open frame, innermost last, and the sampled blocks whose path ends when it closes. */
@@ -357,7 +358,7 @@ class PathFold implements EventFold {
   }
 
   private steps(thread: number): ThreadSteps {
-    return (this.threads[thread] ??= { ring: new Int32Array(MAX_PATH_EVENTS), pos: 0, entries: [], waiters: [] });
+    return (this.threads[thread] ??= { ring: null, pos: 0, entries: [], waiters: [] });
   }
 
   event(e: FoldEvent, tables: FoldTables): void {
@@ -368,19 +369,23 @@ class PathFold implements EventFold {
         const entry = F.entrySite[e.frame]!;
         t.entries.push(entry);
         t.waiters.push(null);
-        t.ring[t.pos++ & RING_MASK] = entry * 4 + ENTER_TOKEN;
+        if (t.ring !== null) t.ring[t.pos & RING_MASK] = entry * 4 + ENTER_TOKEN;
+        t.pos++;
         break;
       }
       case Kind.EXIT:
       case Kind.UNWIND: {
         const t = this.steps(e.thread);
         this.close(t, e.kind === Kind.EXIT ? 1 : e.value);
-        if (e.frame !== NONE) t.ring[t.pos++ & RING_MASK] = F.entrySite[e.frame]! * 4 + EXIT_TOKEN;
+        if (e.frame === NONE) break;
+        if (t.ring !== null) t.ring[t.pos & RING_MASK] = F.entrySite[e.frame]! * 4 + EXIT_TOKEN;
+        t.pos++;
         break;
       }
       case Kind.THREAD_END: {
-        const t = this.steps(e.thread);
-        this.close(t, t.entries.length);
+        // Every frame closes and every path of the thread ends: its steps can go.
+        this.close(this.steps(e.thread), Infinity);
+        delete this.threads[e.thread];
         break;
       }
       default:
@@ -391,7 +396,8 @@ class PathFold implements EventFold {
   branch(thread: number, site: number, taken: number): void {
     if (site === 0) return;
     const t = this.steps(thread);
-    t.ring[t.pos++ & RING_MASK] = site * 4 + BRANCH_TOKEN + taken;
+    if (t.ring !== null) t.ring[t.pos & RING_MASK] = site * 4 + BRANCH_TOKEN + taken;
+    t.pos++;
   }
 
   /** A block created: if sampled, it waits on the innermost open call of the common function (none: no path). */
@@ -403,6 +409,7 @@ class PathFold implements EventFold {
     for (let j = t.entries.length - 1; j >= 0; j--) {
       if (t.entries[j] !== common) continue;
       (t.waiters[j] ??= []).push({ sample: picked.sample, k: picked.k, start: t.pos });
+      t.ring ??= new Int32Array(MAX_PATH_EVENTS);
       return;
     }
   }
@@ -419,7 +426,7 @@ class PathFold implements EventFold {
   private endPath(t: ThreadSteps, w: Waiter): void {
     const n = Math.min(t.pos - w.start, MAX_PATH_EVENTS);
     const raw: number[] = [];
-    for (let p = t.pos - n; p < t.pos; p++) raw.push(t.ring[p & RING_MASK]!);
+    for (let p = t.pos - n; p < t.pos; p++) raw.push(t.ring![p & RING_MASK]!);
     const tokens = foldRepeats(raw);
     tokens.push(w.sample.common! * 4 + EXIT_TOKEN);
     w.sample.paths[w.k] = { tokens, culprit: -1 };

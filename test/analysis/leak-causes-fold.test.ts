@@ -37,7 +37,7 @@ const SITES: SiteDef[] = [
 /**
  * Two threads calling work `calls` times in random turns; each call allocates, loops, and frees its block in work, in
  * release, after a realloc, later in main, on the other thread — or leaks it; some calls leave through `deep` with an
- * UNWIND, some allocations happen inside `deep`.
+ * UNWIND, some allocations happen inside `deep`; the second thread ends inside a call of work.
  */
 function churn(seed: number, calls: number): Uint8Array {
   const random = rng(seed);
@@ -89,7 +89,10 @@ function churn(seed: number, calls: number): Uint8Array {
     call(t, me);
     if (random() < 0.1 && later[me]!.length > 0) t.free({ site: 11, block: later[me]!.shift()! });
   }
-  threads[1]!.chunk().exit(14);
+  // The second thread ends inside work, with a block just allocated there: THREAD_END closes work and worker.
+  threads[1]!.chunk().enter(2, 200);
+  threads[1]!.alloc({ site: 3, size: 16, addr: (addr += 0x40) });
+  threads[1]!.branch(4, true);
   threads[1]!.threadEnd();
   threads[0]!.chunk().exit(1);
   threads[0]!.end(0, 0);
