@@ -95,10 +95,12 @@ export function leakCauses(model: Model): LeakCauses {
 }
 
 /**
- * Why the sites of a trace leak, in up to three passes over its events, each holding state that grows with live
- * blocks, sites, functions and threads, never with events: the blocks each site created and those live at the end
- * (`LeakSitesFold`); for the sites that both freed and leaked, the lowest common function of the sampled freed blocks
- * (`CommonFunctionFold`); then the sampled blocks' paths (`PathFold`). A pass that has nothing to do is skipped.
+ * Why the sites of a trace leak, in two passes over its events, each holding state that grows with live blocks,
+ * sites, functions and threads, never with events: the blocks each site created, those live at the end and the
+ * functions that could be a site's common function (`LeakSitesFold`); then, for the sites that both freed and leaked,
+ * the common function of the sampled freed blocks (`CommonFunctionFold`) and the sampled blocks' paths to each
+ * possible one (`PathFold`). The second pass is skipped when no site is suspect; a third is read for a site with more
+ * than MAX_CANDIDATES possible functions, its paths once its function is known.
  */
 export function leakCausesOf(source: FoldSource): LeakCauses {
   let fold: LeakSitesFold | undefined;
@@ -106,7 +108,10 @@ export function leakCausesOf(source: FoldSource): LeakCauses {
   return leakCausesAfter(source, fold!.result());
 }
 
-/** The blocks of each instrumented allocation site, and which were live at the end: the first pass's result. */
+/** Possible common functions of a site whose paths are all followed in the second pass; beyond, a third pass. */
+export const MAX_CANDIDATES = 8;
+
+/** The first pass's result. */
 export interface LeakSites {
   /** The run's start facts (the site table, complete once the pass is finished). */
   start: TraceStart;
@@ -114,21 +119,48 @@ export interface LeakSites {
   created: Float64Array;
   /** Site → rows of its blocks live at the end, in creation order. */
   leakedRows: Map<number, number[]>;
+  /** Site → the entry sites of the lowest common frames of all its freed blocks: its possible common functions. */
+  candidates: Map<number, Set<number>>;
   /** EXT/BRANCH records in the trace. */
   branches: number;
 }
 
-/** The first pass: blocks created per instrumented allocation site, and the rows of those live at the end. */
+/**
+ * The entry site of the lowest frame common to a block's allocation and the free at `e`: the deepest frame open at
+ * the free (all on the freeing thread) that was open at the allocation too, i.e. is of the allocating thread and was
+ * entered before it; -1 when there is none.
+ */
+function commonEntry(e: FoldEvent, F: FoldFrames, thread: number, allocEvent: number): number {
+  for (let f = e.frame; f !== NONE; f = F.parent[f]!) if (F.thread[f] === thread && F.enter[f]! < allocEvent) return F.entrySite[f]!;
+  return -1;
+}
+
+/**
+ * The first pass: blocks created per instrumented allocation site, the rows of those live at the end, and the lowest
+ * common function of every freed one (the second pass samples them; the common function is one of these).
+ */
 export class LeakSitesFold implements EventFold {
   private created = new Float64Array(64);
+  private readonly candidates = new Map<number, Set<number>>();
   private out: LeakSites | null = null;
 
   constructor(private readonly start: TraceStart) {}
 
   event(e: FoldEvent, tables: FoldTables): void {
+    const B = tables.blocks;
+    const old = e.oldBlock;
+    if (old !== NONE && B.site[old] !== 0) {
+      const entry = commonEntry(e, tables.frames, B.thread[old]!, B.allocEvent[old]!);
+      if (entry >= 0) {
+        const site = B.site[old]!;
+        let set = this.candidates.get(site);
+        if (set === undefined) this.candidates.set(site, (set = new Set()));
+        set.add(entry);
+      }
+    }
     const b = e.newBlock;
     if (b === NONE) return;
-    const site = tables.blocks.site[b]!;
+    const site = B.site[b]!;
     if (site === 0) return;
     if (site >= this.created.length) this.created = grown(this.created, site + 1);
     this.created[site]!++;
@@ -144,7 +176,7 @@ export class LeakSitesFold implements EventFold {
       if (rows === undefined) leakedRows.set(site, (rows = []));
       rows.push(B.row[b]!);
     }
-    this.out = { start: this.start, created: this.created, leakedRows, branches: end.branches };
+    this.out = { start: this.start, created: this.created, leakedRows, candidates: this.candidates, branches: end.branches };
   }
 
   result(): LeakSites {
@@ -155,7 +187,8 @@ export class LeakSitesFold implements EventFold {
 
 /**
  * The passes after the first (`leakCausesOf`): the sites that never freed are listed from the counts alone; the
- * suspect sites get their common function (a second pass) and their paths (a third), read again from `source`.
+ * suspect sites get their common function and their paths in a second pass read from `source` (and a third for a
+ * site with too many possible functions).
  */
 export function leakCausesAfter(source: FoldSource, sites: LeakSites): LeakCauses {
   const { start } = sites;
@@ -164,14 +197,23 @@ export function leakCausesAfter(source: FoldSource, sites: LeakSites): LeakCause
   for (const [site, rows] of sites.leakedRows) {
     const freed = sites.created[site]! - rows.length;
     if (freed === 0) neverFreed.push({ site, allocation: allocationPlace(start, site), leaked: rows.length });
-    else samples.push(new SiteSample(site, freed, rows));
+    else samples.push(new SiteSample(site, freed, rows, [...(sites.candidates.get(site) ?? [])]));
   }
   if (samples.length > 0) {
     let votes: CommonFunctionFold | undefined;
-    source.run(() => [(votes = new CommonFunctionFold(samples))]);
-    votes!.decide();
-    const traced = samples.filter((s) => s.common !== null);
-    if (traced.length > 0) source.run(() => [new PathFold(traced)]);
+    const followed = samples.filter((s) => s.candidates.length <= MAX_CANDIDATES);
+    source.run(() => {
+      const picks = new PickFold(samples);
+      return [picks, (votes = new CommonFunctionFold(picks)), new PathFold(picks, followed, (s) => s.candidates)];
+    });
+    votes!.decide(samples);
+    const later = samples.filter((s) => s.common !== null && s.candidates.length > MAX_CANDIDATES);
+    if (later.length > 0) {
+      source.run(() => {
+        const picks = new PickFold(later);
+        return [picks, new PathFold(picks, later, (s) => [s.common!])];
+      });
+    }
   }
   const branches = sites.branches > 0;
   const suspects = samples.map((s) => explainSite(start, s, branches));
@@ -204,13 +246,15 @@ class SiteSample {
   private leakedSeen = 0;
   /** The common function's entry site (second pass), or null. */
   common: number | null = null;
-  /** Per pick (freed picks first, then MAX_INSTANCES + leaked picks): the block's path (third pass), null: none. */
-  readonly paths: (Path | null)[] = [];
+  /** Per possible common function, per pick (freed picks first, then MAX_INSTANCES + leaked picks): the path. */
+  readonly paths = new Map<number, (Path | null)[]>();
 
   constructor(
     readonly site: number,
     freed: number,
     private readonly leakedRows: number[],
+    /** The possible common functions (first pass). */
+    readonly candidates: number[],
   ) {
     this.freedCount = freed;
     this.leakedCount = leakedRows.length;
@@ -241,24 +285,40 @@ class SiteSample {
     this.seen++;
     return k ?? -1;
   }
+
+  /** The paths to common function `entry`, by pick. */
+  pathsTo(entry: number): (Path | null)[] {
+    let paths = this.paths.get(entry);
+    if (paths === undefined) this.paths.set(entry, (paths = []));
+    return paths;
+  }
 }
 
-/** Site id → 1 + index in `samples` (0: not a suspect site), for a lookup per block created. */
-function sampleIndex(samples: SiteSample[]): Int32Array {
-  const index = new Int32Array(Math.max(0, ...samples.map((s) => s.site)) + 1);
-  samples.forEach((s, k) => (index[s.site] = k + 1));
-  for (const s of samples) s.restart();
-  return index;
-}
+/**
+ * Which sampled block, if any, the event creates: told first of the pass's folds, so that the others read `sample`
+ * and `k` (the pick) for the same event.
+ */
+class PickFold implements EventFold {
+  private readonly index: Int32Array;
+  sample: SiteSample | null = null;
+  k = -1;
 
-/** The sample and pick of a block just created, or null. */
-function pickOf(index: Int32Array, samples: SiteSample[], e: FoldEvent, blocks: FoldBlocks): { sample: SiteSample; k: number } | null {
-  const site = blocks.site[e.newBlock]!;
-  const s = site < index.length ? index[site]! : 0;
-  if (s === 0) return null;
-  const sample = samples[s - 1]!;
-  const k = sample.pick(blocks.row[e.newBlock]!);
-  return k < 0 ? null : { sample, k };
+  constructor(private readonly samples: SiteSample[]) {
+    this.index = new Int32Array(Math.max(0, ...samples.map((s) => s.site)) + 1);
+    samples.forEach((s, k) => (this.index[s.site] = k + 1));
+    for (const s of samples) s.restart();
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    this.sample = null;
+    if (e.newBlock === NONE) return;
+    const site = tables.blocks.site[e.newBlock]!;
+    const s = site < this.index.length ? this.index[site]! : 0;
+    if (s === 0) return;
+    const sample = this.samples[s - 1]!;
+    this.k = sample.pick(tables.blocks.row[e.newBlock]!);
+    if (this.k >= 0) this.sample = sample;
+  }
 }
 
 /** A sampled freed block between its allocation and its free. */
@@ -269,20 +329,16 @@ interface Voter {
 }
 
 /**
- * The second pass: for the sampled freed blocks of each suspect site, the deepest frame open at the free that encloses
- * the allocation too (same thread, entered before it); the site's common function is the entry site most of them
- * name (ties: the smallest).
+ * For the sampled freed blocks of each suspect site, the lowest common frame of the allocation and the free
+ * (`commonEntry`); the site's common function is the entry site most of them name (ties: the smallest).
  */
 class CommonFunctionFold implements EventFold {
-  private readonly index: Int32Array;
   /** Block handle → 1 + index in `voters` while the block is a sampled freed one, else 0. */
   private mark = new Int32Array(64);
   private readonly voters: (Voter | null)[] = [];
   private readonly votes = new Map<SiteSample, Map<number, number>>();
 
-  constructor(private readonly samples: SiteSample[]) {
-    this.index = sampleIndex(samples);
-  }
+  constructor(private readonly picks: PickFold) {}
 
   event(e: FoldEvent, tables: FoldTables): void {
     const old = e.oldBlock;
@@ -290,31 +346,24 @@ class CommonFunctionFold implements EventFold {
       const v = this.voters[this.mark[old]! - 1]!;
       this.voters[this.mark[old]! - 1] = null;
       this.mark[old] = 0;
-      this.vote(v, e, tables.frames);
+      const entry = commonEntry(e, tables.frames, v.thread, v.allocEvent);
+      if (entry >= 0) {
+        let votes = this.votes.get(v.sample);
+        if (votes === undefined) this.votes.set(v.sample, (votes = new Map()));
+        votes.set(entry, (votes.get(entry) ?? 0) + 1);
+      }
     }
-    if (e.newBlock === NONE) return;
-    const picked = pickOf(this.index, this.samples, e, tables.blocks);
-    if (picked === null || picked.k >= MAX_INSTANCES) return;
+    const sample = this.picks.sample;
+    if (sample === null || this.picks.k >= MAX_INSTANCES) return;
     const h = e.newBlock;
     this.mark = grown(this.mark, h + 1);
-    this.voters.push({ sample: picked.sample, allocEvent: e.index, thread: tables.blocks.thread[h]! });
+    this.voters.push({ sample, allocEvent: e.index, thread: tables.blocks.thread[h]! });
     this.mark[h] = this.voters.length;
   }
 
-  private vote(v: Voter, e: FoldEvent, F: FoldFrames): void {
-    for (let f = e.frame; f !== NONE; f = F.parent[f]!) {
-      if (F.thread[f] !== v.thread || F.enter[f]! >= v.allocEvent) continue;
-      let votes = this.votes.get(v.sample);
-      if (votes === undefined) this.votes.set(v.sample, (votes = new Map()));
-      const site = F.entrySite[f]!;
-      votes.set(site, (votes.get(site) ?? 0) + 1);
-      return;
-    }
-  }
-
   /** Each sample's common function from the votes. */
-  decide(): void {
-    for (const s of this.samples) {
+  decide(samples: SiteSample[]): void {
+    for (const s of samples) {
       const votes = this.votes.get(s);
       let best: number | null = null;
       if (votes !== undefined) for (const [site, n] of votes) if (best === null || n > votes.get(best)! || (n === votes.get(best)! && site < best)) best = site;
@@ -323,14 +372,15 @@ class CommonFunctionFold implements EventFold {
   }
 }
 
-/** A sampled block whose path ends when a frame closes: where its path starts in its thread's steps. */
+/** A sampled block whose path to one possible common function ends when a frame closes; where its path starts. */
 interface Waiter {
   sample: SiteSample;
   k: number;
+  common: number;
   start: number;
 }
 
-/** One thread's steps in the third pass: the latest MAX_PATH_EVENTS in a ring, and its open frames. */
+/** One thread's steps: the latest MAX_PATH_EVENTS in a ring, and its open frames. */
 interface ThreadSteps {
   /** Made when a sampled block of the thread first waits: steps before that belong to no path. */
   ring: Int32Array | null;
@@ -344,17 +394,22 @@ interface ThreadSteps {
 const RING_MASK = MAX_PATH_EVENTS - 1;
 
 /**
- * The third pass: each thread's steps (function entries and exits, branch outcomes) into a ring of the latest
- * MAX_PATH_EVENTS; a sampled block waits on the innermost open call of its site's common function, and when that call
- * closes (EXIT, UNWIND, THREAD_END; at the end of the trace if never) its path is the steps since its allocation, the
- * latest MAX_PATH_EVENTS of them, loops folded, and the common function's exit.
+ * Each thread's steps (function entries and exits, branch outcomes) into a ring of the latest MAX_PATH_EVENTS; a
+ * sampled block waits on the innermost open call of each function it follows (`commons`: the possible common
+ * functions of its site, or the one found), and when that call closes (EXIT, UNWIND, THREAD_END; at the end of the
+ * trace if never) its path to that function is the steps since its allocation, the latest MAX_PATH_EVENTS of them,
+ * loops folded, and the function's exit.
  */
 class PathFold implements EventFold {
-  private readonly index: Int32Array;
   private readonly threads: ThreadSteps[] = [];
+  private readonly follow: Set<SiteSample>;
 
-  constructor(private readonly samples: SiteSample[]) {
-    this.index = sampleIndex(samples);
+  constructor(
+    private readonly picks: PickFold,
+    samples: SiteSample[],
+    private readonly commons: (s: SiteSample) => number[],
+  ) {
+    this.follow = new Set(samples);
   }
 
   private steps(thread: number): ThreadSteps {
@@ -388,8 +443,10 @@ class PathFold implements EventFold {
         delete this.threads[e.thread];
         break;
       }
-      default:
-        if (e.newBlock !== NONE) this.allocated(e, tables.blocks);
+      default: {
+        const sample = this.picks.sample;
+        if (sample !== null && this.follow.has(sample)) this.allocated(e.thread, sample, this.picks.k);
+      }
     }
   }
 
@@ -400,17 +457,16 @@ class PathFold implements EventFold {
     t.pos++;
   }
 
-  /** A block created: if sampled, it waits on the innermost open call of the common function (none: no path). */
-  private allocated(e: FoldEvent, blocks: FoldBlocks): void {
-    const picked = pickOf(this.index, this.samples, e, blocks);
-    if (picked === null) return;
-    const t = this.steps(e.thread);
-    const common = picked.sample.common!;
-    for (let j = t.entries.length - 1; j >= 0; j--) {
-      if (t.entries[j] !== common) continue;
-      (t.waiters[j] ??= []).push({ sample: picked.sample, k: picked.k, start: t.pos });
-      t.ring ??= new Int32Array(MAX_PATH_EVENTS);
-      return;
+  /** A sampled block created: it waits on the innermost open call of each function it follows (none: no path to it). */
+  private allocated(thread: number, sample: SiteSample, k: number): void {
+    const t = this.steps(thread);
+    for (const common of this.commons(sample)) {
+      for (let j = t.entries.length - 1; j >= 0; j--) {
+        if (t.entries[j] !== common) continue;
+        (t.waiters[j] ??= []).push({ sample, k, common, start: t.pos });
+        t.ring ??= new Int32Array(MAX_PATH_EVENTS);
+        break;
+      }
     }
   }
 
@@ -428,8 +484,8 @@ class PathFold implements EventFold {
     const raw: number[] = [];
     for (let p = t.pos - n; p < t.pos; p++) raw.push(t.ring![p & RING_MASK]!);
     const tokens = foldRepeats(raw);
-    tokens.push(w.sample.common! * 4 + EXIT_TOKEN);
-    w.sample.paths[w.k] = { tokens, culprit: -1 };
+    tokens.push(w.common * 4 + EXIT_TOKEN);
+    w.sample.pathsTo(w.common)[w.k] = { tokens, culprit: -1 };
   }
 
   finish(): void {
@@ -452,10 +508,11 @@ function explainSite(names: Names, s: SiteSample, branches: boolean): SuspectSit
   if (common === null) {
     return { ...base, ...empty, note: 'no freed block was freed on the thread that allocated it, inside a recorded function: nothing to compare' };
   }
+  const paths = s.pathsTo(common);
   const pathsOf = (from: number, n: number): Path[] => {
     const out: Path[] = [];
     for (let k = from; k < from + n; k++) {
-      const p = s.paths[k];
+      const p = paths[k];
       if (p) out.push(p);
     }
     return out;

@@ -72,7 +72,7 @@ function roughDuration(ms: number): string {
 /**
  * A progress callback that redraws one stderr line, at most every 100 ms and only after the first 300 ms: the phase,
  * how far, the rate through the file when its size (`bytes`) is given, and the time left at that pace. A fraction
- * that goes back is a new pass over the file (`report --leak-causes` reads a trace up to three times): the line says
+ * that goes back is a new pass over the file (`report --leak-causes` reads a trace twice): the line says
  * which, and the rate and the time left are those of that pass.
  */
 export function progressLine(io: CliIo, label: string, bytes?: number): { update: (fraction: number, phase: string) => void; done: () => void } {
