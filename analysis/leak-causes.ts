@@ -8,7 +8,7 @@ import { siteInfo } from './sites.js';
 import { Kind, SiteKind } from './trace/format.js';
 import { grown } from './trace/typed-arrays.js';
 import { modelSource } from './model-fold.js';
-import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import type { EventFold, FoldEvent, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 
 export const LEAK_CAUSES_SCHEMA = 'cc-memwrap.leak-causes/1';
 
