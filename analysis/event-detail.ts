@@ -1,7 +1,7 @@
 // One event as the viewer explains it: its kind and place, the totals after it, the call stack at that moment, and the block it created or ended with that block's other end (its free, or "never freed" with the leak class; its allocation) and the linked set of a free.
 import { Flag, Kind, kindName } from './trace/format.js';
 import { NONE, type Model } from './model.js';
-import { blockRef, eventSite, linkedFreeAt, orphaningEvents, type LinkedBlockRef, type LinkedFree, type LinkedMember, type SiteRef } from './linked.js';
+import { blockRef, eventSite, linkedFreeAt, orphaningEvents, siteRef, type LinkedBlockRef, type Run, type LinkedFree, type LinkedMember, type SiteRef } from './linked.js';
 import { leakClassOf, type LeakClassName } from './leaks.js';
 import { siteInfo, siteLocation } from './sites.js';
 
@@ -47,17 +47,21 @@ export interface StackEntry {
 }
 
 function frameEntry(model: Model, f: number): StackEntry {
-  const site = model.frames.entrySite[f]!;
-  const info = siteInfo(model, site);
+  return frameEntryOf(model, f, model.frames.entrySite[f]!, model.frames.depth[f]!, model.frames.enter[f]!);
+}
+
+/** A frame as the detail shows it, from its entry site, depth and entry event (a model's row, or an index's). */
+export function frameEntryOf(run: Run, f: number, site: number, depth: number, enterEvent: number): StackEntry {
+  const info = siteInfo(run, site);
   const name = info === null ? `<unknown function site ${site}>` : info.name || info.func || '?';
   return {
     frame: f,
     function: name,
     file: info?.file ?? null,
     line: info?.line ?? null,
-    label: info === null ? name : `${siteLocation(info, model.program?.cwd ?? null)} ${name}`,
-    depth: model.frames.depth[f]!,
-    enterEvent: model.frames.enter[f]!,
+    label: info === null ? name : `${siteLocation(info, run.program?.cwd ?? null)} ${name}`,
+    depth,
+    enterEvent,
   };
 }
 
@@ -76,11 +80,19 @@ export function callStackAt(model: Model, event: number): StackEntry[] {
 export function eventPlace(model: Model, event: number): SiteRef | null {
   const kind = model.events.kind[event]!;
   if (kind === Kind.ALLOC || kind === Kind.FREE || kind === Kind.REALLOC) return eventSite(model, event);
-  const site = model.events.site[event]!;
-  const info = siteInfo(model, site);
+  return placeOf(model, kind, model.events.site[event]!, false);
+}
+
+/**
+ * The place of an event of `kind` at `site`: for a heap event the site reports name it by (for an interposed one the
+ * entry site of its attributed frame, as `eventSite` finds it), for others the site itself.
+ */
+export function placeOf(run: Run, kind: number, site: number, interposed: boolean): SiteRef | null {
+  if (kind === Kind.ALLOC || kind === Kind.FREE || kind === Kind.REALLOC) return siteRef(run, site, interposed);
+  const info = siteInfo(run, site);
   if (info === null) return null;
   const name = info.name || info.func || '?';
-  return { site, interposed: false, label: `${siteLocation(info, model.program?.cwd ?? null)} ${name}`, file: info.file, line: info.line, function: info.func || name };
+  return { site, interposed: false, label: `${siteLocation(info, run.program?.cwd ?? null)} ${name}`, file: info.file, line: info.line, function: info.func || name };
 }
 
 export interface EventDetail {

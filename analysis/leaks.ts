@@ -23,7 +23,12 @@ export function leakClassLabel(c: LeakClassName): string {
 
 /** The runtime's class of a block live at exit, or null (freed, or not classified). */
 export function leakClassOf(model: Model, block: number): LeakClassName | null {
-  return CLASS_NAMES[model.blocks.leakClass[block]!] ?? null;
+  return leakClassName(model.blocks.leakClass[block]!);
+}
+
+/** The name of a runtime leak class number (BlockTable.leakClass), or null for none. */
+export function leakClassName(cls: number): LeakClassName | null {
+  return CLASS_NAMES[cls] ?? null;
 }
 
 export interface LeakedBlock extends LinkedBlockRef {

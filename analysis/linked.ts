@@ -67,13 +67,13 @@ export interface OrphanedLeak {
 }
 
 /** The fields of a run that name sites: its site table and working directory (a Model or a TraceStart). */
-type Run = Pick<TraceStart, 'sites' | 'program'>;
+export type Run = Pick<TraceStart, 'sites' | 'program'>;
 
 /**
  * A site as reports show it; for interposed records `site` is the entry site of the attributed function. With `cache`
  * each site's object is made once and shared (a fold names the sites of many blocks).
  */
-function siteRef(run: Run, site: number, interposed: boolean, cache?: Map<number, SiteRef>): SiteRef {
+export function siteRef(run: Run, site: number, interposed: boolean, cache?: Map<number, SiteRef>): SiteRef {
   if (cache !== undefined) {
     const key = 2 * site + (interposed ? 1 : 0);
     let ref = cache.get(key);

@@ -1,0 +1,764 @@
+// The viewer's index of a trace: one fold over the streamed trace (trace/resolve-stream.ts) that keeps, per bucket of
+// INDEX_BUCKET events, what the chart draws of it (event and time range, min/max of stack + static and of heap, the
+// classes of event in it) and writes every event resolved, delta-encoded and bucket by bucket, with what the viewer's
+// detail of an event needs (its place, totals, frame, the blocks it made or ended with their allocation, its linked
+// set), so any range of events is read back from its buckets without replaying the trace from its start. What only
+// the future knows (the event that frees a block) goes to a column by block row that the host writes beside it; what
+// only the end knows (leak classes, the frees that orphaned leaked blocks) is kept per live block.
+//
+// Memory while building: one bucket's bytes, the summaries (about 100 bytes per bucket), per site two numbers, and the
+// folds' live blocks and open frames; nothing per event. Pure TypeScript: the host (host/trace-index.ts) owns the file.
+import { eventClassBit, eventClassOfKind, frameEntryOf, placeOf, type EventDetail, type StackEntry } from './event-detail.js';
+import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import { leakClassName } from './leaks.js';
+import { OrphanFold, siteRef, type LinkedMember, type Run, type SiteRef } from './linked.js';
+import { NONE, type SiteTable, type ThreadInfo } from './model.js';
+import type { Problem } from './problems.js';
+import { Flag, Kind, kindName } from './trace/format.js';
+import { grown } from './trace/typed-arrays.js';
+
+/** Format of the index file; a cache of another version is built again. */
+export const INDEX_VERSION = 1;
+/** Events per bucket: 10^9 events make 61,036 buckets, about 6 MB of summaries. */
+export const INDEX_BUCKET = 16384;
+/** The free column's "not freed" (block rows and events are below 2^32 - 1: see MAX_INDEX_EVENTS). */
+export const NOT_FREED = 0xffffffff;
+/** The most events an index holds (its free column stores events as 32-bit numbers). */
+export const MAX_INDEX_EVENTS = 0xfffffffe;
+
+/** Fields of a bucket's row in the summary table (Float64, SUMMARY_FIELDS per bucket). */
+export const S = {
+  TIME_MIN: 0,
+  TIME_MAX: 1,
+  ABOVE_MIN: 2,
+  ABOVE_MAX: 3,
+  HEAP_MIN: 4,
+  HEAP_MAX: 5,
+  STATIC_MAX: 6,
+  MASK: 7,
+  /** Byte offset of the bucket's events from the start of the bucket section, and their length. */
+  OFFSET: 8,
+  LENGTH: 9,
+  /** First block row and first frame row made in the bucket. */
+  BLOCK_START: 10,
+  FRAME_START: 11,
+} as const;
+export const SUMMARY_FIELDS = 12;
+
+/** What the index knows of the run beyond its buckets: JSON, small (sites, threads, live blocks at the end). */
+export interface IndexMeta {
+  version: number;
+  bucketSize: number;
+  events: number;
+  buckets: number;
+  blocks: number;
+  frames: number;
+  program: { path: string; cwd: string } | null;
+  /** The site table as arrays (JSON). */
+  sites: { count: number; kind: number[]; file: number[]; func: number[]; name: number[]; line: number[]; strings: string[] };
+  threads: ThreadInfo[];
+  /** Per site id: events recorded at it, and the first of them (-1: none): the page's search. */
+  siteEvents: number[];
+  siteFirst: number[];
+  /** Blocks live at the end: rows, leak class numbers, the free that orphaned each (-1: none). */
+  live: { rows: number[]; leakClass: number[]; orphanedBy: number[] };
+  end: TraceEnd['end'];
+  problems: Problem[];
+  /** Largest values over the run (the chart's unzoomed axes). */
+  maxAbove: number;
+  maxHeap: number;
+}
+
+/** Where a build puts what it makes: each bucket's bytes in order, and the free of each block row. */
+export interface IndexSink {
+  bucket(bytes: Uint8Array): void;
+  freed(row: number, event: number): void;
+}
+
+// ---- varints ----
+
+class ByteWriter {
+  buf = new Uint8Array(1 << 16);
+  at = 0;
+
+  private room(n: number): void {
+    if (this.at + n > this.buf.length) {
+      const b = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
+      b.set(this.buf.subarray(0, this.at));
+      this.buf = b;
+    }
+  }
+
+  byte(v: number): void {
+    this.room(1);
+    this.buf[this.at++] = v;
+  }
+
+  /** An unsigned integer (up to 2^53). */
+  uint(v: number): void {
+    this.room(10);
+    const b = this.buf;
+    if (v < 0x80000000) {
+      while (v >= 0x80) {
+        b[this.at++] = (v & 0x7f) | 0x80;
+        v >>>= 7;
+      }
+    } else {
+      while (v >= 0x80) {
+        b[this.at++] = (v % 0x80) | 0x80;
+        v = Math.floor(v / 0x80);
+      }
+    }
+    b[this.at++] = v;
+  }
+
+  /** A signed integer, zigzag. */
+  int(v: number): void {
+    this.uint(v >= 0 ? 2 * v : -2 * v - 1);
+  }
+
+  /** A number that may not be an integer: integers as zigzag (tag 0), anything else as a float64 (tag 1). */
+  num(v: number): void {
+    if (Number.isSafeInteger(v) && Math.abs(v) < 2 ** 51) {
+      this.uint(v >= 0 ? 4 * v : -4 * v - 2);
+    } else {
+      this.byte(1);
+      this.room(8);
+      new DataView(this.buf.buffer, this.buf.byteOffset + this.at, 8).setFloat64(0, v, true);
+      this.at += 8;
+    }
+  }
+
+  take(): Uint8Array {
+    const out = this.buf.slice(0, this.at);
+    this.at = 0;
+    return out;
+  }
+}
+
+class ByteReader {
+  at = 0;
+  private readonly view: DataView;
+  constructor(readonly buf: Uint8Array) {
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  }
+
+  byte(): number {
+    if (this.at >= this.buf.length) throw new IndexDamagedError('a bucket ends early');
+    return this.buf[this.at++]!;
+  }
+
+  uint(): number {
+    let v = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      const b = this.byte();
+      v += (b & 0x7f) * mul;
+      if (b < 0x80) return v;
+      mul *= 0x80;
+    }
+    throw new IndexDamagedError('a varint runs past 10 bytes');
+  }
+
+  int(): number {
+    const u = this.uint();
+    return u % 2 === 0 ? u / 2 : -(u + 1) / 2;
+  }
+
+  num(): number {
+    const u = this.uint();
+    if (u === 1) {
+      const v = this.view.getFloat64(this.at, true);
+      this.at += 8;
+      return v;
+    }
+    return u % 4 === 0 ? u / 4 : -(u + 2) / 4;
+  }
+}
+
+/** An index file that does not read back as it was written (the host builds it again). */
+export class IndexDamagedError extends Error {
+  override name = 'IndexDamagedError';
+}
+
+// Bits of an event's second byte: what follows its fixed fields.
+const HAS_NEW_BLOCK = 1;
+const HAS_OLD_BLOCK = 2;
+const HAS_LINKED = 4;
+const NEW_FRAME = 8;
+const LINKED_PARTIAL = 16;
+
+const HEAP_KINDS = new Set<number>([Kind.ALLOC, Kind.FREE, Kind.REALLOC]);
+
+/** The fold that builds an index: tells `sink` each bucket as it fills, and keeps the summaries and the meta facts. */
+export class IndexFold implements EventFold {
+  readonly needsTime = true;
+  private readonly w = new ByteWriter();
+  private summary = new Float64Array(SUMMARY_FIELDS * 64);
+  private buckets = 0;
+  private offset = 0;
+  private inBucket = 0;
+  private blocks = 0;
+  private frames = 0;
+  private statics = 0;
+  private timeMax = -Infinity;
+  private maxAbove = 0;
+  private maxHeap = 0;
+  private siteEvents = new Float64Array(64);
+  private siteFirst = new Float64Array(64).fill(NONE);
+  private readonly orphans: OrphanFold;
+  // Values of the previous event in the bucket (deltas).
+  private p = { time: 0, stack: 0, heapR: 0, heapU: 0, statics: 0, frame: NONE, id: 0 };
+  private readonly bitOfKind = new Uint8Array(256);
+  private meta: IndexMeta | null = null;
+
+  constructor(
+    private readonly start: TraceStart,
+    private readonly sink: IndexSink,
+    /** Events per bucket (tests use small ones). */
+    private readonly bucketSize = INDEX_BUCKET,
+  ) {
+    this.orphans = new OrphanFold(start);
+    for (let k = 0; k < 256; k++) this.bitOfKind[k] = eventClassBit(eventClassOfKind(k));
+  }
+
+  private open(): void {
+    const k = this.buckets;
+    this.summary = grown(this.summary, SUMMARY_FIELDS * (k + 1));
+    const r = this.summary.subarray(SUMMARY_FIELDS * k, SUMMARY_FIELDS * (k + 1));
+    r[S.TIME_MIN] = Infinity;
+    r[S.TIME_MAX] = -Infinity;
+    r[S.ABOVE_MIN] = r[S.HEAP_MIN] = Infinity;
+    r[S.ABOVE_MAX] = r[S.HEAP_MAX] = r[S.STATIC_MAX] = -Infinity;
+    r[S.MASK] = 0;
+    r[S.OFFSET] = this.offset;
+    r[S.BLOCK_START] = this.blocks;
+    r[S.FRAME_START] = this.frames;
+    this.p = { time: 0, stack: 0, heapR: 0, heapU: 0, statics: 0, frame: NONE, id: 0 };
+  }
+
+  private close(): void {
+    const bytes = this.w.take();
+    this.summary[SUMMARY_FIELDS * this.buckets + S.LENGTH] = bytes.length;
+    this.offset += bytes.length;
+    this.sink.bucket(bytes);
+    this.buckets++;
+    this.inBucket = 0;
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    this.orphans.event(e, tables);
+    if (e.index >= MAX_INDEX_EVENTS) throw new RangeError(`the trace has more than ${MAX_INDEX_EVENTS.toLocaleString('en-US')} events, more than an index holds`);
+    if (this.inBucket === 0) this.open();
+    const w = this.w;
+    const p = this.p;
+    const { blocks, frames } = tables;
+    const kind = e.kind;
+    if (kind === Kind.STATIC) this.statics += e.value;
+    const heap = HEAP_KINDS.has(kind);
+    const interposed = (e.flags & Flag.INTERPOSED) !== 0;
+    const frameRow = e.frame === NONE ? NONE : frames.row[e.frame]!;
+    const newFrame = frameRow !== NONE && frameRow === this.frames;
+    let bits = 0;
+    if (e.newBlock !== NONE) bits |= HAS_NEW_BLOCK;
+    if (e.oldBlock !== NONE) bits |= HAS_OLD_BLOCK;
+    if (e.linked !== null) bits |= HAS_LINKED | (e.linkedPartial ? LINKED_PARTIAL : 0);
+    if (newFrame) bits |= NEW_FRAME;
+    w.byte(kind);
+    w.byte(bits);
+    w.byte(e.flags);
+    w.uint(e.thread);
+    // The site the event is named by: for an interposed heap event its attributed frame's entry site.
+    const place = heap && interposed ? (e.frame === NONE ? 0 : frames.entrySite[e.frame]!) : e.site;
+    w.uint(place);
+    w.uint(e.site);
+    w.num(e.time - p.time);
+    w.num(e.value);
+    w.num(e.stackTotal - p.stack);
+    w.num(e.heapRequested - p.heapR);
+    w.num(e.heapUsable - p.heapU);
+    w.num(this.statics - p.statics);
+    w.int(frameRow - p.frame);
+    if (newFrame) {
+      const parent = frames.parent[e.frame]!;
+      w.int(parent === NONE ? -1 : frameRow - frames.row[parent]!);
+      w.num(frames.entrySite[e.frame]! - e.site);
+      w.num(frames.depth[e.frame]!);
+      this.frames++;
+    }
+    // An ended block first: a realloc ends its old block and makes the new one in one event.
+    const blockRef = (h: number): void => {
+      w.uint(this.blocks - blocks.row[h]!);
+      w.uint(e.index - blocks.allocEvent[h]!);
+      w.num(blocks.id[h]!);
+      w.num(blocks.requested[h]!);
+      const ip = blocks.interposed[h] === 1;
+      w.uint(ip ? blocks.entry[h]! : blocks.site[h]!);
+      w.byte(ip ? 1 : 0);
+    };
+    if (e.oldBlock !== NONE) {
+      blockRef(e.oldBlock);
+      this.sink.freed(blocks.row[e.oldBlock]!, e.index);
+    }
+    if (e.linked !== null) {
+      w.uint(e.linked.length);
+      for (const h of e.linked) blockRef(h);
+    }
+    if (e.newBlock !== NONE) {
+      const h = e.newBlock;
+      w.num(blocks.id[h]! - p.id);
+      p.id = blocks.id[h]!;
+      w.num(blocks.requested[h]!);
+      const ip = blocks.interposed[h] === 1;
+      w.uint(ip ? blocks.entry[h]! : blocks.site[h]!);
+      w.byte(ip ? 1 : 0);
+      this.blocks++;
+    }
+    p.time = e.time;
+    p.stack = e.stackTotal;
+    p.heapR = e.heapRequested;
+    p.heapU = e.heapUsable;
+    p.statics = this.statics;
+    p.frame = frameRow;
+
+    // The bucket's summary: what the chart draws (stack + static above the axis, the heap below).
+    const r = SUMMARY_FIELDS * this.buckets;
+    const s = this.summary;
+    const above = e.stackTotal + this.statics;
+    if (e.time > this.timeMax) this.timeMax = e.time;
+    if (this.timeMax < s[r + S.TIME_MIN]!) s[r + S.TIME_MIN] = this.timeMax;
+    s[r + S.TIME_MAX] = this.timeMax;
+    if (above < s[r + S.ABOVE_MIN]!) s[r + S.ABOVE_MIN] = above;
+    if (above > s[r + S.ABOVE_MAX]!) s[r + S.ABOVE_MAX] = above;
+    if (e.heapRequested < s[r + S.HEAP_MIN]!) s[r + S.HEAP_MIN] = e.heapRequested;
+    if (e.heapRequested > s[r + S.HEAP_MAX]!) s[r + S.HEAP_MAX] = e.heapRequested;
+    if (this.statics > s[r + S.STATIC_MAX]!) s[r + S.STATIC_MAX] = this.statics;
+    s[r + S.MASK] = s[r + S.MASK]! | this.bitOfKind[kind]!;
+    if (above > this.maxAbove) this.maxAbove = above;
+    if (e.heapRequested > this.maxHeap) this.maxHeap = e.heapRequested;
+    if (e.site >= this.siteEvents.length) {
+      this.siteEvents = grown(this.siteEvents, e.site + 1);
+      this.siteFirst = grown(this.siteFirst, e.site + 1, NONE);
+    }
+    if (this.siteFirst[e.site] === NONE) this.siteFirst[e.site] = e.index;
+    this.siteEvents[e.site]!++;
+
+    if (++this.inBucket === this.bucketSize) this.close();
+  }
+
+  finish(end: TraceEnd, tables: FoldTables): void {
+    if (this.inBucket > 0) this.close();
+    const sites = this.start.sites;
+    const live = { rows: [] as number[], leakClass: [] as number[], orphanedBy: [] as number[] };
+    for (const h of end.liveBlocks) {
+      live.rows.push(tables.blocks.row[h]!);
+      live.leakClass.push(tables.blocks.leakClass[h]!);
+      live.orphanedBy.push(this.orphans.orphaningEvent(h));
+    }
+    this.meta = {
+      version: INDEX_VERSION,
+      bucketSize: this.bucketSize,
+      events: end.events,
+      buckets: this.buckets,
+      blocks: this.blocks,
+      frames: this.frames,
+      program: this.start.program,
+      sites: {
+        count: sites.count,
+        kind: Array.from(sites.kind.subarray(0, sites.count)),
+        file: Array.from(sites.file.subarray(0, sites.count)),
+        func: Array.from(sites.func.subarray(0, sites.count)),
+        name: Array.from(sites.name.subarray(0, sites.count)),
+        line: Array.from(sites.line.subarray(0, sites.count)),
+        strings: sites.strings,
+      },
+      threads: end.threads,
+      siteEvents: Array.from(this.siteEvents.subarray(0, Math.max(sites.count, 0))),
+      siteFirst: Array.from(this.siteFirst.subarray(0, Math.max(sites.count, 0))),
+      live,
+      end: end.end,
+      problems: end.problems,
+      maxAbove: this.maxAbove,
+      maxHeap: this.maxHeap,
+    };
+  }
+
+  /** After `finish`: the meta facts and the summary table (SUMMARY_FIELDS numbers per bucket). */
+  result(): { meta: IndexMeta; summary: Float64Array } {
+    if (this.meta === null) throw new Error('the index fold has not finished');
+    return { meta: this.meta, summary: this.summary.slice(0, SUMMARY_FIELDS * this.buckets) };
+  }
+}
+
+/** The site table of an index's meta, as the analyses read it. */
+export function siteTableOf(meta: IndexMeta): SiteTable {
+  const s = meta.sites;
+  return {
+    count: s.count,
+    kind: Uint8Array.from(s.kind),
+    file: Int32Array.from(s.file),
+    func: Int32Array.from(s.func),
+    name: Int32Array.from(s.name),
+    line: Uint32Array.from(s.line),
+    strings: s.strings,
+  };
+}
+
+/** A block as an event's record names it. */
+interface IndexBlock {
+  row: number;
+  allocEvent: number;
+  id: number;
+  requested: number;
+  site: number;
+  interposed: boolean;
+}
+
+/** One bucket read back: its events' columns (index i is event first + i), and the blocks and frames they name. */
+export class IndexBucket {
+  readonly kind: Uint8Array;
+  readonly flags: Uint8Array;
+  readonly thread: Uint32Array;
+  readonly place: Uint32Array;
+  readonly site: Uint32Array;
+  readonly time: Float64Array;
+  readonly value: Float64Array;
+  readonly stackTotal: Float64Array;
+  readonly heapRequested: Float64Array;
+  readonly heapUsable: Float64Array;
+  readonly statics: Float64Array;
+  readonly frame: Int32Array;
+  /** Frames entered in the bucket (rows frameStart …): entry site, depth, entering event, parent row. */
+  readonly frameSite: number[] = [];
+  readonly frameDepth: number[] = [];
+  readonly frameEnter: number[] = [];
+  readonly frameParent: number[] = [];
+  /** Per event with such blocks: the one it made, the one it ended, its linked set. */
+  readonly made = new Map<number, IndexBlock>();
+  readonly ended = new Map<number, IndexBlock>();
+  readonly linked = new Map<number, { partial: boolean; blocks: IndexBlock[] }>();
+
+  constructor(
+    bytes: Uint8Array,
+    readonly first: number,
+    readonly count: number,
+    blockStart: number,
+    readonly frameStart: number,
+  ) {
+    this.kind = new Uint8Array(count);
+    this.flags = new Uint8Array(count);
+    this.thread = new Uint32Array(count);
+    this.place = new Uint32Array(count);
+    this.site = new Uint32Array(count);
+    this.time = new Float64Array(count);
+    this.value = new Float64Array(count);
+    this.stackTotal = new Float64Array(count);
+    this.heapRequested = new Float64Array(count);
+    this.heapUsable = new Float64Array(count);
+    this.statics = new Float64Array(count);
+    this.frame = new Int32Array(count);
+    const r = new ByteReader(bytes);
+    let time = 0;
+    let stack = 0;
+    let heapR = 0;
+    let heapU = 0;
+    let statics = 0;
+    let frame = NONE;
+    let id = 0;
+    let blocks = blockStart;
+    let frames = frameStart;
+    for (let i = 0; i < count; i++) {
+      const ev = first + i;
+      const kind = r.byte();
+      const bits = r.byte();
+      this.kind[i] = kind;
+      this.flags[i] = r.byte();
+      this.thread[i] = r.uint();
+      this.place[i] = r.uint();
+      this.site[i] = r.uint();
+      this.time[i] = time += r.num();
+      this.value[i] = r.num();
+      this.stackTotal[i] = stack += r.num();
+      this.heapRequested[i] = heapR += r.num();
+      this.heapUsable[i] = heapU += r.num();
+      this.statics[i] = statics += r.num();
+      this.frame[i] = frame += r.int();
+      if (bits & NEW_FRAME) {
+        const up = r.int();
+        this.frameParent.push(up === -1 ? NONE : frames - up);
+        this.frameSite.push(this.site[i]! + r.num());
+        this.frameDepth.push(r.num());
+        this.frameEnter.push(ev);
+        frames++;
+      }
+      const block = (): IndexBlock => {
+        const row = blocks - r.uint();
+        const allocEvent = ev - r.uint();
+        const bid = r.num();
+        const requested = r.num();
+        const site = r.uint();
+        return { row, allocEvent, id: bid, requested, site, interposed: r.byte() === 1 };
+      };
+      if (bits & HAS_OLD_BLOCK) this.ended.set(i, block());
+      if (bits & HAS_LINKED) {
+        const n = r.uint();
+        const set: IndexBlock[] = [];
+        for (let k = 0; k < n; k++) set.push(block());
+        this.linked.set(i, { partial: (bits & LINKED_PARTIAL) !== 0, blocks: set });
+      }
+      if (bits & HAS_NEW_BLOCK) {
+        id += r.num();
+        const requested = r.num();
+        const site = r.uint();
+        this.made.set(i, { row: blocks, allocEvent: ev, id, requested, site, interposed: r.byte() === 1 });
+        blocks++;
+      }
+    }
+    if (r.at !== bytes.length) throw new IndexDamagedError(`bucket of events ${first}… has ${bytes.length - r.at} bytes left over`);
+  }
+}
+
+/** How an index reader reaches its file: a bucket's bytes, and the free column. */
+export interface IndexStore {
+  bucketBytes(offset: number, length: number): Uint8Array;
+  /** The event that freed block `row`, or NOT_FREED. */
+  freeOf(row: number): number;
+}
+
+/** The events of a range as the chart draws them: series and kinds (a compact reply to the page). */
+export interface IndexRange {
+  first: number;
+  count: number;
+  kinds: Uint8Array;
+  above: Float64Array;
+  heap: Float64Array;
+  statics: Float64Array;
+  times: Float64Array;
+}
+
+/** Reads an index's buckets back, a few kept decoded. */
+export class IndexReader {
+  readonly run: Run;
+  private readonly cache = new Map<number, IndexBucket>();
+  private readonly live = new Map<number, number>();
+
+  constructor(
+    readonly meta: IndexMeta,
+    readonly summary: Float64Array,
+    private readonly store: IndexStore,
+    private readonly keep = 64,
+  ) {
+    this.run = { sites: siteTableOf(meta), program: meta.program };
+    meta.live.rows.forEach((row, i) => this.live.set(row, i));
+  }
+
+  get events(): number {
+    return this.meta.events;
+  }
+
+  bucket(k: number): IndexBucket {
+    let b = this.cache.get(k);
+    if (b !== undefined) {
+      this.cache.delete(k);
+      this.cache.set(k, b);
+      return b;
+    }
+    const s = this.summary;
+    const r = SUMMARY_FIELDS * k;
+    const first = k * this.meta.bucketSize;
+    const count = Math.min(this.meta.bucketSize, this.meta.events - first);
+    b = new IndexBucket(this.store.bucketBytes(s[r + S.OFFSET]!, s[r + S.LENGTH]!), first, count, s[r + S.BLOCK_START]!, s[r + S.FRAME_START]!);
+    this.cache.set(k, b);
+    if (this.cache.size > this.keep) this.cache.delete(this.cache.keys().next().value!);
+    return b;
+  }
+
+  /** Events [a, b), at most `cap` of them, as the chart draws them. */
+  range(a: number, b: number, cap = 1 << 20): IndexRange {
+    const first = Math.max(0, Math.min(a, this.events));
+    const end = Math.max(first, Math.min(b, this.events, first + cap));
+    const n = end - first;
+    const out: IndexRange = { first, count: n, kinds: new Uint8Array(n), above: new Float64Array(n), heap: new Float64Array(n), statics: new Float64Array(n), times: new Float64Array(n) };
+    const B = this.meta.bucketSize;
+    for (let e = first; e < end; ) {
+      const bk = this.bucket(Math.floor(e / B));
+      const i0 = e - bk.first;
+      const i1 = Math.min(bk.count, end - bk.first);
+      for (let i = i0; i < i1; i++) {
+        const o = bk.first + i - first;
+        out.kinds[o] = bk.kind[i]!;
+        out.statics[o] = bk.statics[i]!;
+        out.above[o] = bk.stackTotal[i]! + bk.statics[i]!;
+        out.heap[o] = bk.heapRequested[i]!;
+        out.times[o] = bk.time[i]!;
+      }
+      e = bk.first + i1;
+    }
+    // Times made non-decreasing as the whole-trace axis has them (monotonicTimes), from the bucket's start.
+    let max = first > 0 ? this.summary[SUMMARY_FIELDS * Math.floor((first - 1) / B) + S.TIME_MAX]! : -Infinity;
+    for (let i = 0; i < n; i++) out.times[i] = max = Math.max(max, out.times[i]!);
+    return out;
+  }
+
+  /** The bucket holding frame row `f`, found by the frame rows each bucket starts at. */
+  private frameAt(f: number): { site: number; depth: number; enter: number; parent: number } {
+    let lo = 0;
+    let hi = this.meta.buckets - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.summary[SUMMARY_FIELDS * mid + S.FRAME_START]! <= f) lo = mid;
+      else hi = mid - 1;
+    }
+    const b = this.bucket(lo);
+    const i = f - b.frameStart;
+    if (i < 0 || i >= b.frameSite.length) throw new IndexDamagedError(`frame ${f} is not in the bucket of events ${b.first}…`);
+    return { site: b.frameSite[i]!, depth: b.frameDepth[i]!, enter: b.frameEnter[i]!, parent: b.frameParent[i]! };
+  }
+
+  /** The frames open on event e's thread, innermost first (callStackAt). */
+  callStack(e: number): StackEntry[] {
+    const out: StackEntry[] = [];
+    if (e < 0 || e >= this.events) return out;
+    const b = this.bucket(Math.floor(e / this.meta.bucketSize));
+    for (let f = b.frame[e - b.first]!; f !== NONE; ) {
+      const fr = this.frameAt(f);
+      out.push(frameEntryOf(this.run, f, fr.site, fr.depth, fr.enter));
+      f = fr.parent;
+    }
+    return out;
+  }
+
+  private freeEvent(row: number): number | null {
+    const f = this.store.freeOf(row);
+    return f === NOT_FREED ? null : f;
+  }
+
+  private ref(b: IndexBlock, freeEvent: number | null, cache: Map<number, SiteRef>): { block: number; id: number; requestedBytes: number; allocation: SiteRef; freeEvent: number | null } {
+    return { block: b.row, id: b.id, requestedBytes: b.requested, allocation: siteRef(this.run, b.site, b.interposed, cache), freeEvent };
+  }
+
+  /** Event e as the viewer explains it: the same object eventDetail(model, e, …) gives for the decoded trace. */
+  detail(e: number): EventDetail {
+    if (e < 0 || e >= this.events) throw new RangeError(`no event ${e}: the trace has ${this.events.toLocaleString('en-US')}`);
+    const b = this.bucket(Math.floor(e / this.meta.bucketSize));
+    const i = e - b.first;
+    const kind = b.kind[i]!;
+    const heap = HEAP_KINDS.has(kind);
+    const interposed = (b.flags[i]! & Flag.INTERPOSED) !== 0;
+    const cache = new Map<number, SiteRef>();
+    const made = b.made.get(i);
+    const ended = b.ended.get(i);
+    const set = b.linked.get(i);
+    let created: EventDetail['created'] = null;
+    if (made !== undefined) {
+      const at = this.live.get(made.row);
+      const orphan = at === undefined ? NONE : this.meta.live.orphanedBy[at]!;
+      created = {
+        ...this.ref(made, this.freeEvent(made.row), cache),
+        leakClass: at === undefined ? null : leakClassName(this.meta.live.leakClass[at]!),
+        orphanedBy: orphan === NONE ? null : { event: orphan, at: this.placeOfEvent(orphan) },
+      };
+    }
+    let linked: EventDetail['linked'] = null;
+    if (set !== undefined && (kind === Kind.FREE || kind === Kind.REALLOC)) {
+      const blocks = set.blocks.map((m): LinkedMember & { allocEvent: number } => {
+        const freeEvent = this.freeEvent(m.row);
+        const at = this.live.get(m.row);
+        const leaked = freeEvent === null;
+        return { ...this.ref(m, freeEvent, cache), leaked, orphaned: leaked && at !== undefined && this.meta.live.orphanedBy[at] === e, allocEvent: m.allocEvent };
+      });
+      let orphaned = 0;
+      let orphanedBytes = 0;
+      for (const m of blocks) {
+        if (!m.orphaned) continue;
+        orphaned++;
+        orphanedBytes += m.requestedBytes;
+      }
+      linked = {
+        event: e,
+        kind: kind === Kind.REALLOC ? 'realloc' : 'free',
+        at: siteRef(this.run, b.place[i]!, interposed),
+        freed: ended === undefined ? null : this.ref(ended, e, cache),
+        partial: set.partial,
+        blocks,
+        orphaned,
+        orphanedBytes,
+      };
+    }
+    return {
+      event: e,
+      kind: kindName(kind),
+      class: eventClassOfKind(kind),
+      thread: this.meta.threads[b.thread[i]!]?.index ?? b.thread[i]!,
+      timeNs: b.time[i]!,
+      place: placeOf(this.run, kind, b.place[i]!, heap && interposed),
+      bytes: heap || kind === Kind.ENTER ? b.value[i]! : null,
+      heapRequested: b.heapRequested[i]!,
+      heapUsable: b.heapUsable[i]!,
+      stack: b.stackTotal[i]!,
+      static: b.statics[i]!,
+      created,
+      ended: ended === undefined ? null : { ...this.ref(ended, e, cache), allocEvent: ended.allocEvent },
+      linked,
+      interposed,
+    };
+  }
+
+  /** The place of a heap event (the orphaning free of a block). */
+  private placeOfEvent(e: number): SiteRef {
+    const b = this.bucket(Math.floor(e / this.meta.bucketSize));
+    const i = e - b.first;
+    return siteRef(this.run, b.place[i]!, (b.flags[i]! & Flag.INTERPOSED) !== 0);
+  }
+
+  /**
+   * The nearest event after (1) or before (-1) `from` of class bit `bit` (eventClassBit), on thread row `thread` if
+   * given: buckets without the class are skipped by their summaries. null if none.
+   */
+  nextOfClass(from: number, direction: 1 | -1, bit: number, thread: number | null = null): number | null {
+    const B = this.meta.bucketSize;
+    let e = from + direction;
+    while (e >= 0 && e < this.events) {
+      const k = Math.floor(e / B);
+      if ((this.summary[SUMMARY_FIELDS * k + S.MASK]! & bit) === 0) {
+        e = direction === 1 ? (k + 1) * B : k * B - 1;
+        continue;
+      }
+      const b = this.bucket(k);
+      for (let i = e - b.first; i >= 0 && i < b.count; i += direction) {
+        if ((thread === null || b.thread[i] === thread) && this.bitOf(b.kind[i]!) === bit) return b.first + i;
+      }
+      e = direction === 1 ? (k + 1) * B : k * B - 1;
+    }
+    return null;
+  }
+
+  private bitOf(kind: number): number {
+    return eventClassBit(eventClassOfKind(kind));
+  }
+}
+
+/** A range as bytes for the page: count (u32), first (f64), then kinds (padded to 8), above, heap, statics, times. */
+export function encodeRange(r: IndexRange): Uint8Array {
+  const pad = Math.ceil(r.count / 8) * 8;
+  const out = new Uint8Array(16 + pad + 32 * r.count);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, r.count, true);
+  dv.setFloat64(8, r.first, true);
+  out.set(r.kinds, 16);
+  let at = 16 + pad;
+  for (const col of [r.above, r.heap, r.statics, r.times]) {
+    out.set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength), at);
+    at += col.byteLength;
+  }
+  return out;
+}
+
+export function decodeRange(bytes: ArrayBuffer): IndexRange {
+  const dv = new DataView(bytes);
+  const count = dv.getUint32(0, true);
+  const first = dv.getFloat64(8, true);
+  const pad = Math.ceil(count / 8) * 8;
+  const f64 = (k: number): Float64Array => new Float64Array(bytes, 16 + pad + 8 * count * k, count);
+  return { first, count, kinds: new Uint8Array(bytes, 16, count), above: f64(0), heap: f64(1), statics: f64(2), times: f64(3) };
+}

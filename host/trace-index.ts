@@ -1,0 +1,469 @@
+// The index file of a trace (`<trace>.mwindex`, analysis/trace-index.ts): built once in one streamed pass, kept beside
+// the trace (or in the user's cache folder when that folder cannot be written), used while the trace's size and
+// modification time and the index's format version still match. Written under a temporary name and renamed when
+// whole: an interrupted build (Ctrl-C, a kill) never leaves a cache that looks finished.
+//
+// File layout (little-endian):
+//   0   "MWINDEX\n"        8   version u32        12  bucket size u32
+//   16  trace size f64     24  trace mtime ms f64 32  bucket bytes f64 (the buckets start at 64)
+//   40  free column offset f64, 48 its rows f64, 56 meta offset f64
+//   64  the buckets' events, one after the other
+//   then the free column: per block row the event that freed it (u32, 0xffffffff: never)
+//   then the meta: u32 JSON length, the JSON (IndexMeta), padding to 8, the summary table (f64, SUMMARY_FIELDS per bucket)
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+import { IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, NOT_FREED, SUMMARY_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
+import { FileSource } from '../analysis/trace/file-source.js';
+import { readHeader } from '../analysis/trace/header.js';
+import { streamSource } from '../analysis/trace/resolve-stream.js';
+import { fileSymbolNamer } from './library-symbols.js';
+
+const MAGIC = 'MWINDEX\n';
+const HEADER = 64;
+
+/** Traces larger than this open in index mode (MEMWRAP_VIEW_INDEX=1 forces it for any trace, =0 never uses it). */
+export const INDEX_THRESHOLD = 64 << 20;
+
+/** Whether the viewer opens a trace of `bytes` through its index. */
+export function useIndex(bytes: number, env: NodeJS.ProcessEnv = process.env): boolean {
+  const force = env.MEMWRAP_VIEW_INDEX;
+  if (force === '1') return true;
+  if (force === '0') return false;
+  return bytes > INDEX_THRESHOLD;
+}
+
+/** Where the index of `trace` is kept: beside it when its folder can be written, else in the user's cache folder. */
+export function indexPathFor(trace: string, env: NodeJS.ProcessEnv = process.env): string {
+  const abs = path.resolve(trace);
+  const beside = `${abs}.mwindex`;
+  if (writableDir(path.dirname(abs))) return beside;
+  const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
+  const dir = path.join(base, 'cc-memwrap', 'index');
+  mkdirSync(dir, { recursive: true });
+  const hash = createHash('sha256').update(abs).digest('hex').slice(0, 16);
+  return path.join(dir, `${path.basename(abs)}-${hash}.mwindex`);
+}
+
+function writableDir(dir: string): boolean {
+  const probe = path.join(dir, `.mwindex-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    closeSync(openSync(probe, 'wx'));
+    unlinkSync(probe);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The trace's size and modification time, which an index must match. */
+function traceStamp(trace: string): { size: number; mtimeMs: number } {
+  const st = statSync(trace);
+  return { size: st.size, mtimeMs: st.mtimeMs };
+}
+
+// ---- temporary files: removed on exit and on Ctrl-C, whatever stops the build ----
+
+const temporaries = new Set<string>();
+let hooked = false;
+
+function removeTemporaries(): void {
+  for (const t of temporaries) {
+    try {
+      unlinkSync(t);
+    } catch {
+      // already gone
+    }
+  }
+  temporaries.clear();
+}
+
+function track(file: string): void {
+  temporaries.add(file);
+  if (hooked) return;
+  hooked = true;
+  process.on('exit', removeTemporaries);
+}
+
+function untrack(file: string): void {
+  temporaries.delete(file);
+}
+
+/** Temporary files of builds whose process is gone (a build killed outright): removed before a new build. */
+function removeStale(dest: string): void {
+  const dir = path.dirname(dest);
+  const prefix = `${path.basename(dest)}.tmp-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const n of names) {
+    if (!n.startsWith(prefix)) continue;
+    const pid = Number(/^(\d+)-/.exec(n.slice(prefix.length))?.[1]);
+    if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) continue;
+    if (pid === process.pid && temporaries.has(path.join(dir, n))) continue;
+    try {
+      unlinkSync(path.join(dir, n));
+    } catch {
+      // another build removed it
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// ---- the free column, written by block row while rows are still being made ----
+
+/**
+ * Frees arrive for recent blocks as a rule: a window of the latest rows is kept in memory and written out in order
+ * as it slides; a free of an older row is written in place at the end (a list of such patches, kept in a file).
+ */
+class FreeColumn {
+  static readonly WINDOW = 1 << 22;
+  private base = 0;
+  private readonly win = new Uint32Array(FreeColumn.WINDOW).fill(NOT_FREED);
+  private readonly patches = new Uint32Array(1 << 16);
+  private patchCount = 0;
+  private patchFd: number | null = null;
+  private patchesWritten = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly patchFile: string,
+  ) {}
+
+  freed(row: number, event: number): void {
+    const W = FreeColumn.WINDOW;
+    while (row >= this.base + W) this.slide();
+    if (row >= this.base) this.win[row - this.base] = event;
+    else {
+      this.patches[this.patchCount++] = row;
+      this.patches[this.patchCount++] = event;
+      if (this.patchCount === this.patches.length) this.flushPatches();
+    }
+  }
+
+  private slide(): void {
+    const half = FreeColumn.WINDOW / 2;
+    writeAll(this.fd, new Uint8Array(this.win.buffer, 0, half * 4), this.base * 4);
+    this.win.copyWithin(0, half);
+    this.win.fill(NOT_FREED, half);
+    this.base += half;
+  }
+
+  private flushPatches(): void {
+    if (this.patchCount === 0) return;
+    if (this.patchFd === null) {
+      track(this.patchFile);
+      this.patchFd = openSync(this.patchFile, 'w+');
+    }
+    writeAll(this.patchFd, new Uint8Array(this.patches.buffer, 0, this.patchCount * 4), this.patchesWritten * 4);
+    this.patchesWritten += this.patchCount;
+    this.patchCount = 0;
+  }
+
+  /** Writes every row below `rows`, then the patches in place. */
+  finish(rows: number): void {
+    const W = FreeColumn.WINDOW;
+    const n = Math.max(0, Math.min(W, rows - this.base));
+    writeAll(this.fd, new Uint8Array(this.win.buffer, 0, n * 4), this.base * 4);
+    const none = new Uint32Array(W).fill(NOT_FREED);
+    for (let r = this.base + W; r < rows; r += W) writeAll(this.fd, new Uint8Array(none.buffer, 0, Math.min(W, rows - r) * 4), r * 4);
+    this.flushPatches();
+    if (this.patchFd === null) return;
+    const chunk = new Uint32Array(1 << 16);
+    const one = new Uint32Array(1);
+    for (let at = 0; at < this.patchesWritten; at += chunk.length) {
+      const m = Math.min(chunk.length, this.patchesWritten - at);
+      readAll(this.patchFd, new Uint8Array(chunk.buffer, 0, m * 4), at * 4);
+      for (let i = 0; i < m; i += 2) {
+        one[0] = chunk[i + 1]!;
+        writeAll(this.fd, new Uint8Array(one.buffer), chunk[i]! * 4);
+      }
+    }
+    closeSync(this.patchFd);
+    this.patchFd = null;
+    unlinkSync(this.patchFile);
+    untrack(this.patchFile);
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array, position: number | null): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, position === null ? null : position + done);
+}
+
+function readAll(fd: number, into: Uint8Array, position: number): number {
+  let got = 0;
+  while (got < into.length) {
+    const r = readSync(fd, into, got, into.length - got, position + got);
+    if (r === 0) break;
+    got += r;
+  }
+  return got;
+}
+
+// ---- building ----
+
+export interface BuildProgress {
+  fraction: number;
+  phase: string;
+  events: number;
+  /** Seconds since the build began. */
+  seconds: number;
+}
+
+/**
+ * Builds the index of `trace` into `dest` in one streamed pass (synchronous: the viewer's hosts run it in a worker,
+ * buildIndexInWorker). Returns the file's path.
+ */
+export function buildIndexFile(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): string {
+  removeStale(dest);
+  const stamp = traceStamp(trace);
+  const tmp = `${dest}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  const freesTmp = `${tmp}.frees`;
+  track(tmp);
+  track(freesTmp);
+  const fd = openSync(tmp, 'w+');
+  const freesFd = openSync(freesTmp, 'w+');
+  const source = FileSource.open(trace);
+  const t0 = Date.now();
+  try {
+    readHeader(source);
+    let at = HEADER;
+    const frees = new FreeColumn(freesFd, `${tmp}.patches`);
+    const sink: IndexSink = {
+      bucket(bytes) {
+        writeAll(fd, bytes, at);
+        at += bytes.length;
+      },
+      freed: (row, event) => frees.freed(row, event),
+    };
+    let fold: IndexFold | null = null;
+    const stream = streamSource(source.clone(), {
+      symbols: fileSymbolNamer,
+      onProgress: (fraction, phase) => onProgress?.({ fraction, phase, events: 0, seconds: (Date.now() - t0) / 1000 }),
+      onReading: (passes) => {
+        // A second reading starts the index again from its first bucket.
+        if (passes === 2) at = HEADER;
+      },
+    });
+    stream.run((start) => {
+      at = HEADER;
+      fold = new IndexFold(start, sink);
+      return [fold];
+    });
+    const { meta, summary } = (fold as IndexFold | null)!.result();
+    frees.finish(meta.blocks);
+    const bucketBytes = at - HEADER;
+    const freeOffset = Math.ceil(at / 8) * 8;
+    // The free column, copied after the buckets.
+    const buf = new Uint8Array(8 << 20);
+    for (let off = 0; off < meta.blocks * 4; ) {
+      const n = readAll(freesFd, buf.subarray(0, Math.min(buf.length, meta.blocks * 4 - off)), off);
+      if (n === 0) throw new Error('the free column came back short');
+      writeAll(fd, buf.subarray(0, n), freeOffset + off);
+      off += n;
+    }
+    const metaOffset = Math.ceil((freeOffset + meta.blocks * 4) / 8) * 8;
+    const json = new TextEncoder().encode(JSON.stringify(meta));
+    const head = new Uint8Array(4);
+    new DataView(head.buffer).setUint32(0, json.length, true);
+    writeAll(fd, head, metaOffset);
+    writeAll(fd, json, metaOffset + 4);
+    const tableAt = Math.ceil((metaOffset + 4 + json.length) / 8) * 8;
+    writeAll(fd, new Uint8Array(summary.buffer, summary.byteOffset, summary.byteLength), tableAt);
+    const h = new Uint8Array(HEADER);
+    const dv = new DataView(h.buffer);
+    h.set(new TextEncoder().encode(MAGIC), 0);
+    dv.setUint32(8, INDEX_VERSION, true);
+    dv.setUint32(12, INDEX_BUCKET, true);
+    dv.setFloat64(16, stamp.size, true);
+    dv.setFloat64(24, stamp.mtimeMs, true);
+    dv.setFloat64(32, bucketBytes, true);
+    dv.setFloat64(40, freeOffset, true);
+    dv.setFloat64(48, meta.blocks, true);
+    dv.setFloat64(56, metaOffset, true);
+    writeAll(fd, h, 0);
+    closeSync(fd);
+    renameSync(tmp, dest);
+    untrack(tmp);
+    onProgress?.({ fraction: 1, phase: 'index written', events: meta.events, seconds: (Date.now() - t0) / 1000 });
+    return dest;
+  } catch (e) {
+    try {
+      closeSync(fd);
+    } catch {
+      // closed already
+    }
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // not there
+    }
+    untrack(tmp);
+    throw e;
+  } finally {
+    source.close();
+    closeSync(freesFd);
+    try {
+      unlinkSync(freesTmp);
+    } catch {
+      // not there
+    }
+    untrack(freesTmp);
+  }
+}
+
+// ---- reading ----
+
+/** An index file opened for reading: its meta, summaries and a reader of its buckets. */
+export class TraceIndex {
+  private constructor(
+    readonly file: string,
+    private readonly fd: number,
+    readonly reader: IndexReader,
+  ) {}
+
+  get meta(): IndexMeta {
+    return this.reader.meta;
+  }
+
+  get summary(): Float64Array {
+    return this.reader.summary;
+  }
+
+  /** Opens `file` if it is a whole index of `trace` as it is now, else null (missing, stale, another version, damaged). */
+  static open(file: string, trace: string): TraceIndex | null {
+    if (!existsSync(file)) return null;
+    const fd = openSync(file, 'r');
+    try {
+      const size = fstatSync(fd).size;
+      const h = new Uint8Array(HEADER);
+      if (readAll(fd, h, 0) < HEADER || new TextDecoder().decode(h.subarray(0, 8)) !== MAGIC) throw new Error('not an index');
+      const dv = new DataView(h.buffer);
+      const stamp = traceStamp(trace);
+      if (dv.getUint32(8, true) !== INDEX_VERSION || dv.getUint32(12, true) !== INDEX_BUCKET) throw new Error('another version');
+      if (dv.getFloat64(16, true) !== stamp.size || dv.getFloat64(24, true) !== stamp.mtimeMs) throw new Error('the trace changed');
+      const freeOffset = dv.getFloat64(40, true);
+      const freeRows = dv.getFloat64(48, true);
+      const metaOffset = dv.getFloat64(56, true);
+      if (!(metaOffset + 4 <= size)) throw new Error('cut short');
+      const lenBytes = new Uint8Array(4);
+      readAll(fd, lenBytes, metaOffset);
+      const len = new DataView(lenBytes.buffer).getUint32(0, true);
+      if (metaOffset + 4 + len > size) throw new Error('cut short');
+      const json = new Uint8Array(len);
+      readAll(fd, json, metaOffset + 4);
+      const meta = JSON.parse(new TextDecoder().decode(json)) as IndexMeta;
+      const tableAt = Math.ceil((metaOffset + 4 + len) / 8) * 8;
+      const table = new Float64Array(meta.buckets * SUMMARY_FIELDS);
+      if (readAll(fd, new Uint8Array(table.buffer), tableAt) < table.byteLength) throw new Error('cut short');
+      const one = new Uint8Array(4);
+      const store: IndexStore = {
+        bucketBytes(offset, length) {
+          const out = new Uint8Array(length);
+          if (readAll(fd, out, HEADER + offset) < length) throw new Error(`${file}: cut short`);
+          return out;
+        },
+        freeOf(row) {
+          if (row < 0 || row >= freeRows) return NOT_FREED;
+          readAll(fd, one, freeOffset + row * 4);
+          return new DataView(one.buffer).getUint32(0, true);
+        },
+      };
+      return new TraceIndex(file, fd, new IndexReader(meta, table, store));
+    } catch {
+      closeSync(fd);
+      return null;
+    }
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+}
+
+/** The worker script that builds an index off the main thread (compiled beside this file). */
+const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url));
+
+/**
+ * The index of `trace`: the cached one when it matches, else built (in a worker thread when the compiled worker is
+ * there, so a server or window stays responsive) with progress told on the way.
+ */
+export async function openTraceIndex(trace: string, onProgress?: (p: BuildProgress) => void, dest = indexPathFor(trace)): Promise<TraceIndex> {
+  const cached = TraceIndex.open(dest, trace);
+  if (cached !== null) return cached;
+  if (existsSync(WORKER)) await buildIndexInWorker(trace, dest, onProgress);
+  else buildIndexFile(trace, dest, onProgress);
+  const built = TraceIndex.open(dest, trace);
+  if (built === null) throw new Error(`${dest}: the index just built cannot be read (did the trace change while it was read?)`);
+  return built;
+}
+
+/** Builds in a worker thread; Ctrl-C (SIGINT, SIGTERM) during the build removes its temporary files and exits. */
+function buildIndexInWorker(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { workerData: { trace, dest } });
+    const onSignal = (signal: NodeJS.Signals): void => {
+      void worker.terminate().then(() => {
+        const dir = path.dirname(dest);
+        const prefix = path.basename(temporaryPrefix(dest));
+        for (const n of readdirSync(dir)) {
+          if (!n.startsWith(prefix)) continue;
+          try {
+            unlinkSync(path.join(dir, n));
+          } catch {
+            // gone
+          }
+        }
+        process.exit(signal === 'SIGINT' ? 130 : 143);
+      });
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+    const done = (): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    };
+    worker.on('message', (m: { type: 'progress'; progress: BuildProgress } | { type: 'done' } | { type: 'error'; message: string }) => {
+      if (m.type === 'progress') onProgress?.(m.progress);
+      else if (m.type === 'done') {
+        done();
+        resolve();
+      } else {
+        done();
+        reject(new Error(m.message));
+      }
+    });
+    worker.on('error', (e) => {
+      done();
+      reject(e);
+    });
+  });
+}
+
+/** The temporary names a build of `dest` in this process uses (the worker tells them to the main thread). */
+export function temporaryPrefix(dest: string): string {
+  return `${dest}.tmp-${process.pid}-`;
+}
+
+/** A terminal progress line: share done, events per second, time left. */
+export function progressLine(name: string, p: BuildProgress, traceBytes: number): string {
+  const pct = Math.floor(p.fraction * 100);
+  const rate = p.seconds > 0 ? (p.fraction * traceBytes) / p.seconds / (1 << 20) : 0;
+  const left = p.fraction > 0.01 ? (p.seconds * (1 - p.fraction)) / p.fraction : null;
+  return `indexing ${name}: ${pct}% (${rate.toFixed(0)} MiB/s${left === null ? '' : `, about ${Math.ceil(left)} s left`})`;
+}
