@@ -187,8 +187,13 @@ const HAS_OLD_BLOCK = 2;
 const HAS_LINKED = 4;
 const NEW_FRAME = 8;
 const LINKED_PARTIAL = 16;
+/** The event's thread, place and flags differ from the usual (the previous event's thread, its own site, no flags). */
+const OTHER_THREAD = 32;
+const OWN_PLACE = 64;
+const HAS_FLAGS = 128;
 
-const HEAP_KINDS = new Set<number>([Kind.ALLOC, Kind.FREE, Kind.REALLOC]);
+const HEAP_KIND = new Uint8Array(256);
+for (const k of [Kind.ALLOC, Kind.FREE, Kind.REALLOC]) HEAP_KIND[k] = 1;
 
 /** The fold that builds an index: tells `sink` each bucket as it fills, and keeps the summaries and the meta facts. */
 export class IndexFold implements EventFold {
@@ -208,7 +213,7 @@ export class IndexFold implements EventFold {
   private siteFirst = new Float64Array(64).fill(NONE);
   private readonly orphans: OrphanFold;
   // Values of the previous event in the bucket (deltas).
-  private p = { time: 0, stack: 0, heapR: 0, heapU: 0, statics: 0, frame: NONE, id: 0 };
+  private p = { time: 0, thread: 0, stack: 0, heapR: 0, heapU: 0, statics: 0, frame: NONE, id: 0 };
   private readonly bitOfKind = new Uint8Array(256);
   private meta: IndexMeta | null = null;
 
@@ -234,7 +239,7 @@ export class IndexFold implements EventFold {
     r[S.OFFSET] = this.offset;
     r[S.BLOCK_START] = this.blocks;
     r[S.FRAME_START] = this.frames;
-    this.p = { time: 0, stack: 0, heapR: 0, heapU: 0, statics: 0, frame: NONE, id: 0 };
+    this.p = { time: 0, thread: 0, stack: 0, heapR: 0, heapU: 0, statics: 0, frame: NONE, id: 0 };
   }
 
   private close(): void {
@@ -255,66 +260,63 @@ export class IndexFold implements EventFold {
     const { blocks, frames } = tables;
     const kind = e.kind;
     if (kind === Kind.STATIC) this.statics += e.value;
-    const heap = HEAP_KINDS.has(kind);
+    const heap = HEAP_KIND[kind] === 1;
     const interposed = (e.flags & Flag.INTERPOSED) !== 0;
     const frameRow = e.frame === NONE ? NONE : frames.row[e.frame]!;
     const newFrame = frameRow !== NONE && frameRow === this.frames;
+    // The site the event is named by: for an interposed heap event its attributed frame's entry site.
+    const place = heap && interposed ? (e.frame === NONE ? 0 : frames.entrySite[e.frame]!) : e.site;
     let bits = 0;
     if (e.newBlock !== NONE) bits |= HAS_NEW_BLOCK;
     if (e.oldBlock !== NONE) bits |= HAS_OLD_BLOCK;
     if (e.linked !== null) bits |= HAS_LINKED | (e.linkedPartial ? LINKED_PARTIAL : 0);
     if (newFrame) bits |= NEW_FRAME;
+    if (e.thread !== p.thread) bits |= OTHER_THREAD;
+    if (place !== e.site) bits |= OWN_PLACE;
+    if (e.flags !== 0) bits |= HAS_FLAGS;
     w.byte(kind);
     w.byte(bits);
-    w.byte(e.flags);
-    w.uint(e.thread);
-    // The site the event is named by: for an interposed heap event its attributed frame's entry site.
-    const place = heap && interposed ? (e.frame === NONE ? 0 : frames.entrySite[e.frame]!) : e.site;
-    w.uint(place);
+    if (bits & HAS_FLAGS) w.byte(e.flags);
+    if (bits & OTHER_THREAD) w.uint(e.thread);
     w.uint(e.site);
-    w.num(e.time - p.time);
+    if (bits & OWN_PLACE) w.uint(place);
+    // Times to the nanosecond (the reader interpolates them between the runtime's clock readings).
+    const time = Math.round(e.time);
+    w.num(time - p.time);
     w.num(e.value);
     w.num(e.stackTotal - p.stack);
     w.num(e.heapRequested - p.heapR);
-    w.num(e.heapUsable - p.heapU);
+    w.num(e.heapUsable - p.heapU - (e.heapRequested - p.heapR));
     w.num(this.statics - p.statics);
     w.int(frameRow - p.frame);
     if (newFrame) {
       const parent = frames.parent[e.frame]!;
       w.int(parent === NONE ? -1 : frameRow - frames.row[parent]!);
       w.num(frames.entrySite[e.frame]! - e.site);
-      w.num(frames.depth[e.frame]!);
+      w.num(frames.depth[e.frame]! - e.value);
       this.frames++;
     }
     // An ended block first: a realloc ends its old block and makes the new one in one event.
-    const blockRef = (h: number): void => {
-      w.uint(this.blocks - blocks.row[h]!);
-      w.uint(e.index - blocks.allocEvent[h]!);
-      w.num(blocks.id[h]!);
-      w.num(blocks.requested[h]!);
-      const ip = blocks.interposed[h] === 1;
-      w.uint(ip ? blocks.entry[h]! : blocks.site[h]!);
-      w.byte(ip ? 1 : 0);
-    };
     if (e.oldBlock !== NONE) {
-      blockRef(e.oldBlock);
+      this.blockRef(e.index, e.oldBlock, blocks);
       this.sink.freed(blocks.row[e.oldBlock]!, e.index);
     }
     if (e.linked !== null) {
       w.uint(e.linked.length);
-      for (const h of e.linked) blockRef(h);
+      for (const h of e.linked) this.blockRef(e.index, h, blocks);
     }
     if (e.newBlock !== NONE) {
       const h = e.newBlock;
       w.num(blocks.id[h]! - p.id);
       p.id = blocks.id[h]!;
-      w.num(blocks.requested[h]!);
+      w.num(blocks.requested[h]! - e.value);
       const ip = blocks.interposed[h] === 1;
       w.uint(ip ? blocks.entry[h]! : blocks.site[h]!);
       w.byte(ip ? 1 : 0);
       this.blocks++;
     }
-    p.time = e.time;
+    p.time = time;
+    p.thread = e.thread;
     p.stack = e.stackTotal;
     p.heapR = e.heapRequested;
     p.heapU = e.heapUsable;
@@ -344,6 +346,18 @@ export class IndexFold implements EventFold {
     this.siteEvents[e.site]!++;
 
     if (++this.inBucket === this.bucketSize) this.close();
+  }
+
+  /** A block an event ended or links: its row and allocation back from here, id, size, allocation site. */
+  private blockRef(event: number, h: number, blocks: FoldTables['blocks']): void {
+    const w = this.w;
+    w.uint(this.blocks - blocks.row[h]!);
+    w.uint(event - blocks.allocEvent[h]!);
+    w.num(blocks.id[h]! - this.p.id);
+    w.num(blocks.requested[h]!);
+    const ip = blocks.interposed[h] === 1;
+    w.uint(ip ? blocks.entry[h]! : blocks.site[h]!);
+    w.byte(ip ? 1 : 0);
   }
 
   finish(end: TraceEnd, tables: FoldTables): void {
@@ -414,6 +428,29 @@ interface IndexBlock {
   interposed: boolean;
 }
 
+/** Blocks named by a bucket's events, one column each (row -1: none). */
+class BlockColumns {
+  readonly row: Float64Array;
+  readonly allocEvent: Float64Array;
+  readonly id: Float64Array;
+  readonly requested: Float64Array;
+  readonly site: Uint32Array;
+  readonly interposed: Uint8Array;
+  constructor(n: number) {
+    this.row = new Float64Array(n).fill(NONE);
+    this.allocEvent = new Float64Array(n);
+    this.id = new Float64Array(n);
+    this.requested = new Float64Array(n);
+    this.site = new Uint32Array(n);
+    this.interposed = new Uint8Array(n);
+  }
+
+  get(i: number): IndexBlock | undefined {
+    if (this.row[i] === NONE) return undefined;
+    return { row: this.row[i]!, allocEvent: this.allocEvent[i]!, id: this.id[i]!, requested: this.requested[i]!, site: this.site[i]!, interposed: this.interposed[i] === 1 };
+  }
+}
+
 /** One bucket read back: its events' columns (index i is event first + i), and the blocks and frames they name. */
 export class IndexBucket {
   readonly kind: Uint8Array;
@@ -433,9 +470,9 @@ export class IndexBucket {
   readonly frameDepth: number[] = [];
   readonly frameEnter: number[] = [];
   readonly frameParent: number[] = [];
-  /** Per event with such blocks: the one it made, the one it ended, its linked set. */
-  readonly made = new Map<number, IndexBlock>();
-  readonly ended = new Map<number, IndexBlock>();
+  /** Per event: the block it made, the one it ended; its linked set. */
+  readonly made: BlockColumns;
+  readonly ended: BlockColumns;
   readonly linked = new Map<number, { partial: boolean; blocks: IndexBlock[] }>();
 
   constructor(
@@ -457,8 +494,11 @@ export class IndexBucket {
     this.heapUsable = new Float64Array(count);
     this.statics = new Float64Array(count);
     this.frame = new Int32Array(count);
+    this.made = new BlockColumns(count);
+    this.ended = new BlockColumns(count);
     const r = new ByteReader(bytes);
     let time = 0;
+    let thread = 0;
     let stack = 0;
     let heapR = 0;
     let heapU = 0;
@@ -467,50 +507,62 @@ export class IndexBucket {
     let id = 0;
     let blocks = blockStart;
     let frames = frameStart;
+    const block = (ev: number, into: BlockColumns, i: number): void => {
+      into.row[i] = blocks - r.uint();
+      into.allocEvent[i] = ev - r.uint();
+      into.id[i] = id + r.num();
+      into.requested[i] = r.num();
+      into.site[i] = r.uint();
+      into.interposed[i] = r.byte();
+    };
+    const scratch = new BlockColumns(1);
     for (let i = 0; i < count; i++) {
       const ev = first + i;
       const kind = r.byte();
       const bits = r.byte();
       this.kind[i] = kind;
-      this.flags[i] = r.byte();
-      this.thread[i] = r.uint();
-      this.place[i] = r.uint();
-      this.site[i] = r.uint();
+      if (bits & HAS_FLAGS) this.flags[i] = r.byte();
+      if (bits & OTHER_THREAD) thread = r.uint();
+      this.thread[i] = thread;
+      const site = r.uint();
+      this.site[i] = site;
+      this.place[i] = bits & OWN_PLACE ? r.uint() : site;
       this.time[i] = time += r.num();
-      this.value[i] = r.num();
+      const value = r.num();
+      this.value[i] = value;
       this.stackTotal[i] = stack += r.num();
-      this.heapRequested[i] = heapR += r.num();
-      this.heapUsable[i] = heapU += r.num();
+      const dr = r.num();
+      this.heapRequested[i] = heapR += dr;
+      this.heapUsable[i] = heapU += dr + r.num();
       this.statics[i] = statics += r.num();
       this.frame[i] = frame += r.int();
       if (bits & NEW_FRAME) {
         const up = r.int();
         this.frameParent.push(up === -1 ? NONE : frames - up);
-        this.frameSite.push(this.site[i]! + r.num());
-        this.frameDepth.push(r.num());
+        this.frameSite.push(site + r.num());
+        this.frameDepth.push(value + r.num());
         this.frameEnter.push(ev);
         frames++;
       }
-      const block = (): IndexBlock => {
-        const row = blocks - r.uint();
-        const allocEvent = ev - r.uint();
-        const bid = r.num();
-        const requested = r.num();
-        const site = r.uint();
-        return { row, allocEvent, id: bid, requested, site, interposed: r.byte() === 1 };
-      };
-      if (bits & HAS_OLD_BLOCK) this.ended.set(i, block());
+      if (bits & HAS_OLD_BLOCK) block(ev, this.ended, i);
       if (bits & HAS_LINKED) {
         const n = r.uint();
         const set: IndexBlock[] = [];
-        for (let k = 0; k < n; k++) set.push(block());
+        for (let k = 0; k < n; k++) {
+          block(ev, scratch, 0);
+          set.push(scratch.get(0)!);
+        }
         this.linked.set(i, { partial: (bits & LINKED_PARTIAL) !== 0, blocks: set });
       }
       if (bits & HAS_NEW_BLOCK) {
         id += r.num();
-        const requested = r.num();
-        const site = r.uint();
-        this.made.set(i, { row: blocks, allocEvent: ev, id, requested, site, interposed: r.byte() === 1 });
+        const m = this.made;
+        m.row[i] = blocks;
+        m.allocEvent[i] = ev;
+        m.id[i] = id;
+        m.requested[i] = value + r.num();
+        m.site[i] = r.uint();
+        m.interposed[i] = r.byte();
         blocks++;
       }
     }
@@ -643,7 +695,7 @@ export class IndexReader {
     const b = this.bucket(Math.floor(e / this.meta.bucketSize));
     const i = e - b.first;
     const kind = b.kind[i]!;
-    const heap = HEAP_KINDS.has(kind);
+    const heap = HEAP_KIND[kind] === 1;
     const interposed = (b.flags[i]! & Flag.INTERPOSED) !== 0;
     const cache = new Map<number, SiteRef>();
     const made = b.made.get(i);

@@ -49,10 +49,12 @@ describe('trace index', () => {
       expect(Array.from(range.above)).toEqual(Array.from(series.above));
       expect(Array.from(range.heap)).toEqual(Array.from(series.heap));
       expect(Array.from(range.statics)).toEqual(Array.from(statics));
-      expect(Array.from(range.times)).toEqual(Array.from(times));
+      // Times to the nanosecond.
+      expect(Array.from(range.times)).toEqual(Array.from(times, Math.round));
       expect(Array.from(range.kinds)).toEqual(Array.from(model.events.kind));
       for (let e = 0; e < n; e++) {
-        expect(index.detail(e), `event ${e}`).toEqual(eventDetail(model, e, statics, orphans));
+        const whole = eventDetail(model, e, statics, orphans);
+        expect(index.detail(e), `event ${e}`).toEqual({ ...whole, timeNs: Math.round(whole.timeNs) });
         expect(index.callStack(e), `stack at ${e}`).toEqual(callStackAt(model, e));
       }
       for (const cls of ['alloc', 'free', 'call', 'return'] as const) {
