@@ -11,7 +11,7 @@ import { startServer, type RunningServer } from '../host/server.js';
 import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
-import { processIo, type CliIo } from './io.js';
+import { processIo, progressLine, type CliIo } from './io.js';
 import { namesSeveral, traceFiles } from './report-many.js';
 
 /** The most traces `view` opens as lanes. */
@@ -149,8 +149,37 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
   const rendererDir = builtRenderer(io, hooks);
   if (rendererDir === null) return 2;
   const server = await startServer({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) });
+  if (session.info.mode === 'index' && compare === undefined) indexWithProgress(session, io);
   const what = compare ? `${session.info.trace.name} compared with ${compare.info.trace.name}` : session.info.trace.name;
   return serveUntilStopped(`${what} at ${server.url}${compare ? 'compare.html' : ''}`, server, io, hooks);
+}
+
+/**
+ * Index mode: opens or builds the trace's index now (the page waits for it), with progress on stderr: a redrawn line
+ * on a terminal (rate, time left), else a line every tenth; then how long it took.
+ */
+function indexWithProgress(session: TraceSession, io: CliIo): void {
+  const label = `indexing ${session.info.trace.name}`;
+  const line = progressLine(io, label, session.info.trace.bytes);
+  let tenth = 0;
+  session.indexListeners.add((p) => {
+    line.update(p.fraction, p.phase);
+    if (!io.errIsTTY && Math.floor(p.fraction * 10) > tenth && p.fraction < 1) {
+      tenth = Math.floor(p.fraction * 10);
+      io.err(`${label}: ${tenth * 10}%\n`);
+    }
+  });
+  session.index().then(
+    (ix) => {
+      line.done();
+      const s = session.indexState;
+      io.err(`cc-memwrap view: ${session.info.trace.name}: index of ${ix.meta.events.toLocaleString('en-US')} events ready${s.state === 'ready' ? ` (${s.seconds.toFixed(1)} s)` : ''}, ${ix.file}\n`);
+    },
+    (e: unknown) => {
+      line.done();
+      io.err(`cc-memwrap view: ${session.info.trace.name}: cannot index it: ${(e as Error).message}\n`);
+    },
+  );
 }
 
 /** The built renderer's folder, or null when it is not built (said on stderr). */

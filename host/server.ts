@@ -9,6 +9,7 @@ import type { RecentList } from './recent.js';
 import type { LanesReply } from './session-types.js';
 import { isInside } from './source-access.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
+import { IndexRequestError, indexDetail, indexEvents, indexNext, indexStatus, indexSummary } from './index-api.js';
 
 /** Every API request carries this header with value 1. */
 export const API_HEADER = 'x-cc-memwrap';
@@ -80,8 +81,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return sendJson(res, 200, { ...run.info, recent: options.recent.read() });
     }
     if (req.method === 'GET' && url.pathname === '/api/trace') {
+      if (run.info.mode === 'index') return sendJson(res, 409, { error: `${run.info.trace.name} is opened through its index: ask /api/index` });
       return send(res, 200, 'application/octet-stream', run.bytes);
     }
+    if (req.method === 'GET' && url.pathname.startsWith('/api/index')) return indexApi(res, url, run);
     if (req.method === 'GET' && url.pathname === '/api/source') {
       const file = url.searchParams.get('file');
       if (file === null) return sendJson(res, 400, { error: 'file parameter missing' });
@@ -94,6 +97,30 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return openSession(res, p);
     }
     return sendJson(res, 404, { error: 'no such API' });
+  };
+
+  /** An index-mode session's index (host/index-api.ts); the same answers as the Electron main process gives. */
+  const indexApi = async (res: ServerResponse, url: URL, run: TraceSession): Promise<void> => {
+    if (run.info.mode !== 'index') return sendJson(res, 409, { error: `${run.info.trace.name} is not opened through an index` });
+    const q = (name: string): string | null => url.searchParams.get(name);
+    try {
+      switch (url.pathname) {
+        case '/api/index':
+          return sendJson(res, 200, await indexStatus(run));
+        case '/api/index/summary':
+          return send(res, 200, 'application/octet-stream', await indexSummary(run));
+        case '/api/index/events':
+          return send(res, 200, 'application/octet-stream', await indexEvents(run, q('from'), q('to')));
+        case '/api/index/detail':
+          return sendJson(res, 200, await indexDetail(run, q('event')));
+        case '/api/index/next':
+          return sendJson(res, 200, await indexNext(run, q('from'), q('direction'), q('class'), q('thread')));
+        default:
+          return sendJson(res, 404, { error: 'no such API' });
+      }
+    } catch (e) {
+      return sendJson(res, e instanceof IndexRequestError ? 400 : 500, { error: (e as Error).message });
+    }
   };
 
   const laneApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {

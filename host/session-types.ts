@@ -1,6 +1,8 @@
 // What a viewer host tells the renderer, as plain JSON types: no Node imports, so the renderer (a browser bundle) shares them.
 import type { Budgets } from '../analysis/budgets.js';
 import type { StackUnit } from '../analysis/worst-stack.js';
+import type { EventDetail, StackEntry } from '../analysis/event-detail.js';
+import type { IndexMeta } from '../analysis/trace-index.js';
 
 export interface RecentEntry {
   path: string;
@@ -22,6 +24,23 @@ export interface SessionInfo {
    * renderer hands them to analysis/stack-report.ts for the worst-case stack panel.
    */
   stack: StackInfo;
+  /**
+   * 'index': the trace is too large to hand over whole (or the host was told to use its index): the page asks the
+   * host for summaries, ranges of events and details (IndexStatusReply, `/api/index/…`). Absent: whole mode.
+   */
+  mode?: 'index';
+}
+
+/** The index of an index-mode session as the host tells it: building (with progress), ready (with its facts), failed. */
+export type IndexStatusReply =
+  | { state: 'building'; fraction: number; phase: string; seconds: number }
+  | { state: 'failed'; message: string }
+  | { state: 'ready'; seconds: number; meta: IndexMeta };
+
+/** An event's detail from the host (index mode): what eventDetail and callStackAt give for a decoded model. */
+export interface IndexDetailReply {
+  detail: EventDetail;
+  stack: StackEntry[];
 }
 
 /** What `host/stack-info.ts` found in the traced program. */

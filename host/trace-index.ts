@@ -459,11 +459,3 @@ function buildIndexInWorker(trace: string, dest: string, onProgress?: (p: BuildP
 export function temporaryPrefix(dest: string): string {
   return `${dest}.tmp-${process.pid}-`;
 }
-
-/** A terminal progress line: share done, events per second, time left. */
-export function progressLine(name: string, p: BuildProgress, traceBytes: number): string {
-  const pct = Math.floor(p.fraction * 100);
-  const rate = p.seconds > 0 ? (p.fraction * traceBytes) / p.seconds / (1 << 20) : 0;
-  const left = p.fraction > 0.01 ? (p.seconds * (1 - p.fraction)) / p.fraction : null;
-  return `indexing ${name}: ${pct}% (${rate.toFixed(0)} MiB/s${left === null ? '' : `, about ${Math.ceil(left)} s left`})`;
-}

@@ -1,9 +1,10 @@
-// What the main process answers the preload's calls with: the open trace's facts and bytes, the source files it names (through the same checks as the local server), the recent list and a file dialog. Arguments from the renderer are untrusted: anything but a string is refused.
+// What the main process answers the preload's calls with: the open trace's facts and bytes (or, for a trace opened through its index, what host/index-api.ts answers), the source files it names (through the same checks as the local server), the recent list and a file dialog. Arguments from the renderer are untrusted: anything but a string is refused.
 import type { RecentList } from '../../host/recent.js';
 import type { SourceResult } from '../../host/source-access.js';
 import type { SessionReply } from '../../host/session-types.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import type { OpenDialogResult } from './electron-api.js';
+import { indexDetail, indexEvents, indexNext, indexStatus, indexSummary } from '../../host/index-api.js';
 
 /** Channel names; the preload script (gui/preload/preload.cts) uses the same strings. */
 export const CHANNELS = {
@@ -12,6 +13,11 @@ export const CHANNELS = {
   source: 'cc-memwrap:source',
   openRecent: 'cc-memwrap:open-recent',
   openDialog: 'cc-memwrap:open-dialog',
+  indexStatus: 'cc-memwrap:index-status',
+  indexSummary: 'cc-memwrap:index-summary',
+  indexEvents: 'cc-memwrap:index-events',
+  indexDetail: 'cc-memwrap:index-detail',
+  indexNext: 'cc-memwrap:index-next',
 } as const;
 
 
@@ -47,8 +53,18 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     recent.add(state.session.path);
     return reply();
   };
+  const indexed = (): TraceSession => {
+    if (!state.session) throw new Error('no trace is open');
+    if (state.session.info.mode !== 'index') throw new Error(`${state.session.info.trace.name} is not opened through an index`);
+    return state.session;
+  };
   return {
     session: async () => reply(),
+    indexStatus: async () => indexStatus(indexed()),
+    indexSummary: async () => indexSummary(indexed()),
+    indexEvents: async (from: unknown, to: unknown) => indexEvents(indexed(), from, to),
+    indexDetail: async (event: unknown) => indexDetail(indexed(), event),
+    indexNext: async (from: unknown, direction: unknown, cls: unknown, thread: unknown) => indexNext(indexed(), from, direction, cls, thread),
     traceBytes: async () => {
       if (!state.session) throw new Error('no trace is open');
       return state.session.bytes;

@@ -1,4 +1,4 @@
-// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes five calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
+// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes ten calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
 import type { ContextBridgeLike, IpcRendererLike } from './preload-types.cjs';
 
 const CHANNELS = {
@@ -7,6 +7,11 @@ const CHANNELS = {
   source: 'cc-memwrap:source',
   openRecent: 'cc-memwrap:open-recent',
   openDialog: 'cc-memwrap:open-dialog',
+  indexStatus: 'cc-memwrap:index-status',
+  indexSummary: 'cc-memwrap:index-summary',
+  indexEvents: 'cc-memwrap:index-events',
+  indexDetail: 'cc-memwrap:index-detail',
+  indexNext: 'cc-memwrap:index-next',
 } as const;
 
 /** The API object exposed as `window.ccMemwrap`: no Node objects, no raw ipcRenderer, no channel chosen by the page. */
@@ -17,6 +22,11 @@ function preloadApi(ipc: IpcRendererLike) {
     source: (file: unknown) => ipc.invoke(CHANNELS.source, String(file)),
     openRecent: (path: unknown) => ipc.invoke(CHANNELS.openRecent, String(path)),
     openDialog: () => ipc.invoke(CHANNELS.openDialog),
+    indexStatus: () => ipc.invoke(CHANNELS.indexStatus),
+    indexSummary: () => ipc.invoke(CHANNELS.indexSummary),
+    indexEvents: (from: unknown, to: unknown) => ipc.invoke(CHANNELS.indexEvents, String(from), String(to)),
+    indexDetail: (event: unknown) => ipc.invoke(CHANNELS.indexDetail, String(event)),
+    indexNext: (from: unknown, direction: unknown, cls: unknown, thread: unknown) => ipc.invoke(CHANNELS.indexNext, String(from), String(direction), String(cls), String(thread)),
   });
 }
 

@@ -155,7 +155,7 @@ describe('preload', () => {
     return { exposed, calls };
   }
 
-  test('exposes five calls on the main process channels, passing strings only', async () => {
+  test('exposes ten calls on the main process channels, passing strings only', async () => {
     const { exposed, calls } = runPreload();
     expect([...exposed.keys()]).toEqual(['ccMemwrap']);
     const api = exposed.get('ccMemwrap')!;
@@ -166,12 +166,22 @@ describe('preload', () => {
     await api.source!({ toString: () => '../x.c' });
     await api.openRecent!('/t.mwtrace');
     await api.openDialog!();
+    await api.indexStatus!();
+    await api.indexSummary!();
+    await api.indexEvents!(5, { toString: () => '9' });
+    await api.indexDetail!(7);
+    await api.indexNext!(-1, 1, 'alloc', 'all');
     expect(calls).toEqual([
       [CHANNELS.session],
       [CHANNELS.traceBytes],
       [CHANNELS.source, '../x.c'],
       [CHANNELS.openRecent, '/t.mwtrace'],
       [CHANNELS.openDialog],
+      [CHANNELS.indexStatus],
+      [CHANNELS.indexSummary],
+      [CHANNELS.indexEvents, '5', '9'],
+      [CHANNELS.indexDetail, '7'],
+      [CHANNELS.indexNext, '-1', '1', 'alloc', 'all'],
     ]);
   });
 });

@@ -1,0 +1,65 @@
+// What a host answers the page about an index-mode session (host/trace-session.ts), shared by the local server
+// (`/api/index…`) and the Electron main process (its IPC channels): the index's state and facts, the bucket
+// summaries, the events of a range as compact bytes, one event's detail, the next event of a class. Arguments come
+// from the page as strings and are checked here; a bad one is an IndexRequestError, said in one line.
+import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
+import { encodeRange } from '../analysis/trace-index.js';
+import type { IndexDetailReply, IndexStatusReply } from './session-types.js';
+import type { TraceSession } from './trace-session.js';
+
+/** The most events one range request returns. */
+export const MAX_RANGE_EVENTS = 1 << 20;
+
+export class IndexRequestError extends Error {
+  override name = 'IndexRequestError';
+}
+
+function count(text: unknown, what: string): number {
+  if (typeof text !== 'string' || !/^\d{1,15}$/.test(text)) throw new IndexRequestError(`${what} must be a whole number, got ${JSON.stringify(text)}`);
+  return Number(text);
+}
+
+/** The index's state; when ready, its facts (starting the build if no one has yet). */
+export async function indexStatus(session: TraceSession): Promise<IndexStatusReply> {
+  const ready = session.index();
+  const s = session.indexState;
+  if (s.state !== 'ready') return s;
+  return { state: 'ready', seconds: s.seconds, meta: (await ready).meta };
+}
+
+/** The summary table's bytes (Float64, SUMMARY_FIELDS per bucket). */
+export async function indexSummary(session: TraceSession): Promise<Uint8Array> {
+  const ix = await session.index();
+  return new Uint8Array(ix.summary.buffer, ix.summary.byteOffset, ix.summary.byteLength);
+}
+
+/** Events [from, to) (at most MAX_RANGE_EVENTS) as encodeRange's bytes. */
+export async function indexEvents(session: TraceSession, from: unknown, to: unknown): Promise<Uint8Array> {
+  const a = count(from, 'from');
+  const b = count(to, 'to');
+  if (b < a) throw new IndexRequestError(`the range ${a}–${b} ends before it starts`);
+  const ix = await session.index();
+  return encodeRange(ix.reader.range(a, b, MAX_RANGE_EVENTS));
+}
+
+/** Event `event`'s detail and call stack. */
+export async function indexDetail(session: TraceSession, event: unknown): Promise<IndexDetailReply> {
+  const e = count(event, 'event');
+  const ix = await session.index();
+  if (e >= ix.meta.events) throw new IndexRequestError(`no event ${e.toLocaleString('en-US')}: the trace has ${ix.meta.events.toLocaleString('en-US')}`);
+  return { detail: ix.reader.detail(e), stack: ix.reader.callStack(e) };
+}
+
+/**
+ * The nearest event after (direction "1") or before ("-1") `from` of class `cls` (alloc, free, call, return, other),
+ * on thread row `thread` ("all": any); null when there is none.
+ */
+export async function indexNext(session: TraceSession, from: unknown, direction: unknown, cls: unknown, thread: unknown): Promise<{ event: number | null }> {
+  if (direction !== '1' && direction !== '-1') throw new IndexRequestError(`direction must be 1 or -1, got ${JSON.stringify(direction)}`);
+  if (typeof cls !== 'string' || !EVENT_CLASSES.includes(cls as EventClass)) throw new IndexRequestError(`class must be one of ${EVENT_CLASSES.join(', ')}, got ${JSON.stringify(cls)}`);
+  // "from" may be -1 (before the first event).
+  const start = from === '-1' ? -1 : count(from, 'from');
+  const row = thread === 'all' ? null : count(thread, 'thread');
+  const ix = await session.index();
+  return { event: ix.reader.nextOfClass(start, direction === '1' ? 1 : -1, eventClassBit(cls as EventClass), row) };
+}

@@ -1,0 +1,191 @@
+// The viewer's index file (host/trace-index.ts) and what the hosts answer from it (host/index-api.ts, the local
+// server): built once and reused, built again when the trace changes, never left half-written, a truncated trace
+// indexed up to its last whole record, and bad requests said plainly.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { callStackAt, eventDetail } from '../../analysis/event-detail.js';
+import { orphaningEvents } from '../../analysis/linked.js';
+import { staticSeries } from '../../analysis/timeline.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { buildIndexFile, indexPathFor, openTraceIndex, TraceIndex, useIndex, INDEX_THRESHOLD } from '../../host/trace-index.js';
+import { startServer } from '../../host/server.js';
+import { TraceSession } from '../../host/trace-session.js';
+import { RecentList } from '../../host/recent.js';
+import { packageRoot } from '../../package-root.js';
+import { bigTrace } from '../support/big-trace.js';
+import { scratch } from '../support/programs.js';
+import { basicTrace } from '../fixtures/scenarios.js';
+import { Kind } from '../../analysis/trace/format.js';
+
+const dir = scratch('trace-index');
+
+function write(name: string, bytes: Uint8Array): string {
+  const p = path.join(dir, name);
+  writeFileSync(p, bytes);
+  return p;
+}
+
+/** Every event of the index as the decoded model has it (times to the nanosecond). */
+function expectSameAsModel(ix: TraceIndex, bytes: Uint8Array): void {
+  const model = decodeTrace(bytes);
+  expect(ix.meta.events).toBe(model.events.count);
+  const statics = staticSeries(model);
+  const orphans = orphaningEvents(model);
+  const step = Math.max(1, Math.floor(model.events.count / 2000));
+  for (let e = 0; e < model.events.count; e += step) {
+    const whole = eventDetail(model, e, statics, orphans);
+    expect(ix.reader.detail(e)).toEqual({ ...whole, timeNs: Math.round(whole.timeNs) });
+    expect(ix.reader.callStack(e)).toEqual(callStackAt(model, e));
+  }
+}
+
+describe('index file', () => {
+  test('when the viewer uses an index: above the threshold, or as MEMWRAP_VIEW_INDEX says', () => {
+    expect(useIndex(INDEX_THRESHOLD, {})).toBe(false);
+    expect(useIndex(INDEX_THRESHOLD + 1, {})).toBe(true);
+    expect(useIndex(10, { MEMWRAP_VIEW_INDEX: '1' })).toBe(true);
+    expect(useIndex(INDEX_THRESHOLD * 4, { MEMWRAP_VIEW_INDEX: '0' })).toBe(false);
+  });
+
+  test('built once beside the trace, then reused; built again when the trace changes', async () => {
+    const bytes = bigTrace(3000);
+    const trace = write('reuse.mwtrace', bytes);
+    const file = indexPathFor(trace);
+    expect(file).toBe(`${trace}.mwindex`);
+    let steps = 0;
+    const first = await openTraceIndex(trace, () => steps++);
+    expect(steps).toBeGreaterThan(0);
+    expect(existsSync(file)).toBe(true);
+    expectSameAsModel(first, bytes);
+    first.close();
+    const built = statSync(file).mtimeMs;
+    steps = 0;
+    const again = await openTraceIndex(trace, () => steps++);
+    expect(steps).toBe(0);
+    expect(statSync(file).mtimeMs).toBe(built);
+    again.close();
+    // A new trace under the same name (another size and time): the cache no longer matches.
+    const other = bigTrace(2000);
+    writeFileSync(trace, other);
+    utimesSync(trace, new Date(), new Date(Date.now() + 5000));
+    expect(TraceIndex.open(file, trace)).toBeNull();
+    const rebuilt = await openTraceIndex(trace, () => steps++);
+    expect(steps).toBeGreaterThan(0);
+    expectSameAsModel(rebuilt, other);
+    rebuilt.close();
+  });
+
+  test('a damaged or foreign index file is not used: it is built again', async () => {
+    const bytes = basicTrace().build();
+    const trace = write('damaged.mwtrace', bytes);
+    const file = indexPathFor(trace);
+    (await openTraceIndex(trace)).close();
+    truncateSync(file, statSync(file).size - 9);
+    expect(TraceIndex.open(file, trace)).toBeNull();
+    writeFileSync(file, 'not an index at all, but long enough to have a header of sixty-four bytes......');
+    expect(TraceIndex.open(file, trace)).toBeNull();
+    const ix = await openTraceIndex(trace);
+    expectSameAsModel(ix, bytes);
+    ix.close();
+  });
+
+  test('a truncated trace is indexed up to its last whole record, as the decoder reads it', async () => {
+    const whole = bigTrace(2000);
+    const cut = whole.subarray(0, Math.floor(whole.length * 0.6) + 3);
+    const trace = write('truncated.mwtrace', cut);
+    const ix = await openTraceIndex(trace);
+    const model = decodeTrace(cut);
+    expect(model.events.count).toBeGreaterThan(1000);
+    expect(ix.meta.events).toBe(model.events.count);
+    expect(ix.meta.problems.map((p) => p.message)).toEqual(model.problems.map((p) => p.message));
+    expectSameAsModel(ix, cut);
+    ix.close();
+  });
+
+  test('the folder cannot be written: the index goes to the user cache folder', () => {
+    const cache = path.join(dir, 'cache');
+    // /proc is never writable: the index of a trace there would go to the cache folder.
+    const p = indexPathFor('/proc/self/some.mwtrace', { XDG_CACHE_HOME: cache });
+    expect(p.startsWith(path.join(cache, 'cc-memwrap', 'index') + path.sep)).toBe(true);
+    expect(p.endsWith('.mwindex')).toBe(true);
+  });
+
+  test('a build killed outright leaves no index; the next build removes its temporary files', async () => {
+    const trace = write('killed.mwtrace', bigTrace(400_000));
+    const file = `${trace}.mwindex`;
+    const script = `import { buildIndexFile } from ${JSON.stringify(path.join(packageRoot, 'dist/host/trace-index.js'))};
+      buildIndexFile(${JSON.stringify(trace)}, ${JSON.stringify(file)}, (p) => { if (p.fraction > 0.1) process.stdout.write('x'); });`;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.once('exit', resolve));
+    expect(existsSync(file)).toBe(false);
+    expect(readdirSync(dir).filter((n) => n.startsWith('killed.mwtrace.mwindex.tmp-')).length).toBeGreaterThan(0);
+    buildIndexFile(trace, file);
+    expect(readdirSync(dir).filter((n) => n.startsWith('killed.mwtrace.mwindex'))).toEqual(['killed.mwtrace.mwindex']);
+  }, 120_000);
+
+  test('Ctrl-C during `view`\'s build leaves no index and no temporary file', async () => {
+    const trace = write('interrupted.mwtrace', bigTrace(400_000));
+    const child = spawn(path.join(packageRoot, 'bin', 'cc-memwrap'), ['view', '--browser', trace], { env: { ...process.env, MEMWRAP_VIEW_INDEX: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    const building = await Promise.race([
+      new Promise<boolean>((resolve) =>
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          if (/indexing interrupted\.mwtrace: [1-9]/.test(err)) resolve(true);
+        }),
+      ),
+      exited.then(() => false),
+    ]);
+    expect(building, err).toBe(true);
+    child.kill('SIGINT');
+    const code = await exited;
+    expect(code).toBe(130);
+    expect(readdirSync(dir).filter((n) => n.startsWith('interrupted.mwtrace.'))).toEqual([]);
+  }, 120_000);
+});
+
+describe('index API', () => {
+  test('the local server answers an index-mode session: state, summaries, ranges, details, the next event; bad requests in words', async () => {
+    const bytes = basicTrace().build();
+    const trace = write('served.mwtrace', bytes);
+    const session = await TraceSession.open(trace, { index: true });
+    expect(session.info.mode).toBe('index');
+    expect(() => session.bytes).toThrow(/opened through its index/);
+    await session.index();
+    const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
+    const get = async (p: string): Promise<Response> => fetch(new URL(p, server.url), { headers: { 'x-cc-memwrap': '1' } });
+    try {
+      const status = (await (await get('api/index')).json()) as { state: string; meta: { events: number } };
+      const model = decodeTrace(bytes);
+      expect(status.state).toBe('ready');
+      expect(status.meta.events).toBe(model.events.count);
+      expect((await get('api/trace')).status).toBe(409);
+      const detail = (await (await get('api/index/detail?event=5')).json()) as { detail: unknown; stack: unknown };
+      const whole = eventDetail(model, 5, staticSeries(model));
+      expect(detail.detail).toEqual({ ...whole, timeNs: Math.round(whole.timeNs) });
+      expect(detail.stack).toEqual(callStackAt(model, 5));
+      const range = new Uint8Array(await (await get('api/index/events?from=0&to=1000')).arrayBuffer());
+      expect(new DataView(range.buffer).getUint32(0, true)).toBe(model.events.count);
+      const next = (await (await get('api/index/next?from=-1&direction=1&class=free&thread=all')).json()) as { event: number };
+      expect(model.events.kind[next.event]).toBe(Kind.FREE);
+      for (const [q, message] of [
+        ['api/index/detail?event=abc', /event must be a whole number/],
+        [`api/index/detail?event=${model.events.count}`, /no event/],
+        ['api/index/events?from=9&to=3', /ends before it starts/],
+        ['api/index/next?from=0&direction=2&class=free&thread=all', /direction must be 1 or -1/],
+        ['api/index/next?from=0&direction=1&class=leak&thread=all', /class must be one of/],
+      ] as const) {
+        const r = await get(q);
+        expect(r.status, q).toBe(400);
+        expect(((await r.json()) as { error: string }).error).toMatch(message);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
