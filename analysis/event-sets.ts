@@ -52,16 +52,9 @@ export interface SiteMatch {
  * first event; at most `limit`. One pass over the events.
  */
 export function findSites(model: Model, query: string, limit = 50): SiteMatch[] {
-  const q = query.trim().toLowerCase();
-  if (q === '') return [];
+  const matches = matchingSites(model, query);
+  if (matches === null) return [];
   const { sites } = model;
-  const matches = new Uint8Array(sites.count);
-  for (let s = 1; s < sites.count; s++) {
-    const info = siteInfo(model, s);
-    if (info === null) continue;
-    const hay = `${info.func ?? ''}\n${info.name ?? ''}\n${info.file ?? ''}`.toLowerCase();
-    if (hay.includes(q)) matches[s] = 1;
-  }
   const first = new Int32Array(sites.count).fill(NONE);
   const count = new Float64Array(sites.count);
   const site = model.events.site;
@@ -72,11 +65,39 @@ export function findSites(model: Model, query: string, limit = 50): SiteMatch[] 
       count[s]!++;
     }
   }
-  const out: SiteMatch[] = [];
-  const cwd = model.program?.cwd ?? null;
+  return siteMatches(model, matches, first, count, limit);
+}
+
+/**
+ * findSites from each site's first event and event count (NONE: none), as a trace's index keeps them, instead of a
+ * pass over the events.
+ */
+export function findSitesIn(run: Pick<Model, 'sites' | 'program'>, first: ArrayLike<number>, count: ArrayLike<number>, query: string, limit = 50): SiteMatch[] {
+  const matches = matchingSites(run, query);
+  return matches === null ? [] : siteMatches(run, matches, first, count, limit);
+}
+
+/** 1 for each site whose function, name or file contains `query` (case-insensitive); null for an empty query. */
+function matchingSites(run: Pick<Model, 'sites'>, query: string): Uint8Array | null {
+  const q = query.trim().toLowerCase();
+  if (q === '') return null;
+  const { sites } = run;
+  const matches = new Uint8Array(sites.count);
   for (let s = 1; s < sites.count; s++) {
-    if (first[s] === NONE) continue;
-    const info = siteInfo(model, s)!;
+    const info = siteInfo(run, s);
+    if (info === null) continue;
+    const hay = `${info.func ?? ''}\n${info.name ?? ''}\n${info.file ?? ''}`.toLowerCase();
+    if (hay.includes(q)) matches[s] = 1;
+  }
+  return matches;
+}
+
+function siteMatches(run: Pick<Model, 'sites' | 'program'>, matches: Uint8Array, first: ArrayLike<number>, count: ArrayLike<number>, limit: number): SiteMatch[] {
+  const out: SiteMatch[] = [];
+  const cwd = run.program?.cwd ?? null;
+  for (let s = 1; s < run.sites.count; s++) {
+    if (matches[s] !== 1 || first[s] === undefined || first[s] === NONE) continue;
+    const info = siteInfo(run, s)!;
     const what = info.func && info.name && info.func !== info.name ? `${info.func} → ${info.name}` : info.name || info.func || '?';
     out.push({ site: s, label: `${siteLocation(info, cwd)} ${what}`, file: info.file, line: info.line, firstEvent: first[s]!, events: count[s]! });
   }

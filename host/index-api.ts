@@ -4,7 +4,7 @@
 // from the page as strings and are checked here; a bad one is an IndexRequestError, said in one line.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
 import { encodeRange } from '../analysis/trace-index.js';
-import type { IndexDetailReply, IndexStatusReply } from './session-types.js';
+import type { IndexDetailReply, IndexReportReply, IndexStatusReply } from './session-types.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The most events one range request returns. */
@@ -62,4 +62,10 @@ export async function indexNext(session: TraceSession, from: unknown, direction:
   const row = thread === 'all' ? null : count(thread, 'thread');
   const ix = await session.index();
   return { event: ix.reader.nextOfClass(start, direction === '1' ? 1 : -1, eventClassBit(cls as EventClass), row) };
+}
+
+/** The report index mode's panel shows (summary, heap by function, peaks, leaks), once the host has computed it. */
+export async function indexReportText(session: TraceSession): Promise<IndexReportReply> {
+  void session.index();
+  return session.reportState;
 }

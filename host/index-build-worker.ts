@@ -1,18 +1,23 @@
-// The worker thread that builds a trace's index (host/trace-index.ts, buildIndexFile), so the viewer's server or
-// window keeps answering while it reads the trace; progress goes to the thread that started it.
+// The worker thread that reads a large trace for the viewer's host (host/trace-index.ts): builds its index
+// (buildIndexFile), or computes the report index mode's panel shows (indexReport), so the viewer's server or window
+// keeps answering meanwhile; progress and the result go to the thread that started it.
 import { parentPort, workerData } from 'node:worker_threads';
-import { buildIndexFile } from './trace-index.js';
+import { buildIndexFile, indexReport } from './trace-index.js';
 
-const { trace, dest } = workerData as { trace: string; dest: string };
+const job = workerData as { task: 'index'; trace: string; dest: string } | { task: 'report'; trace: string };
 let last = 0;
 try {
-  buildIndexFile(trace, dest, (progress) => {
-    const now = Date.now();
-    if (now - last < 200 && progress.fraction < 1) return;
-    last = now;
-    parentPort!.postMessage({ type: 'progress', progress });
-  });
-  parentPort!.postMessage({ type: 'done' });
+  if (job.task === 'report') {
+    parentPort!.postMessage({ type: 'report', text: indexReport(job.trace) });
+  } else {
+    buildIndexFile(job.trace, job.dest, (progress) => {
+      const now = Date.now();
+      if (now - last < 200 && progress.fraction < 1) return;
+      last = now;
+      parentPort!.postMessage({ type: 'progress', progress });
+    });
+    parentPort!.postMessage({ type: 'done' });
+  }
 } catch (e) {
   parentPort!.postMessage({ type: 'error', message: (e as Error).message });
 }

@@ -37,6 +37,9 @@ export type IndexStatusReply =
   | { state: 'failed'; message: string }
   | { state: 'ready'; seconds: number; meta: IndexMeta };
 
+/** The report of index mode's panel, computed by the host in the background. */
+export type IndexReportReply = { state: 'waiting' } | { state: 'ready'; text: string } | { state: 'failed'; message: string };
+
 /** An event's detail from the host (index mode): what eventDetail and callStackAt give for a decoded model. */
 export interface IndexDetailReply {
   detail: EventDetail;

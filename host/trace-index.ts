@@ -21,6 +21,9 @@ import { FileSource } from '../analysis/trace/file-source.js';
 import { readHeader } from '../analysis/trace/header.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
 import { fileSymbolNamer } from './library-symbols.js';
+import type { FoldSource } from '../analysis/event-fold.js';
+import { computeReport, summaryRequest, type ReportRequest } from '../analysis/report.js';
+import { reportText } from '../analysis/report-text.js';
 
 const MAGIC = 'MWINDEX\n';
 const HEADER = 64;
@@ -216,6 +219,20 @@ function readAll(fd: number, into: Uint8Array, position: number): number {
 }
 
 // ---- building ----
+
+/** The report index mode's panel shows: the summary, the heap by function, the peaks, leaks at exit (20 rows each). */
+export const INDEX_REPORT: ReportRequest = { ...summaryRequest(20, { by: 'function', mode: 'innermost' }), peak: true, leaks: true };
+
+/** INDEX_REPORT's text, computed in one streamed pass over the trace (its memory follows live blocks, not events). */
+export function indexReport(trace: string): string {
+  const source = FileSource.open(trace);
+  try {
+    const stream: FoldSource = streamSource(source.clone(), { symbols: fileSymbolNamer });
+    return reportText(computeReport(stream, path.basename(trace), INDEX_REPORT, { budgets: null, frameSizes: null }), null);
+  } finally {
+    source.close();
+  }
+}
 
 export interface BuildProgress {
   fraction: number;
@@ -413,10 +430,20 @@ export async function openTraceIndex(trace: string, onProgress?: (p: BuildProgre
   return built;
 }
 
+/** INDEX_REPORT's text, computed in a worker thread when the compiled worker is there. */
+export function indexReportInWorker(trace: string): Promise<string> {
+  if (!existsSync(WORKER)) return Promise.resolve().then(() => indexReport(trace));
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { workerData: { task: 'report', trace } });
+    worker.on('message', (m: { type: 'report'; text: string } | { type: 'error'; message: string }) => (m.type === 'report' ? resolve(m.text) : reject(new Error(m.message))));
+    worker.on('error', reject);
+  });
+}
+
 /** Builds in a worker thread; Ctrl-C (SIGINT, SIGTERM) during the build removes its temporary files and exits. */
 function buildIndexInWorker(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { trace, dest } });
+    const worker = new Worker(WORKER, { workerData: { task: 'index', trace, dest } });
     const onSignal = (signal: NodeJS.Signals): void => {
       void worker.terminate().then(() => {
         const dir = path.dirname(dest);

@@ -4,7 +4,7 @@ import type { SourceResult } from '../../host/source-access.js';
 import type { SessionReply } from '../../host/session-types.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import type { OpenDialogResult } from './electron-api.js';
-import { indexDetail, indexEvents, indexNext, indexStatus, indexSummary } from '../../host/index-api.js';
+import { indexDetail, indexEvents, indexNext, indexReportText, indexStatus, indexSummary } from '../../host/index-api.js';
 
 /** Channel names; the preload script (gui/preload/preload.cts) uses the same strings. */
 export const CHANNELS = {
@@ -18,6 +18,7 @@ export const CHANNELS = {
   indexEvents: 'cc-memwrap:index-events',
   indexDetail: 'cc-memwrap:index-detail',
   indexNext: 'cc-memwrap:index-next',
+  indexReport: 'cc-memwrap:index-report',
 } as const;
 
 
@@ -65,6 +66,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     indexEvents: async (from: unknown, to: unknown) => indexEvents(indexed(), from, to),
     indexDetail: async (event: unknown) => indexDetail(indexed(), event),
     indexNext: async (from: unknown, direction: unknown, cls: unknown, thread: unknown) => indexNext(indexed(), from, direction, cls, thread),
+    indexReport: async () => indexReportText(indexed()),
     traceBytes: async () => {
       if (!state.session) throw new Error('no trace is open');
       return state.session.bytes;

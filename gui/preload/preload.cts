@@ -1,4 +1,4 @@
-// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes ten calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
+// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes eleven calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
 import type { ContextBridgeLike, IpcRendererLike } from './preload-types.cjs';
 
 const CHANNELS = {
@@ -12,6 +12,7 @@ const CHANNELS = {
   indexEvents: 'cc-memwrap:index-events',
   indexDetail: 'cc-memwrap:index-detail',
   indexNext: 'cc-memwrap:index-next',
+  indexReport: 'cc-memwrap:index-report',
 } as const;
 
 /** The API object exposed as `window.ccMemwrap`: no Node objects, no raw ipcRenderer, no channel chosen by the page. */
@@ -26,6 +27,7 @@ function preloadApi(ipc: IpcRendererLike) {
     indexSummary: () => ipc.invoke(CHANNELS.indexSummary),
     indexEvents: (from: unknown, to: unknown) => ipc.invoke(CHANNELS.indexEvents, String(from), String(to)),
     indexDetail: (event: unknown) => ipc.invoke(CHANNELS.indexDetail, String(event)),
+    indexReport: () => ipc.invoke(CHANNELS.indexReport),
     indexNext: (from: unknown, direction: unknown, cls: unknown, thread: unknown) => ipc.invoke(CHANNELS.indexNext, String(from), String(direction), String(cls), String(thread)),
   });
 }

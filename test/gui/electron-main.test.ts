@@ -155,7 +155,7 @@ describe('preload', () => {
     return { exposed, calls };
   }
 
-  test('exposes ten calls on the main process channels, passing strings only', async () => {
+  test('exposes eleven calls on the main process channels, passing strings only', async () => {
     const { exposed, calls } = runPreload();
     expect([...exposed.keys()]).toEqual(['ccMemwrap']);
     const api = exposed.get('ccMemwrap')!;
@@ -171,6 +171,7 @@ describe('preload', () => {
     await api.indexEvents!(5, { toString: () => '9' });
     await api.indexDetail!(7);
     await api.indexNext!(-1, 1, 'alloc', 'all');
+    await api.indexReport!();
     expect(calls).toEqual([
       [CHANNELS.session],
       [CHANNELS.traceBytes],
@@ -182,6 +183,7 @@ describe('preload', () => {
       [CHANNELS.indexEvents, '5', '9'],
       [CHANNELS.indexDetail, '7'],
       [CHANNELS.indexNext, '-1', '1', 'alloc', 'all'],
+      [CHANNELS.indexReport],
     ]);
   });
 });

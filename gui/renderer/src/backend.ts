@@ -1,5 +1,5 @@
 // How the renderer reaches files: the Electron preload API (window.ccMemwrap), the local server's API, or the data a self-contained HTML report carries in the page itself, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
-import type { RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
+import type { IndexDetailReply, IndexReportReply, IndexStatusReply, RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
 import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../../host/embedded-types.js';
 
 export type { RecentEntry, SourceResult };
@@ -14,6 +14,21 @@ export interface Backend {
   openRecent(path: string): Promise<SessionInfo>;
   /** A native file dialog, where there is one (Electron); null means: use the page's file input. */
   openDialog: (() => Promise<SessionInfo | null>) | null;
+  /** The host's index of a large trace (session mode 'index'); null where there is no host (a report file). */
+  index: IndexApi | null;
+}
+
+/** What the page asks the host about a trace opened through its index (host/index-api.ts answers). */
+export interface IndexApi {
+  status(): Promise<IndexStatusReply>;
+  /** The bucket summaries (Float64, SUMMARY_FIELDS per bucket). */
+  summary(): Promise<ArrayBuffer>;
+  /** Events [from, to) as encodeRange's bytes. */
+  events(from: number, to: number): Promise<ArrayBuffer>;
+  detail(event: number): Promise<IndexDetailReply>;
+  next(from: number, direction: 1 | -1, cls: string, thread: number | null): Promise<number | null>;
+  /** The host's report for the panel (summary, heap by function, peaks, leaks), once computed. */
+  report(): Promise<IndexReportReply>;
 }
 
 /** The API the Electron preload script exposes (gui/preload/preload.cts). */
@@ -23,6 +38,17 @@ export interface PreloadApi {
   source(file: string): Promise<SourceResult>;
   openRecent(path: string): Promise<SessionInfo>;
   openDialog(): Promise<SessionInfo | null>;
+  indexStatus(): Promise<IndexStatusReply>;
+  indexSummary(): Promise<Uint8Array>;
+  indexEvents(from: string, to: string): Promise<Uint8Array>;
+  indexDetail(event: string): Promise<IndexDetailReply>;
+  indexNext(from: string, direction: string, cls: string, thread: string): Promise<{ event: number | null }>;
+  indexReport(): Promise<IndexReportReply>;
+}
+
+/** Bytes from the preload as an ArrayBuffer of their own. */
+function own(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
 function electronBackend(api: PreloadApi): Backend {
@@ -37,6 +63,14 @@ function electronBackend(api: PreloadApi): Backend {
     source: (file) => api.source(file),
     openRecent: (path) => api.openRecent(path),
     openDialog: () => api.openDialog(),
+    index: {
+      status: () => api.indexStatus(),
+      summary: async () => own(await api.indexSummary()),
+      events: async (from, to) => own(await api.indexEvents(String(from), String(to))),
+      detail: (event) => api.indexDetail(String(event)),
+      report: () => api.indexReport(),
+      next: async (from, direction, cls, thread) => (await api.indexNext(String(from), String(direction), cls, thread === null ? 'all' : String(thread))).event,
+    },
   };
 }
 
@@ -112,7 +146,22 @@ function serverBackend(): Backend {
       return info;
     },
     openDialog: null,
+    index: {
+      status: async () => json<IndexStatusReply>(await fetch('./api/index', { headers: API_HEADERS })),
+      summary: async () => bytesOf(await fetch('./api/index/summary', { headers: API_HEADERS })),
+      events: async (from, to) => bytesOf(await fetch(`./api/index/events?from=${from}&to=${to}`, { headers: API_HEADERS })),
+      detail: async (event) => json<IndexDetailReply>(await fetch(`./api/index/detail?event=${event}`, { headers: API_HEADERS })),
+      report: async () => json<IndexReportReply>(await fetch('./api/index/report', { headers: API_HEADERS })),
+      next: async (from, direction, cls, thread) =>
+        (await json<{ event: number | null }>(await fetch(`./api/index/next?from=${from}&direction=${direction}&class=${encodeURIComponent(cls)}&thread=${thread === null ? 'all' : thread}`, { headers: API_HEADERS }))).event,
+    },
   };
+}
+
+/** A binary answer, or its error said in words. */
+async function bytesOf(r: Response): Promise<ArrayBuffer> {
+  if (!r.ok) throw new Error((await json<{ error?: string }>(r)).error ?? `HTTP ${r.status}`);
+  return r.arrayBuffer();
 }
 
 /** Base64 to bytes: the built-in decoder where the browser has one, else atob. */
@@ -150,6 +199,7 @@ function fileBackend(sessionBlock: HTMLElement): Backend {
     },
     openRecent: () => Promise.reject(new Error('a report file has no recent list')),
     openDialog: null,
+    index: null,
   };
 }
 

@@ -1,10 +1,14 @@
 // The viewer page: loads a trace (from the host, a file dialog, drag and drop or the recent list), decodes it in a worker with a progress bar, and wires chart, detail, source, panels, search, keyboard and export together.
 import type { AttributionBy, AttributionRow } from '../../../analysis/attribution.js';
-import { callStackAt, eventClassBit, eventDetail, type EventClass } from '../../../analysis/event-detail.js';
+import { callStackAt, eventDetail, type EventClass, type EventDetail, type StackEntry } from '../../../analysis/event-detail.js';
 import { explainStack, traceNamesCallLines } from '../../../analysis/frame-detail.js';
-import { allocationsOf, eventsOfGroup, findSites, nextEventOfClass } from '../../../analysis/event-sets.js';
+import { allocationsOf, eventsOfGroup, findSites, findSitesIn, nextEventOfClass, type SiteMatch } from '../../../analysis/event-sets.js';
+import type { Model } from '../../../analysis/model.js';
+import { decodeRange, siteTableOf } from '../../../analysis/trace-index.js';
+import { IndexChartData } from './index-view.js';
 import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
 import { formatBytesFine, plural } from '../../../analysis/units.js';
+import { describeEnd } from '../../../analysis/summary.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
 import { Chart } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
@@ -25,8 +29,14 @@ import './styles.css';
 /** Timings and controls for automation (tests, the benchmark): read-only views of the page's own state. */
 interface ViewHandle {
   ready: boolean;
+  /** 'index' while a trace opened through the host's index is shown. */
+  mode: 'whole' | 'index';
   error: string | null;
-  timings: { start: number; bytes: number; decoded: number; firstChart: number };
+  timings: { start: number; bytes: number; decoded: number; firstChart: number; detailShown: number };
+  /** Index mode: milliseconds each window of events took to arrive. */
+  fetchTimes: number[];
+  /** Index mode: whether events [a, b) have arrived (drawn one by one, not from summaries). */
+  hasEvents(a: number, b: number): boolean;
   drawTimes: number[];
   events: number;
   selected: number | null;
@@ -53,17 +63,25 @@ interface PageState {
   traceTitle: string;
   /** The heap of instrumented code alone (`instrumentedHeap`), made the first time the libc heap is hidden. */
   instrumentedHeap: Float64Array | null;
+  /** Index mode: the chart's summaries and fetched events, and the run's sites (for names, search, call lines). */
+  index: IndexChartData | null;
+  indexRun: Pick<Model, 'sites' | 'program'> | null;
 }
 
 const backend: Backend = pickBackend();
-const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace', instrumentedHeap: null };
+const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace', instrumentedHeap: null, index: null, indexRun: null };
 
 const chart = new Chart(byId('chart'), byId('overview'));
 const source = new SourcePane(() => (state.hostSession ? backend : null), byId('source-head'), byId('source-body'));
 const handle: ViewHandle = {
   ready: false,
+  mode: 'whole',
   error: null,
-  timings: { start: performance.now(), bytes: 0, decoded: 0, firstChart: 0 },
+  timings: { start: performance.now(), bytes: 0, decoded: 0, firstChart: 0, detailShown: 0 },
+  get fetchTimes() {
+    return state.index?.fetchTimes ?? [];
+  },
+  hasEvents: (a, b) => state.index?.covers(a, b) ?? false,
   drawTimes: chart.drawTimes,
   events: 0,
   get selected() {
@@ -221,7 +239,21 @@ function applyXMode(): void {
   if (mode !== chart.xMode) chart.setMode(mode);
 }
 
+/** The toolbar's controls that need the whole model: off in index mode, saying why. */
+function wholeOnlyControls(on: boolean): void {
+  for (const id of ['x-mode', 'thread', 'show-libc']) {
+    const c = byId<HTMLInputElement | HTMLSelectElement>(id);
+    c.disabled = !on;
+    c.title = on ? '' : 'not available for a trace opened through its index (large traces): the chart shows all threads in event order';
+  }
+  if (!on) {
+    byId<HTMLSelectElement>('x-mode').value = 'events';
+    byId<HTMLSelectElement>('thread').value = 'all';
+  }
+}
+
 async function show(v: ViewData, name: string): Promise<void> {
+  leaveIndexMode();
   state.view = v;
   state.traceTitle = name;
   state.selected = null;
@@ -268,6 +300,7 @@ async function loadFromHost(info: SessionInfo): Promise<void> {
   state.hostSession = info;
   recentList(info);
   loadingTitle(info.trace.name);
+  if (info.mode === 'index' && backend.index !== null) return loadIndex(info, backend.index);
   progress(`Reading ${info.trace.name}`, 0);
   try {
     const bytes = await backend.traceBytes((f) => progress(`Reading ${info.trace.name}`, f));
@@ -286,6 +319,103 @@ async function loadFile(file: File): Promise<void> {
   loadingTitle(file.name);
   progress(`Reading ${file.name}`, 0);
   await loadBytes(await file.arrayBuffer(), file.name, null);
+}
+
+/** Back to whole mode (a whole trace is shown): the index's data dropped, the controls on again. */
+function leaveIndexMode(): void {
+  if (state.index === null) return;
+  state.index = null;
+  state.indexRun = null;
+  handle.mode = 'whole';
+  chart.onTransform = () => {};
+  wholeOnlyControls(true);
+}
+
+/**
+ * A trace opened through the host's index: waits for the index (its build's progress in the bar), then draws the
+ * chart from its summaries; the events in view are fetched as the view narrows (IndexChartData), details on a click.
+ */
+async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>): Promise<void> {
+  showError(null);
+  handle.timings.bytes = performance.now();
+  try {
+    let status = await api.status();
+    while (status.state === 'building') {
+      progress(`Indexing ${info.trace.name}: ${status.phase}`, status.fraction);
+      await new Promise((r) => setTimeout(r, 250));
+      status = await api.status();
+    }
+    if (status.state === 'failed') throw new Error(status.message);
+    const meta = status.meta;
+    const summary = new Float64Array(await api.summary());
+    handle.timings.decoded = performance.now();
+    progress(null);
+    state.view = null;
+    state.tables = null;
+    state.allData = null;
+    state.instrumentedHeap = null;
+    const data = new IndexChartData(meta, summary, api);
+    state.index = data;
+    state.indexRun = { sites: siteTableOf(meta), program: meta.program };
+    state.data = data.data;
+    state.traceTitle = info.trace.name;
+    state.selected = null;
+    handle.mode = 'index';
+    handle.events = meta.events;
+    shownTitle = `${info.trace.name} — ${plural(meta.events, 'event')} (through its index)`;
+    title(shownTitle);
+    fill(byId('thread'), el('option', { value: 'all' }, 'all threads'));
+    wholeOnlyControls(false);
+    chart.budgets = [];
+    chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
+    data.onWindow = () => chart.redraw();
+    let pending = 0;
+    chart.onTransform = () => {
+      // The events in view are asked for once the view rests a moment (not on every frame of a drag).
+      clearTimeout(pending);
+      pending = window.setTimeout(() => {
+        const [a, b] = chart.visibleEvents();
+        data.want(a, b);
+      }, 40);
+    };
+    chart.setData(data.data, data.kinds);
+    handle.timings.firstChart = performance.now();
+    source.reset();
+    fill(
+      byId('status-line'),
+      `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each; the events themselves are read from the host when you zoom in.`,
+    );
+    void indexReportPanel(api, data, info);
+    fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
+    handle.ready = true;
+  } catch (e) {
+    progress(null);
+    loadingTitle(null);
+    showError(`Cannot show ${info.trace.name}: ${(e as Error).message}`);
+  }
+}
+
+/**
+ * Index mode's panel: the interactive tables need the decoded trace, so the panel shows instead the report the host
+ * computes by streaming the trace once (summary, heap by function, peaks, leaks), when it is ready.
+ */
+async function indexReportPanel(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo): Promise<void> {
+  fill(byId('panel-tabs'), el('button', { type: 'button', class: 'active' }, 'Report'));
+  const note = `The interactive tables, flame graph and budgets need the whole trace decoded, which the viewer does not do for a trace opened through its index. This is \`cc-memwrap report --by function --peak --leaks ${info.trace.name}\`, computed on the host as it streams the trace.`;
+  for (;;) {
+    if (state.index !== ix) return;
+    let r: Awaited<ReturnType<typeof api.report>>;
+    try {
+      r = await api.report();
+    } catch (e) {
+      r = { state: 'failed', message: (e as Error).message };
+    }
+    if (state.index !== ix) return;
+    if (r.state === 'ready') return fill(byId('panel-body'), el('p', { class: 'hint' }, note), el('pre', { class: 'report-text' }, r.text));
+    if (r.state === 'failed') return fill(byId('panel-body'), el('p', { class: 'empty' }, `The host could not compute the report: ${r.message}`));
+    fill(byId('panel-body'), el('p', { class: 'empty' }, 'The host is computing the report (one more pass over the trace)…'));
+    await new Promise((done) => setTimeout(done, 1000));
+  }
 }
 
 function recentList(info: SessionInfo): void {
@@ -316,12 +446,43 @@ function highlight(events: Int32Array, label: string, file: string | null, line:
 
 /** Selects an event: chart marks, detail, call stack, source with its related lines. */
 function select(e: number): void {
+  if (state.index !== null) {
+    void selectIndexed(e);
+    return;
+  }
   const view = state.view;
   if (!view) return;
   const m = view.model;
   if (e < 0 || e >= m.events.count) return;
   state.selected = e;
-  const d = eventDetail(m, e, view.statics, view.orphanedBy);
+  showSelection(eventDetail(m, e, view.statics, view.orphanedBy), callStackAt(m, e), m, view.summary.end.description);
+}
+
+/** The latest selection asked of the host: an older answer arriving late is dropped. */
+let selecting = 0;
+
+/** Index mode: the event's detail and call stack from the host, shown as select() shows them. */
+async function selectIndexed(e: number): Promise<void> {
+  const api = backend.index;
+  const ix = state.index;
+  if (api === null || ix === null || e < 0 || e >= ix.meta.events) return;
+  const ticket = ++selecting;
+  state.selected = e;
+  try {
+    const r = await api.detail(e);
+    if (ticket !== selecting || state.index !== ix) return;
+    showSelection(r.detail, r.stack, state.indexRun!, describeEnd(ix.meta.end.how, ix.meta.end.code, ix.meta.end.complete));
+    handle.timings.detailShown = performance.now();
+  } catch (err) {
+    showError(`Cannot show event ${e}: ${(err as Error).message}`);
+  }
+}
+
+/** An event's detail on the page: chart marks, the detail pane with its call stack, the source with related lines. */
+function showSelection(d: EventDetail, stack: StackEntry[], run: Pick<Model, 'sites' | 'program'>, endDescription: string): void {
+  const e = d.event;
+  // explainStack and traceNamesCallLines read the site table and the working directory only.
+  const m = run as Model;
   const related: number[] = [];
   const orphaned: number[] = [];
   const marks: SourceMark[] = [];
@@ -345,19 +506,37 @@ function select(e: number): void {
   chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related), orphaned: Int32Array.from(orphaned) };
   chart.reveal(e);
   chart.redraw();
-  renderDetail(byId('detail'), d, explainStack(m, callStackAt(m, e), state.hostSession?.stack.units ?? null), traceNamesCallLines(m), {
+  renderDetail(byId('detail'), d, explainStack(m, stack, state.hostSession?.stack.units ?? null), traceNamesCallLines(m), {
     goto: (x) => select(x),
     source: (file, lines) => void source.show(file, lines.map((line) => ({ line, kind: 'selected' }))),
   });
   if (d.class !== 'other') byId<HTMLSelectElement>('walk-kind').value = d.class;
-  void source.show(d.place?.file ?? null, marks, noSourceText(d, view.summary.end.description));
+  void source.show(d.place?.file ?? null, marks, noSourceText(d, endDescription));
 }
 
 // ---- chart pointer ----
 
 chart.onPick = (e) => select(e);
+/** Index mode: the latest hover asked of the host (older answers are dropped), and the last detail it gave. */
+let hovering = 0;
+let hovered: EventDetail | null = null;
 chart.onHover = (e, clientX, clientY, columnEvents) => {
   const view = state.view;
+  const api = backend.index;
+  if (e !== null && state.index !== null && api !== null) {
+    if (hovered?.event === e) return showTooltip(byId('tooltip'), byId('chart-area'), hovered, { clientX, clientY, columnEvents });
+    const ticket = ++hovering;
+    api.detail(e).then(
+      (r) => {
+        if (ticket !== hovering) return;
+        hovered = r.detail;
+        showTooltip(byId('tooltip'), byId('chart-area'), r.detail, { clientX, clientY, columnEvents });
+      },
+      () => hideTooltip(byId('tooltip')),
+    );
+    return;
+  }
+  hovering++;
   if (e === null || !view) hideTooltip(byId('tooltip'));
   else showTooltip(byId('tooltip'), byId('chart-area'), eventDetail(view.model, e, view.statics, view.orphanedBy), { clientX, clientY, columnEvents });
 };
@@ -365,15 +544,39 @@ chart.onHover = (e, clientX, clientY, columnEvents) => {
 // ---- toolbar, search, keyboard ----
 
 function walk(direction: 1 | -1): void {
+  const cls = byId<HTMLSelectElement>('walk-kind').value as EventClass;
+  const ix = state.index;
+  if (ix !== null && backend.index !== null) {
+    const from = state.selected ?? (direction === 1 ? -1 : ix.meta.events);
+    backend.index.next(from, direction, cls, null).then(
+      (next) => {
+        if (next !== null && state.index === ix) select(next);
+      },
+      (err: unknown) => showError((err as Error).message),
+    );
+    return;
+  }
   const view = state.view;
   if (!view) return;
-  const cls = byId<HTMLSelectElement>('walk-kind').value as EventClass;
   const threadValue = byId<HTMLSelectElement>('thread').value;
   const next = nextEventOfClass(view.model, state.selected ?? (direction === 1 ? -1 : view.model.events.count), direction, cls, threadValue === 'all' ? null : Number(threadValue));
   if (next !== null) select(next);
 }
 
 function jumpToPeak(): void {
+  const ix = state.index;
+  if (ix !== null && backend.index !== null) {
+    // The bucket with the most in use, then its fullest event, read from the host.
+    const B = ix.meta.bucketSize;
+    const k = Math.floor(ix.representative(0, ix.meta.events) / B);
+    backend.index.events(k * B, Math.min(ix.meta.events, (k + 1) * B)).then((bytes) => {
+      const r = decodeRange(bytes);
+      let best = 0;
+      for (let i = 1; i < r.count; i++) if (r.above[i]! + r.heap[i]! > r.above[best]! + r.heap[best]!) best = i;
+      if (state.index === ix) jumpTo(r.first + best);
+    }, (err: unknown) => showError((err as Error).message));
+    return;
+  }
   if (!state.tables) return;
   const p = state.tables.peaks();
   const e = p.total.event ?? p.heap.event;
@@ -386,25 +589,51 @@ function closeSearch(): void {
   byId('search').blur();
 }
 
+/** Shows event e: zoomed in around it when the view is wide (its bars one by one), then selected. */
+function jumpTo(e: number): void {
+  const [a, b] = chart.visibleEvents();
+  if (b - a > 2000 || e < a || e >= b) chart.zoomToEvents(Math.max(0, e - 200), Math.min(handle.events, e + 200));
+  select(e);
+}
+
 function runSearch(): void {
   const list = byId('search-results');
   const q = byId<HTMLInputElement>('search').value;
   const view = state.view;
-  if (!view || q.trim() === '') {
+  const ix = state.index;
+  if ((!view && !ix) || q.trim() === '') {
     list.hidden = true;
     return;
   }
-  const found = findSites(view.model, q, 30);
+  // A number (or #number) is an event to jump to.
+  const number = /^\s*#?([\d,]+)\s*$/.exec(q);
+  const n = number ? Number(number[1]!.replace(/,/g, '')) : NaN;
+  const jump: HTMLElement[] = [];
+  if (Number.isSafeInteger(n)) {
+    const li = el('li', { tabindex: '0', class: 'jump' }, n < handle.events ? `Go to event ${n.toLocaleString('en-US')}` : `No event ${n.toLocaleString('en-US')}: the trace has ${handle.events.toLocaleString('en-US')}`);
+    if (n < handle.events) {
+      const go = (): void => {
+        closeSearch();
+        jumpTo(n);
+      };
+      li.addEventListener('click', go);
+      li.addEventListener('keydown', (e) => e.key === 'Enter' && go());
+    }
+    jump.push(li);
+  }
+  const found: SiteMatch[] = ix !== null ? findSitesIn(state.indexRun!, ix.meta.siteFirst, ix.meta.siteEvents, q, 30) : findSites(view!.model, q, 30);
   fill(
     list,
+    ...jump,
     ...(found.length === 0
-      ? [el('li', { class: 'empty' }, `nothing matches “${q}”`)]
+      ? jump.length > 0 ? [] : [el('li', { class: 'empty' }, `nothing matches “${q}”`)]
       : found.map((s) => {
           const li = el('li', { tabindex: '0' }, s.label, el('span', { class: 'muted' }, ` ${plural(s.events, 'event')}`));
           const go = (): void => {
             closeSearch();
             setHighlight(new Int32Array(0));
-            select(s.firstEvent);
+            if (state.index !== null) jumpTo(s.firstEvent);
+            else select(s.firstEvent);
           };
           li.addEventListener('click', go);
           li.addEventListener('keydown', (e) => e.key === 'Enter' && go());

@@ -1,20 +1,30 @@
 // Layout of the chart, apart from drawing: which events fall in each pixel column at the current zoom, summarised through the level-of-detail pyramids, or individual bars when the events are wide enough to see one by one. Shared by the canvas, the SVG export and hit testing.
-import { eventAtTime, LOD_BASE, lowerBound, MaskPyramid, MinMaxPyramid, type ChartSeries } from '../../../../analysis/lod.js';
+import { eventAtTime, LOD_BASE, lowerBound, MaskPyramid, MinMaxPyramid, type ChartSeries, type Extent } from '../../../../analysis/lod.js';
 
 /** Individual bars when each event gets at least this many pixels. */
 export const MIN_BAR_PX = 3;
 
 export type XMode = 'events' | 'time';
 
+/** Min and max of a series over a range of events (MinMaxPyramid; in index mode, summaries and the events fetched). */
+export interface RangeExtent {
+  extent(start: number, end: number, out?: Extent): Extent;
+}
+
+/** A series by event number (a typed array; in index mode, the events fetched and summaries elsewhere). */
+export interface SeriesColumn {
+  readonly [event: number]: number;
+  readonly length: number;
+}
+
 /** The series of the chart with their pyramids. */
 export interface ChartData {
   count: number;
-  series: ChartSeries;
-  above: MinMaxPyramid;
-  statics: MinMaxPyramid;
-  heap: MinMaxPyramid;
-  masks: Uint8Array;
-  maskPyramid: MaskPyramid;
+  series: { static: SeriesColumn; above: SeriesColumn; heap: SeriesColumn };
+  above: RangeExtent;
+  statics: RangeExtent;
+  heap: RangeExtent;
+  maskPyramid: { or(start: number, end: number): number };
   /** Non-decreasing event times (ns). */
   times: Float64Array;
   /**
@@ -22,6 +32,8 @@ export interface ChartData {
    * of a process on an axis shared with others), nothing is drawn there, the process having ended.
    */
   endsAtLastEvent: boolean;
+  /** The fullest event of [a, b) when the data knows better than by scanning its series (index mode). */
+  representative?: (a: number, b: number) => number;
 }
 
 export function chartData(series: ChartSeries, masks: Uint8Array, times: Float64Array): ChartData {
@@ -31,7 +43,6 @@ export function chartData(series: ChartSeries, masks: Uint8Array, times: Float64
     above: new MinMaxPyramid(series.above),
     statics: new MinMaxPyramid(series.static),
     heap: new MinMaxPyramid(series.heap),
-    masks,
     maskPyramid: new MaskPyramid(masks),
     times,
     endsAtLastEvent: false,
@@ -155,6 +166,7 @@ export function anyIn(events: Int32Array, a: number, b: number): boolean {
 
 /** The event in [a, b) with the most memory in use (heap + stack + static): what a click on a summarised column picks. Scans at most `cap` events, then steps through the finest pyramid level. */
 export function representative(data: ChartData, a: number, b: number, cap = 1 << 16): number {
+  if (data.representative) return data.representative(a, b);
   let best = a;
   let bestV = -Infinity;
   const { above, heap } = data.series;

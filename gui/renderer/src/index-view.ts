@@ -1,0 +1,182 @@
+// The chart's data for a trace opened through the host's index (index mode): the bucket summaries the host sends
+// (analysis/trace-index.ts) drawn at every zoom level, and the events in view fetched from the host when few enough
+// of them are in view, drawn one by one; until they arrive, and beyond them, the summaries stand in. The page holds
+// the summaries (about 100 bytes per bucket of 16,384 events) and one window of events, never the whole trace.
+import { eventClassBit, eventClassOfKind } from '../../../analysis/event-detail.js';
+import { MinMaxPyramid, type Extent } from '../../../analysis/lod.js';
+import { decodeRange, S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
+import type { IndexApi } from './backend.js';
+import type { ChartData, SeriesColumn } from './chart/columns.js';
+
+/** Events in view at most for them to be fetched one by one; the window fetched is up to twice as wide. */
+export const DETAIL_SPAN = 1 << 19;
+const FETCH_MAX = 1 << 20;
+
+/** A series read from the window where it holds the event, else its bucket's largest value. */
+function column(of: () => { win: Float64Array | null; first: number; bucket: Float64Array }, bucketSize: number, count: number): SeriesColumn {
+  return new Proxy({ length: count } as SeriesColumn, {
+    get(target, key) {
+      if (typeof key !== 'string') return undefined;
+      if (key === 'length') return count;
+      const e = Number(key);
+      if (!Number.isInteger(e)) return (target as unknown as Record<string, unknown>)[key];
+      const { win, first, bucket } = of();
+      if (win !== null && e >= first && e < first + win.length) return win[e - first];
+      return bucket[Math.floor(e / bucketSize)];
+    },
+  });
+}
+
+export class IndexChartData {
+  readonly data: ChartData;
+  readonly kinds: Uint8Array;
+  private window: IndexRange | null = null;
+  private winPyramids: { above: MinMaxPyramid; heap: MinMaxPyramid; statics: MinMaxPyramid } | null = null;
+  private readonly bucket: { aboveMin: Float64Array; aboveMax: Float64Array; heapMin: Float64Array; heapMax: Float64Array; staticMax: Float64Array; mask: Uint8Array };
+  private readonly pyr: { aboveMin: MinMaxPyramid; aboveMax: MinMaxPyramid; heapMin: MinMaxPyramid; heapMax: MinMaxPyramid; staticMax: MinMaxPyramid; mask: MinMaxPyramid };
+  private fetching: { from: number; to: number } | null = null;
+  /** Called when a window of events has arrived (the page redraws). */
+  onWindow: () => void = () => {};
+  /** Milliseconds each window took to arrive (the benchmark). */
+  readonly fetchTimes: number[] = [];
+
+  constructor(
+    readonly meta: IndexMeta,
+    summary: Float64Array,
+    private readonly api: IndexApi,
+  ) {
+    const n = meta.buckets;
+    const col = (f: number): Float64Array => {
+      const out = new Float64Array(n);
+      for (let k = 0; k < n; k++) out[k] = summary[SUMMARY_FIELDS * k + f]!;
+      return out;
+    };
+    this.bucket = { aboveMin: col(S.ABOVE_MIN), aboveMax: col(S.ABOVE_MAX), heapMin: col(S.HEAP_MIN), heapMax: col(S.HEAP_MAX), staticMax: col(S.STATIC_MAX), mask: Uint8Array.from(col(S.MASK)) };
+    const b = this.bucket;
+    this.pyr = {
+      aboveMin: new MinMaxPyramid(b.aboveMin),
+      aboveMax: new MinMaxPyramid(b.aboveMax),
+      heapMin: new MinMaxPyramid(b.heapMin),
+      heapMax: new MinMaxPyramid(b.heapMax),
+      staticMax: new MinMaxPyramid(b.staticMax),
+      mask: new MinMaxPyramid(Float64Array.from(b.mask)),
+    };
+    const B = meta.bucketSize;
+    const count = meta.events;
+    const win = (pick: (r: IndexRange) => Float64Array, bucket: Float64Array) => () => ({ win: this.window ? pick(this.window) : null, first: this.window?.first ?? 0, bucket });
+    const win_ = (): IndexRange | null => this.window;
+    const kinds = new Proxy(new Uint8Array(0), {
+      get(target, key) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) {
+          const e = Number(key);
+          const w = win_();
+          return w !== null && e >= w.first && e < w.first + w.count ? w.kinds[e - w.first] : 0;
+        }
+        if (key === 'length') return count;
+        return Reflect.get(target, key);
+      },
+    });
+    this.kinds = kinds;
+    const extent = (which: 'above' | 'heap' | 'statics', lo: MinMaxPyramid, hi: MinMaxPyramid) => ({
+      extent: (a: number, b: number, out: Extent = { min: Infinity, max: -Infinity }): Extent => {
+        const w = this.window;
+        if (w !== null && this.winPyramids !== null && a >= w.first && b <= w.first + w.count) return this.winPyramids[which].extent(a - w.first, b - w.first, out);
+        const k0 = Math.floor(a / B);
+        const k1 = Math.max(k0 + 1, Math.ceil(b / B));
+        const mn = lo.extent(k0, k1).min;
+        const mx = hi.extent(k0, k1).max;
+        out.min = mn;
+        out.max = mx;
+        return out;
+      },
+    });
+    this.data = {
+      count,
+      series: {
+        above: column(win((r) => r.above, b.aboveMax), B, count),
+        heap: column(win((r) => r.heap, b.heapMax), B, count),
+        static: column(win((r) => r.statics, b.staticMax), B, count),
+      },
+      above: extent('above', this.pyr.aboveMin, this.pyr.aboveMax),
+      heap: extent('heap', this.pyr.heapMin, this.pyr.heapMax),
+      statics: extent('statics', this.pyr.staticMax, this.pyr.staticMax),
+      maskPyramid: {
+        or: (a: number, b: number): number => {
+          const w = this.window;
+          if (w !== null && a >= w.first && b <= w.first + w.count) {
+            let bits = 0;
+            // Within a window the columns are narrow: a few events each.
+            for (let e = a; e < b; e++) bits |= BIT_OF_KIND[w.kinds[e - w.first]!]!;
+            return bits;
+          }
+          let bits = 0;
+          for (let k = Math.floor(a / B); k < Math.max(Math.floor(a / B) + 1, Math.ceil(b / B)) && k < meta.buckets; k++) bits |= this.bucket.mask[k]!;
+          return bits;
+        },
+      },
+      times: new Float64Array(0),
+      endsAtLastEvent: false,
+      representative: (a, b) => this.representative(a, b),
+    };
+  }
+
+  /** Whether events [a, b) are all in the window fetched. */
+  covers(a: number, b: number): boolean {
+    const w = this.window;
+    return w !== null && a >= w.first && b <= w.first + w.count;
+  }
+
+  /**
+   * The view shows events [a, b): fetches them (with as many again around them) when they are few enough and not
+   * fetched yet; one request at a time, the latest view wins.
+   */
+  want(a: number, b: number): void {
+    const span = b - a;
+    if (span > DETAIL_SPAN || this.covers(a, b)) return;
+    const from = Math.max(0, Math.floor(a - span / 2));
+    const to = Math.min(this.meta.events, Math.max(b, from + Math.min(FETCH_MAX, span * 2)));
+    if (this.fetching !== null && this.fetching.from <= a && this.fetching.to >= b) return;
+    this.fetching = { from, to };
+    const t0 = performance.now();
+    this.api.events(from, to).then(
+      (bytes) => {
+        if (this.fetching?.from !== from || this.fetching.to !== to) return;
+        this.fetching = null;
+        const r = decodeRange(bytes);
+        this.window = r;
+        this.winPyramids = { above: new MinMaxPyramid(r.above), heap: new MinMaxPyramid(r.heap), statics: new MinMaxPyramid(r.statics) };
+        this.fetchTimes.push(performance.now() - t0);
+        this.onWindow();
+      },
+      () => {
+        this.fetching = null;
+      },
+    );
+  }
+
+  /** The fullest event of [a, b): from the window when it holds them, else the first event of the fullest bucket. */
+  representative(a: number, b: number): number {
+    const w = this.window;
+    if (w !== null && a >= w.first && b <= w.first + w.count) {
+      let best = a;
+      let bestV = -Infinity;
+      for (let e = a; e < b; e++) {
+        const v = w.above[e - w.first]! + w.heap[e - w.first]!;
+        if (v > bestV) [best, bestV] = [e, v];
+      }
+      return best;
+    }
+    const B = this.meta.bucketSize;
+    let best = a;
+    let bestV = -Infinity;
+    for (let k = Math.floor(a / B); k < Math.ceil(b / B) && k < this.meta.buckets; k++) {
+      const v = this.bucket.aboveMax[k]! + this.bucket.heapMax[k]!;
+      if (v > bestV) [best, bestV] = [Math.max(a, k * B), v];
+    }
+    return best;
+  }
+}
+
+/** Each kind's class bit (eventClassBit), as the masks of lod.ts have them. */
+const BIT_OF_KIND = new Uint8Array(256);
+for (let k = 0; k < 256; k++) BIT_OF_KIND[k] = eventClassBit(eventClassOfKind(k));
