@@ -18,7 +18,7 @@ import { Flag, Kind, kindName } from './trace/format.js';
 import { grown } from './trace/typed-arrays.js';
 
 /** Format of the index file; a cache of another version is built again. */
-export const INDEX_VERSION = 1;
+export const INDEX_VERSION = 2;
 /** Events per bucket: 10^9 events make 61,036 buckets, about 6 MB of summaries. */
 export const INDEX_BUCKET = 16384;
 /** The free column's "not freed" (block rows and events are below 2^32 - 1: see MAX_INDEX_EVENTS). */
@@ -192,6 +192,15 @@ const OTHER_THREAD = 32;
 const OWN_PLACE = 64;
 const HAS_FLAGS = 128;
 
+// Bits of an event's third byte: which of its numbers did not change (are not written).
+const Z_TIME = 1;
+const Z_VALUE = 2;
+const Z_STACK = 4;
+const Z_HEAP_R = 8;
+const Z_HEAP_U = 16;
+const Z_STATICS = 32;
+const Z_FRAME = 64;
+
 const HEAP_KIND = new Uint8Array(256);
 for (const k of [Kind.ALLOC, Kind.FREE, Kind.REALLOC]) HEAP_KIND[k] = 1;
 
@@ -282,13 +291,22 @@ export class IndexFold implements EventFold {
     if (bits & OWN_PLACE) w.uint(place);
     // Times to the nanosecond (the reader interpolates them between the runtime's clock readings).
     const time = Math.round(e.time);
-    w.num(time - p.time);
-    w.num(e.value);
-    w.num(e.stackTotal - p.stack);
-    w.num(e.heapRequested - p.heapR);
-    w.num(e.heapUsable - p.heapU - (e.heapRequested - p.heapR));
-    w.num(this.statics - p.statics);
-    w.int(frameRow - p.frame);
+    // The numbers that change, after a byte that says which do not (most events change two or three).
+    const dTime = time - p.time;
+    const dStack = e.stackTotal - p.stack;
+    const dHeapR = e.heapRequested - p.heapR;
+    const dHeapU = e.heapUsable - p.heapU - dHeapR;
+    const dStatics = this.statics - p.statics;
+    const dFrame = frameRow - p.frame;
+    const zeros = (dTime === 0 ? Z_TIME : 0) | (e.value === 0 ? Z_VALUE : 0) | (dStack === 0 ? Z_STACK : 0) | (dHeapR === 0 ? Z_HEAP_R : 0) | (dHeapU === 0 ? Z_HEAP_U : 0) | (dStatics === 0 ? Z_STATICS : 0) | (dFrame === 0 ? Z_FRAME : 0);
+    w.byte(zeros);
+    if (!(zeros & Z_TIME)) w.num(dTime);
+    if (!(zeros & Z_VALUE)) w.num(e.value);
+    if (!(zeros & Z_STACK)) w.num(dStack);
+    if (!(zeros & Z_HEAP_R)) w.num(dHeapR);
+    if (!(zeros & Z_HEAP_U)) w.num(dHeapU);
+    if (!(zeros & Z_STATICS)) w.num(dStatics);
+    if (!(zeros & Z_FRAME)) w.int(dFrame);
     if (newFrame) {
       const parent = frames.parent[e.frame]!;
       w.int(parent === NONE ? -1 : frameRow - frames.row[parent]!);
@@ -527,15 +545,16 @@ export class IndexBucket {
       const site = r.uint();
       this.site[i] = site;
       this.place[i] = bits & OWN_PLACE ? r.uint() : site;
-      this.time[i] = time += r.num();
-      const value = r.num();
+      const zeros = r.byte();
+      this.time[i] = time += zeros & Z_TIME ? 0 : r.num();
+      const value = zeros & Z_VALUE ? 0 : r.num();
       this.value[i] = value;
-      this.stackTotal[i] = stack += r.num();
-      const dr = r.num();
+      this.stackTotal[i] = stack += zeros & Z_STACK ? 0 : r.num();
+      const dr = zeros & Z_HEAP_R ? 0 : r.num();
       this.heapRequested[i] = heapR += dr;
-      this.heapUsable[i] = heapU += dr + r.num();
-      this.statics[i] = statics += r.num();
-      this.frame[i] = frame += r.int();
+      this.heapUsable[i] = heapU += dr + (zeros & Z_HEAP_U ? 0 : r.num());
+      this.statics[i] = statics += zeros & Z_STATICS ? 0 : r.num();
+      this.frame[i] = frame += zeros & Z_FRAME ? 0 : r.int();
       if (bits & NEW_FRAME) {
         const up = r.int();
         this.frameParent.push(up === -1 ? NONE : frames - up);

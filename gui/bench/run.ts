@@ -11,6 +11,8 @@ import { TraceSession } from '../../host/trace-session.js';
 import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../../host/html-report.js';
 import { pathToFileURL } from 'node:url';
 import { median } from '../../bench/measure.js';
+import { copyFileSync, rmSync } from 'node:fs';
+import { indexPathFor } from '../../host/trace-index.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -54,12 +56,12 @@ const handle = (page: Page): Promise<Handle> => page.evaluate(() => {
   return { ready: h.ready, error: h.error, events: h.events, timings: h.timings, drawTimes: [...h.drawTimes] } as Handle;
 });
 
-async function openOnce(page: Page, url: string): Promise<Handle> {
+async function openOnce(page: Page, url: string, timeout = 120_000): Promise<Handle> {
   await page.goto(url);
   await page.waitForFunction(() => {
     const h = (window as unknown as { ccMemwrapView?: Handle }).ccMemwrapView;
     return h?.ready === true || (h?.error ?? null) !== null;
-  }, null, { timeout: 120_000, polling: 20 });
+  }, null, { timeout, polling: 20 });
   const h = await handle(page);
   if (h.error) throw new Error(h.error);
   return h;
@@ -121,7 +123,139 @@ function htmlReportOf(session: TraceSession): string {
   return pathToFileURL(out).href;
 }
 
+/** Records bench/workloads/binary-trees.c at depth 16 built with `cc-memwrap gcc -O2`: about 118 million events. */
+function recordBinaryTrees(): string {
+  const dir = path.join(os.tmpdir(), 'cc-memwrap-gui-bench-big');
+  mkdirSync(dir, { recursive: true });
+  const exe = path.join(dir, 'binary-trees');
+  must(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'bench', 'workloads', 'binary-trees.c'), '-o', exe]);
+  must(exe, ['16'], { ...process.env, MEMWRAP_TRACE: path.join(dir, 'bt16.mwtrace') }, dir);
+  return path.join(dir, 'bt16.mwtrace');
+}
+
+/** Starts a server on a new index-mode session of `trace` (its index read from the cache, or built). */
+async function indexServer(trace: string): Promise<{ url: string; session: TraceSession; close(): Promise<void> }> {
+  const session = await TraceSession.open(trace, { index: true });
+  const server = await startServer({ rendererDir: RENDERER, session, recent: new RecentList(path.join(path.dirname(trace), 'recent.json')) });
+  return { url: server.url, session, close: () => server.close() };
+}
+
+/** Intervals between animation frames while `act` runs: what a person sees, not only the draw call's time. */
+async function frameIntervals(page: Page, act: () => Promise<void>): Promise<number[]> {
+  await page.evaluate(() => {
+    const w = window as unknown as { benchFrames: number[]; benchStop: boolean };
+    w.benchFrames = [];
+    w.benchStop = false;
+    const tick = (t: number): void => {
+      w.benchFrames.push(t);
+      if (!w.benchStop) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+  });
+  await act();
+  const frames = await page.evaluate(() => {
+    const w = window as unknown as { benchFrames: number[]; benchStop: boolean };
+    w.benchStop = true;
+    return w.benchFrames;
+  });
+  return frames.slice(1).map((t, i) => t - frames[i]!);
+}
+
+/**
+ * `npm run bench:gui -- --big [trace]`: the viewer in index mode on a trace of over 10^8 events (binary-trees at
+ * depth 16 unless a trace is named): the first chart with the index built on the way and with it cached, frame
+ * intervals while zooming and panning, jumps to events by number, the page's JS heap, the host's memory.
+ */
+async function bigMain(named: string | undefined): Promise<void> {
+  if (!existsSync(path.join(RENDERER, 'index.html'))) throw new Error(`${RENDERER} has no index.html: run npm run build`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
+  let trace: string;
+  if (named !== undefined) {
+    // A copy in the bench's folder: its index is built beside it, never beside the original.
+    const dir = path.join(os.tmpdir(), 'cc-memwrap-gui-bench-big');
+    mkdirSync(dir, { recursive: true });
+    trace = path.join(dir, path.basename(named));
+    if (!existsSync(trace) || statSync(trace).size !== statSync(named).size) copyFileSync(named, trace);
+  } else {
+    process.stdout.write('recording binary-trees at depth 16…\n');
+    trace = recordBinaryTrees();
+  }
+  rmSync(indexPathFor(trace), { force: true });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const lines: string[] = [];
+  try {
+    // 1. No index yet: the page waits while the host builds it.
+    const cpu0 = process.cpuUsage();
+    let host = await indexServer(trace);
+    let page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const built = await openOnce(page, host.url, 1_800_000);
+    const cpu = process.cpuUsage(cpu0);
+    const state = host.session.indexState;
+    const buildS = state.state === 'ready' ? state.seconds : NaN;
+    await page.close();
+    await host.close();
+    // 2. The index cached: a new host session each time, 3 page loads.
+    const cached: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await host.close();
+      host = await indexServer(trace);
+      page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      cached.push((await openOnce(page, host.url)).timings.firstChart);
+      if (i < 2) await page.close();
+    }
+    const shots = path.join(packageRoot, 'test', 'gui', 'screenshots');
+    mkdirSync(shots, { recursive: true });
+    await page.screenshot({ path: path.join(shots, 'bench-index-mode-overview.png') });
+    // 3. Frames while zooming in (down to events one by one, fetched from the host) and panning.
+    const events = built.events;
+    const intervals = await frameIntervals(page, async () => {
+      await interact(page);
+    });
+    await page.screenshot({ path: path.join(shots, 'bench-index-mode-zoomed.png') });
+    // 4. Jumps to events by number, typed in the search box: until the detail shows it and its bars are drawn.
+    const jumps: number[] = [];
+    for (const f of [0.05, 0.37, 0.61, 0.83, 0.999]) {
+      const n = Math.floor(events * f);
+      const t0 = performance.now();
+      await page.fill('#search', String(n));
+      await page.press('#search', 'Enter');
+      await page.waitForFunction(
+        (e) => {
+          const h = (window as unknown as { ccMemwrapView: { selected: number | null; hasEvents(a: number, b: number): boolean; timings: { detailShown: number } } }).ccMemwrapView;
+          return h.selected === e && h.hasEvents(Math.max(0, e - 100), e + 100) && (document.querySelector('#detail dl.facts dd')?.textContent ?? '').startsWith(`${e} · `);
+        },
+        n,
+        { timeout: 60_000, polling: 10 },
+      );
+      jumps.push(performance.now() - t0);
+    }
+    await page.screenshot({ path: path.join(shots, 'bench-index-mode-jump.png') });
+    const cdp = await page.context().newCDPSession(page);
+    const heap = (await cdp.send('Runtime.getHeapUsage')) as { usedSize: number; totalSize: number };
+    const fetches = await page.evaluate(() => (window as unknown as { ccMemwrapView: { fetchTimes: number[] } }).ccMemwrapView.fetchTimes);
+    const rss = process.resourceUsage().maxRSS / 1024;
+    const mib = statSync(trace).size / 1048576;
+    const indexMib = statSync(indexPathFor(trace)).size / 1048576;
+    lines.push(
+      `trace: ${events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace}); index ${indexMib.toFixed(1)} MiB (${indexPathFor(trace)})`,
+      `first chart with the index built on the way: ${(built.timings.firstChart / 1000).toFixed(1)} s (index built in ${buildS.toFixed(1)} s, host CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; target ≤ 30 s)`,
+      `first chart with the index cached, 3 page loads: median ${(median(cached) / 1000).toFixed(2)} s (${cached.map((t) => (t / 1000).toFixed(2)).join(', ')}; target ≤ 3 s)`,
+      `frame intervals (requestAnimationFrame) while zooming and panning: ${intervals.length} frames, median ${ms(median(intervals))}, p95 ${ms(quantile(intervals, 0.95))}, max ${ms(Math.max(...intervals))} (target p95 ≤ 16 ms)`,
+      `events fetched while zooming: ${fetches.length} windows, median ${ms(median(fetches))}, max ${ms(Math.max(0, ...fetches))}`,
+      `jump to an event by number (5 jumps, until its detail and bars are shown): median ${ms(median(jumps))}, max ${ms(Math.max(...jumps))} (target ≤ 1 s)`,
+      `page JS heap after: ${(heap.usedSize / 1048576).toFixed(1)} MiB used of ${(heap.totalSize / 1048576).toFixed(1)} MiB (target ≤ 1 GiB)`,
+      `host (this process: server, index build thread, browser driver) max RSS: ${rss.toFixed(0)} MiB`,
+    );
+    await host.close();
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
 async function main(): Promise<void> {
+  const big = process.argv.indexOf('--big');
+  if (big >= 0) return bigMain(process.argv[big + 1]);
   const html = process.argv.includes('--html');
   const events = Number(process.argv.slice(2).find((a) => a !== '--html') ?? 5_000_000);
   if (!existsSync(path.join(RENDERER, 'index.html'))) throw new Error(`${RENDERER} has no index.html: run npm run build`);

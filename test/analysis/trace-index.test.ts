@@ -2,7 +2,7 @@
 // chart's series, each event's detail (eventDetail) and call stack (callStackAt), the next event of a class.
 import { describe, expect, it } from 'vitest';
 import { callStackAt, eventClassBit, eventDetail } from '../../analysis/event-detail.js';
-import { nextEventOfClass } from '../../analysis/event-sets.js';
+import { findSites, findSitesIn, nextEventOfClass } from '../../analysis/event-sets.js';
 import { chartSeries, monotonicTimes } from '../../analysis/lod.js';
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
@@ -61,6 +61,8 @@ describe('trace index', () => {
         expect(index.nextOfClass(-1, 1, eventClassBit(cls))).toBe(nextEventOfClass(model, -1, 1, cls));
         expect(index.nextOfClass(n, -1, eventClassBit(cls))).toBe(nextEventOfClass(model, n, -1, cls));
       }
+      // The search finds the same sites, first events and counts from the index's per-site numbers.
+      for (const q of ['main', '.c', 'alloc', 'x']) expect(findSitesIn(index.run, index.meta.siteFirst, index.meta.siteEvents, q), q).toEqual(findSites(model, q));
       // The summary of each bucket bounds its events.
       for (let k = 0; k < index.meta.buckets; k++) {
         const r = SUMMARY_FIELDS * k;

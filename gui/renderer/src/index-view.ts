@@ -9,8 +9,8 @@ import type { IndexApi } from './backend.js';
 import type { ChartData, SeriesColumn } from './chart/columns.js';
 
 /** Events in view at most for them to be fetched one by one; the window fetched is up to twice as wide. */
-export const DETAIL_SPAN = 1 << 19;
-const FETCH_MAX = 1 << 20;
+export const DETAIL_SPAN = 1 << 18;
+const FETCH_MAX = 1 << 19;
 
 /** A series read from the window where it holds the event, else its bucket's largest value. */
 function column(of: () => { win: Float64Array | null; first: number; bucket: Float64Array }, bucketSize: number, count: number): SeriesColumn {
