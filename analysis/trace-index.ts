@@ -77,11 +77,13 @@ export interface IndexSink {
 
 // ---- varints ----
 
+/** Bytes written one event at a time: `ensure` first (the writes themselves do not check for room). */
 class ByteWriter {
   buf = new Uint8Array(1 << 16);
   at = 0;
 
-  private room(n: number): void {
+  /** Room for `n` more bytes. */
+  ensure(n: number): void {
     if (this.at + n > this.buf.length) {
       const b = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
       b.set(this.buf.subarray(0, this.at));
@@ -90,14 +92,16 @@ class ByteWriter {
   }
 
   byte(v: number): void {
-    this.room(1);
     this.buf[this.at++] = v;
   }
 
-  /** An unsigned integer (up to 2^53). */
+  /** An unsigned integer (up to 2^53): at most 8 bytes. */
   uint(v: number): void {
-    this.room(10);
     const b = this.buf;
+    if (v < 0x80) {
+      b[this.at++] = v;
+      return;
+    }
     if (v < 0x80000000) {
       while (v >= 0x80) {
         b[this.at++] = (v & 0x7f) | 0x80;
@@ -117,13 +121,14 @@ class ByteWriter {
     this.uint(v >= 0 ? 2 * v : -2 * v - 1);
   }
 
-  /** A number that may not be an integer: integers as zigzag (tag 0), anything else as a float64 (tag 1). */
+  /** A number that may not be an integer: integers as zigzag (tag 0), anything else as a float64 (tag 1): at most 9 bytes. */
   num(v: number): void {
-    if (Number.isSafeInteger(v) && Math.abs(v) < 2 ** 51) {
+    if ((v | 0) === v && v < 0x10000000 && v > -0x10000000) {
+      this.uint(v >= 0 ? v << 2 : (-v << 2) - 2);
+    } else if (Number.isSafeInteger(v) && Math.abs(v) < 2 ** 51) {
       this.uint(v >= 0 ? 4 * v : -4 * v - 2);
     } else {
       this.byte(1);
-      this.room(8);
       new DataView(this.buf.buffer, this.buf.byteOffset + this.at, 8).setFloat64(0, v, true);
       this.at += 8;
     }
@@ -265,6 +270,8 @@ export class IndexFold implements EventFold {
     if (e.index >= MAX_INDEX_EVENTS) throw new RangeError(`the trace has more than ${MAX_INDEX_EVENTS.toLocaleString('en-US')} events, more than an index holds`);
     if (this.inBucket === 0) this.open();
     const w = this.w;
+    // The most one event writes besides its linked set (whose blocks make room each).
+    w.ensure(256);
     const p = this.p;
     const { blocks, frames } = tables;
     const kind = e.kind;
@@ -369,6 +376,7 @@ export class IndexFold implements EventFold {
   /** A block an event ended or links: its row and allocation back from here, id, size, allocation site. */
   private blockRef(event: number, h: number, blocks: FoldTables['blocks']): void {
     const w = this.w;
+    w.ensure(64);
     w.uint(this.blocks - blocks.row[h]!);
     w.uint(event - blocks.allocEvent[h]!);
     w.num(blocks.id[h]! - this.p.id);

@@ -10,7 +10,7 @@
 //   64  the buckets' events, one after the other
 //   then the free column: per block row the event that freed it (u32, 0xffffffff: never)
 //   then the meta: u32 JSON length, the JSON (IndexMeta), padding to 8, the summary table (f64, SUMMARY_FIELDS per bucket)
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -428,6 +428,33 @@ export async function openTraceIndex(trace: string, onProgress?: (p: BuildProgre
   const built = TraceIndex.open(dest, trace);
   if (built === null) throw new Error(`${dest}: the index just built cannot be read (did the trace change while it was read?)`);
   return built;
+}
+
+/**
+ * INDEX_REPORT's text for the index file `index` of `trace`: read from `<index>.report` when it was made for the
+ * trace as it is now, else computed (in a worker thread) and kept there, written under a temporary name and renamed.
+ */
+export async function cachedIndexReport(trace: string, index: string): Promise<string> {
+  const file = `${index}.report`;
+  const stamp = traceStamp(trace);
+  try {
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { version: number; size: number; mtimeMs: number; text: string };
+    if (kept.version === INDEX_VERSION && kept.size === stamp.size && kept.mtimeMs === stamp.mtimeMs && typeof kept.text === 'string') return kept.text;
+  } catch {
+    // none yet, or not one of ours
+  }
+  const text = await indexReportInWorker(trace);
+  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    track(tmp);
+    writeFileSync(tmp, JSON.stringify({ version: INDEX_VERSION, ...stamp, text }));
+    renameSync(tmp, file);
+  } catch {
+    // a cache that cannot be written is computed again next time
+  } finally {
+    untrack(tmp);
+  }
+  return text;
 }
 
 /** INDEX_REPORT's text, computed in a worker thread when the compiled worker is there. */

@@ -5,7 +5,7 @@ import { describeReadError } from './read-errors.js';
 import type { SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
 import { TraceFile } from './trace-file.js';
-import { indexPathFor, indexReportInWorker, openTraceIndex, useIndex, type BuildProgress, type TraceIndex } from './trace-index.js';
+import { cachedIndexReport, indexPathFor, openTraceIndex, useIndex, type BuildProgress, type TraceIndex } from './trace-index.js';
 
 export type { SessionInfo };
 
@@ -38,7 +38,7 @@ export class TraceSession {
   private indexed: Promise<TraceIndex> | null = null;
   /** The index's progress (index mode): what the page is told while it waits. */
   indexState: IndexState = { state: 'building', fraction: 0, phase: 'starting', seconds: 0 };
-  /** Index mode: the report of index mode's panel, computed in the background once the index is ready. */
+  /** Index mode: the report of index mode's panel, computed in the background once the index is ready (and kept beside it). */
   reportState: { state: 'waiting' } | { state: 'ready'; text: string } | { state: 'failed'; message: string } = { state: 'waiting' };
   /** Told each step of the index's build (the terminal's progress line). */
   readonly indexListeners = new Set<(p: BuildProgress) => void>();
@@ -105,7 +105,7 @@ export class TraceSession {
         (ix) => {
           this.indexState = { state: 'ready', seconds: (Date.now() - t0) / 1000 };
           // Then the panel's report, in another pass on another thread: the chart does not wait for it.
-          indexReportInWorker(this.path).then(
+          cachedIndexReport(this.path, ix.file).then(
             (text) => (this.reportState = { state: 'ready', text }),
             (e: unknown) => (this.reportState = { state: 'failed', message: (e as Error).message }),
           );

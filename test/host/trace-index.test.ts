@@ -149,6 +149,24 @@ describe('index file', () => {
   }, 120_000);
 });
 
+describe('the report of index mode', () => {
+  test('computed after the index, kept beside it, and read back by the next session', async () => {
+    const trace = write('report.mwtrace', bigTrace(500));
+    const session = await TraceSession.open(trace, { index: true });
+    const ix = await session.index();
+    await expect.poll(() => session.reportState.state, { timeout: 60_000 }).toBe('ready');
+    const text = (session.reportState as { text: string }).text;
+    expect(text).toMatch(/^Trace {8}report\.mwtrace /);
+    expect(text).toContain(`Events       ${ix.meta.events.toLocaleString('en-US')}`);
+    expect(text).toMatch(/Heap by function/);
+    expect(existsSync(`${ix.file}.report`)).toBe(true);
+    writeFileSync(`${ix.file}.report`, JSON.stringify({ ...JSON.parse(readFileSync(`${ix.file}.report`, 'utf8')), text: 'kept' }));
+    const again = await TraceSession.open(trace, { index: true });
+    await again.index();
+    await expect.poll(() => again.reportState).toEqual({ state: 'ready', text: 'kept' });
+  }, 120_000);
+});
+
 describe('index API', () => {
   test('the local server answers an index-mode session: state, summaries, ranges, details, the next event; bad requests in words', async () => {
     const bytes = basicTrace().build();
