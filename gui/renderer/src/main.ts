@@ -371,6 +371,10 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
     data.onWindow = () => chart.redraw();
     let pending = 0;
     chart.onTransform = () => {
+      // A tooltip asked for before the view moved would name an event no longer under the pointer.
+      hovering++;
+      hovered = null;
+      hideTooltip(byId('tooltip'));
       // The events in view are asked for once the view rests a moment (not on every frame of a drag).
       clearTimeout(pending);
       pending = window.setTimeout(() => {
