@@ -127,6 +127,28 @@ describe('IPC handlers', () => {
     dialogAnswer = { canceled: false, filePaths: [path.join(dir, 'recent.json')] };
     await expect(h.openDialog()).rejects.toThrow(/recent\.json/);
   });
+
+  test('a trace opened through its index: the index requests answer, with their checks; a whole trace refuses them', async () => {
+    await expect(h.indexStatus()).rejects.toThrow(/is not opened through an index/);
+    const indexed: HostState = { session: null };
+    const big = path.join(dir, 'indexed.mwtrace');
+    writeFileSync(big, basicTrace().build());
+    recent.add(big);
+    const hi = createHandlers({ state: indexed, recent, options: { index: true }, showOpenDialog: async () => dialogAnswer });
+    await expect(hi.indexStatus()).rejects.toThrow(/no trace is open/);
+    const info = (await hi.openRecent(big)) as { mode?: string };
+    expect(info.mode).toBe('index');
+    await expect(hi.traceBytes()).rejects.toThrow(/opened through its index/);
+    await indexed.session!.index();
+    const status = (await hi.indexStatus()) as { state: string; meta: { events: number } };
+    expect(status.state).toBe('ready');
+    const detail = (await hi.indexDetail('3')) as { detail: { event: number } };
+    expect(detail.detail.event).toBe(3);
+    const range = (await hi.indexEvents('0', String(status.meta.events))) as Uint8Array;
+    expect(new DataView(range.buffer, range.byteOffset).getUint32(0, true)).toBe(status.meta.events);
+    await expect(hi.indexDetail('-4')).rejects.toThrow(/event must be a whole number/);
+    await expect(hi.indexNext('0', '1', 'nothing', 'all')).rejects.toThrow(/class must be one of/);
+  });
 });
 
 describe('preload', () => {
