@@ -3,7 +3,7 @@
 // of them are in view, drawn one by one; until they arrive, and beyond them, the summaries stand in. The page holds
 // the summaries (about 100 bytes per bucket of 16,384 events) and one window of events, never the whole trace.
 import { eventClassBit, eventClassOfKind } from '../../../analysis/event-detail.js';
-import { MinMaxPyramid, type Extent } from '../../../analysis/lod.js';
+import { MaskPyramid, MinMaxPyramid, type Extent } from '../../../analysis/lod.js';
 import { decodeRange, S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
 import type { IndexApi } from './backend.js';
 import type { ChartData, SeriesColumn } from './chart/columns.js';
@@ -31,7 +31,7 @@ export class IndexChartData {
   readonly data: ChartData;
   readonly kinds: Uint8Array;
   private window: IndexRange | null = null;
-  private winPyramids: { above: MinMaxPyramid; heap: MinMaxPyramid; statics: MinMaxPyramid } | null = null;
+  private winPyramids: { above: MinMaxPyramid; heap: MinMaxPyramid; statics: MinMaxPyramid; masks: MaskPyramid } | null = null;
   private readonly bucket: { aboveMin: Float64Array; aboveMax: Float64Array; heapMin: Float64Array; heapMax: Float64Array; staticMax: Float64Array; mask: Uint8Array };
   private readonly pyr: { aboveMin: MinMaxPyramid; aboveMax: MinMaxPyramid; heapMin: MinMaxPyramid; heapMax: MinMaxPyramid; staticMax: MinMaxPyramid; mask: MinMaxPyramid };
   private fetching: { from: number; to: number } | null = null;
@@ -77,14 +77,15 @@ export class IndexChartData {
       },
     });
     this.kinds = kinds;
+    const scratch: Extent = { min: 0, max: 0 };
     const extent = (which: 'above' | 'heap' | 'statics', lo: MinMaxPyramid, hi: MinMaxPyramid) => ({
       extent: (a: number, b: number, out: Extent = { min: Infinity, max: -Infinity }): Extent => {
         const w = this.window;
         if (w !== null && this.winPyramids !== null && a >= w.first && b <= w.first + w.count) return this.winPyramids[which].extent(a - w.first, b - w.first, out);
         const k0 = Math.floor(a / B);
         const k1 = Math.max(k0 + 1, Math.ceil(b / B));
-        const mn = lo.extent(k0, k1).min;
-        const mx = hi.extent(k0, k1).max;
+        const mn = lo.extent(k0, k1, scratch).min;
+        const mx = hi.extent(k0, k1, scratch).max;
         out.min = mn;
         out.max = mx;
         return out;
@@ -103,12 +104,7 @@ export class IndexChartData {
       maskPyramid: {
         or: (a: number, b: number): number => {
           const w = this.window;
-          if (w !== null && a >= w.first && b <= w.first + w.count) {
-            let bits = 0;
-            // Within a window the columns are narrow: a few events each.
-            for (let e = a; e < b; e++) bits |= BIT_OF_KIND[w.kinds[e - w.first]!]!;
-            return bits;
-          }
+          if (w !== null && this.winPyramids !== null && a >= w.first && b <= w.first + w.count) return this.winPyramids.masks.or(a - w.first, b - w.first);
           let bits = 0;
           for (let k = Math.floor(a / B); k < Math.max(Math.floor(a / B) + 1, Math.ceil(b / B)) && k < meta.buckets; k++) bits |= this.bucket.mask[k]!;
           return bits;
@@ -144,7 +140,9 @@ export class IndexChartData {
         this.fetching = null;
         const r = decodeRange(bytes);
         this.window = r;
-        this.winPyramids = { above: new MinMaxPyramid(r.above), heap: new MinMaxPyramid(r.heap), statics: new MinMaxPyramid(r.statics) };
+        const masks = new Uint8Array(r.count);
+        for (let i = 0; i < r.count; i++) masks[i] = BIT_OF_KIND[r.kinds[i]!]!;
+        this.winPyramids = { above: new MinMaxPyramid(r.above), heap: new MinMaxPyramid(r.heap), statics: new MinMaxPyramid(r.statics), masks: new MaskPyramid(masks) };
         this.fetchTimes.push(performance.now() - t0);
         this.onWindow();
       },
