@@ -382,6 +382,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
         data.want(a, b);
       }, 40);
     };
+    if (chart.xMode !== 'events') chart.setMode('events');
     chart.setData(data.data, data.kinds);
     handle.timings.firstChart = performance.now();
     source.reset();
