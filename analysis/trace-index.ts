@@ -625,6 +625,7 @@ export class IndexReader {
     readonly meta: IndexMeta,
     readonly summary: Float64Array,
     private readonly store: IndexStore,
+    /** Buckets kept decoded (about 2.4 MiB each): a window of the page's spans up to 33. */
     private readonly keep = 64,
   ) {
     this.run = { sites: siteTableOf(meta), program: meta.program };

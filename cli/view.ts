@@ -48,7 +48,13 @@ events' times), so a child forked later starts further right; zooming or
 panning one lane moves them all, and a click on a lane opens that trace in
 the viewer. At most ${MAX_LANES} traces; always served to a browser.
 
-Only the trace and the source files it names under the source root are
+A trace over 64 MiB (or any, with MEMWRAP_VIEW_INDEX=1; =0: never) opens
+through its index, <trace>.mwindex, built once beside it (or in
+~/.cache/cc-memwrap/index when its folder cannot be written) with progress
+on stderr, and used again while the trace is unchanged: the page reads the
+events in view from it, never the whole trace.
+
+Only the trace, its index and the source files it names under the source root are
 ever read. Bad arguments, a missing file or a non-trace: exit 2.`;
 
 /** The installed Electron binary, or null (not installed, or its download failed). */
