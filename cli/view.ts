@@ -54,8 +54,9 @@ through its index, <trace>.mwindex, built once beside it (or in
 on stderr, and used again while the trace is unchanged: the page reads the
 events in view from it, never the whole trace.
 
-Only the trace, its index and the source files it names under the source root are
-ever read. Bad arguments, a missing file or a non-trace: exit 2.`;
+Only the trace, its index and the source files it names under the source
+root are ever read (and the index written). Bad arguments, a missing file
+or a non-trace: exit 2.`;
 
 /** The installed Electron binary, or null (not installed, or its download failed). */
 export function findElectron(): string | null {
