@@ -15,7 +15,8 @@ import { sourceLineText } from '../analysis/peak.js';
 import { describeReadError } from '../host/read-errors.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { formatBytes } from '../analysis/units.js';
-import { HtmlReportError, writeHtmlReport } from '../host/html-report.js';
+import { HtmlReportError, writeSessionReport } from '../host/html-report.js';
+import { useIndex } from '../host/trace-index.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
@@ -45,7 +46,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   try {
     const trace = await open(parsed.file);
     result = compute(trace, parsed, io);
-    if (parsed.html !== null) writeHtml(trace, parsed, result, io);
+    if (parsed.html !== null) await writeHtml(trace, parsed, result, io);
   } catch (e) {
     if (!(e instanceof ReportFailure)) throw e;
     io.err(`cc-memwrap report: ${e.message}\n`);
@@ -117,12 +118,13 @@ function decode(trace: TraceFile, file: string, io: CliIo): Model {
 /**
  * The report, with what the request needs beside the trace (budgets, frame sizes) read once. Streamed through the
  * trace a window at a time, in memory that grows with live blocks and sites, not with events — unless an HTML report
- * is to be written from the decoded model.
+ * is to be written from the decoded model (a trace the viewer opens whole).
  */
 function compute(trace: TraceFile, a: ReportArgs, io: CliIo): ReportResult {
   const budgets = budgetsFor(a.budgets, trace);
   const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.stackInfo() : null };
-  const model = a.html !== null ? decode(trace, a.file, io) : null;
+  // A whole-mode HTML report embeds the trace whole and decodes it anyway; one through the index (a large trace) does not.
+  const model = a.html !== null && !useIndex(trace.size) ? decode(trace, a.file, io) : null;
   const progress = model === null ? progressLine(io, a.file, trace.size) : null;
   try {
     const source = model === null ? trace.stream({ onProgress: progress!.update }) : modelSource(model);
@@ -145,18 +147,26 @@ function budgetsFor(flags: Budgets | null, trace: TraceFile): ReportInputs['budg
 
 /**
  * Writes the HTML report of the trace as read for the report, and says where on stderr. --budget's budgets go into
- * it; a memwrap.json's the session finds itself.
+ * it; a memwrap.json's the session finds itself. A trace the viewer opens through its index (over 64 MiB, or
+ * MEMWRAP_VIEW_INDEX=1) gets a report of bounded size built from that index (host/report-window.ts), which it
+ * builds beside the trace, with progress, or reuses.
  */
-function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, io: CliIo): void {
+async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, io: CliIo): Promise<void> {
   const out = a.html!;
   if (out === '') throw new ReportFailure(`--html ${out}: wants a file name`);
   const budgets = result.budgets?.source === '--budget' ? a.budgets : null;
+  const index = useIndex(trace.size);
+  const session = TraceSession.of(trace, { ...(budgets === null ? {} : { budgets }), index });
+  const progress = index ? progressLine(io, `${a.file} (index)`, trace.size) : null;
+  if (progress !== null) session.indexListeners.add((p) => progress.update(p.fraction, p.phase));
   try {
-    const session = TraceSession.of(trace, budgets === null ? {} : { budgets });
-    const size = writeHtmlReport(session, out);
+    const size = await writeSessionReport(session, out);
+    progress?.done();
     io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
   } catch (e) {
+    progress?.done();
     if (e instanceof HtmlReportError) throw new ReportFailure(`--html ${out}: ${e.message}`);
+    if (index) throw new ReportFailure(`--html ${out}: ${(e as Error).message}`);
     throw e;
   }
 }

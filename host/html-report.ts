@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { writeWholeFile } from './whole-file.js';
 import path from 'node:path';
 import { packageRoot } from '../package-root.js';
-import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from './embedded-types.js';
+import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_SESSION_ID, EMBEDDED_SUMMARY_ID, EMBEDDED_TRACE_ID, type EmbeddedIndex, type EmbeddedSession } from './embedded-types.js';
+import { boundedWindow, MAX_WINDOW_BYTES, WINDOW_EVENTS } from './report-window.js';
+import type { SourceResult } from './session-types.js';
+import { indexReportInWorker } from './trace-index.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The report build of the renderer (`npm run build`: vite.report.config.ts). */
@@ -84,17 +87,89 @@ export function dataBlocks(session: TraceSession): string {
   );
 }
 
-/** The whole report as text. */
-export function htmlReport(session: TraceSession, templateDir: string = REPORT_TEMPLATE_DIR): string {
+/** The source files a report of a trace opened through its index carries, all together (the rest are refused). */
+export const MAX_REPORT_SOURCES_BYTES = 16 << 20;
+
+/** Every source the trace names, read as allSources() does, until their text reaches `max` bytes; later ones refused. */
+export function boundedSources(session: TraceSession, max = MAX_REPORT_SOURCES_BYTES): Record<string, SourceResult> {
+  const out: Record<string, SourceResult> = {};
+  let total = 0;
+  for (const [file, r] of Object.entries(session.allSources())) {
+    const bytes = r.ok ? Buffer.byteLength(r.text) : 0;
+    if (total + bytes > max) {
+      out[file] = { ok: false, file, reason: 'too-large', message: `${file}: not in this report (its sources stop at ${max >> 20} MiB); cc-memwrap view shows it` };
+      continue;
+    }
+    total += bytes;
+    out[file] = r;
+  }
+  return out;
+}
+
+/** Options of a report of a trace opened through its index (tests make the window small). */
+export interface IndexReportOptions {
+  windowEvents?: number;
+  maxWindowBytes?: number;
+}
+
+/**
+ * The data blocks of a report of a trace opened through its index (a large trace): the session with the sources up to
+ * MAX_REPORT_SOURCES_BYTES, the index's facts and the host's report (EmbeddedIndex), the bucket summaries and the
+ * events of one window around the total peak (report-window.ts), never the trace. The index is the viewer's, built
+ * or reused beside the trace.
+ */
+export async function indexDataBlocks(session: TraceSession, options: IndexReportOptions = {}): Promise<string> {
+  const ix = await session.index();
+  const report = indexReportInWorker(session.path);
+  const w = boundedWindow(ix, options.windowEvents ?? WINDOW_EVENTS, options.maxWindowBytes ?? MAX_WINDOW_BYTES);
+  const { first, end } = w.index.window;
+  const n = (v: number): string => v.toLocaleString('en-US');
+  const all = ix.meta.events;
+  const leftOut =
+    end - first >= all
+      ? `This report holds all ${n(all)} events of ${session.info.trace.name}.`
+      : `This report holds the summaries of all ${n(all)} events of ${session.info.trace.name}, but the events themselves ` +
+        `(their bars one by one, details, call stacks) only for events ${n(first)}–${n(end - 1)}, around the total peak (event ${n(w.index.window.peak)}). ` +
+        `cc-memwrap view ${session.info.trace.name} shows the rest.`;
+  const embedded: EmbeddedIndex = { ...w.index, report: await report, leftOut };
+  const session_: EmbeddedSession = { session: session.info, sources: boundedSources(session) };
+  const summary = Buffer.from(ix.summary.buffer, ix.summary.byteOffset, ix.summary.byteLength).toString('base64');
+  const buckets = Buffer.from(w.buckets.buffer, w.buckets.byteOffset, w.buckets.byteLength).toString('base64');
+  return (
+    `<script type="application/json" id="${EMBEDDED_SESSION_ID}">${jsonBlockText(session_)}</script>\n` +
+    `<script type="application/json" id="${EMBEDDED_INDEX_ID}">${jsonBlockText(embedded)}</script>\n` +
+    `<script type="application/octet-stream" id="${EMBEDDED_SUMMARY_ID}">${summary}</script>\n` +
+    `<script type="application/octet-stream" id="${EMBEDDED_BUCKETS_ID}">${buckets}</script>\n`
+  );
+}
+
+/** The page with `blocks` before its </body>. */
+function withBlocks(blocks: string, templateDir: string): string {
   const page = inlineTemplate(templateDir);
   const at = page.lastIndexOf('</body>');
   if (at < 0) throw new HtmlReportError('the report template has no </body>');
-  return page.slice(0, at) + dataBlocks(session) + page.slice(at);
+  return page.slice(0, at) + blocks + page.slice(at);
 }
 
-/** Writes the report to `out`; returns its size in bytes. */
+/** The whole report as text (a session in whole mode: the trace embedded whole). */
+export function htmlReport(session: TraceSession, templateDir: string = REPORT_TEMPLATE_DIR): string {
+  return withBlocks(dataBlocks(session), templateDir);
+}
+
+/** Writes the report of a session in whole mode to `out`; returns its size in bytes. */
 export function writeHtmlReport(session: TraceSession, out: string, templateDir: string = REPORT_TEMPLATE_DIR): number {
-  const text = htmlReport(session, templateDir);
+  return writeText(htmlReport(session, templateDir), out);
+}
+
+/** Writes the report of any session: whole mode as writeHtmlReport, index mode with indexDataBlocks. Returns its size. */
+export async function writeSessionReport(session: TraceSession, out: string, templateDir: string = REPORT_TEMPLATE_DIR, options: IndexReportOptions = {}): Promise<number> {
+  if (session.info.mode !== 'index') return writeHtmlReport(session, out, templateDir);
+  // The template first: a missing build is said before the index is built.
+  inlineTemplate(templateDir);
+  return writeText(withBlocks(await indexDataBlocks(session, options), templateDir), out);
+}
+
+function writeText(text: string, out: string): number {
   try {
     writeWholeFile(out, text);
   } catch (e) {

@@ -1,6 +1,7 @@
 // How the renderer reaches files: the Electron preload API (window.ccMemwrap), the local server's API, or the data a self-contained HTML report carries in the page itself, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
 import type { IndexDetailReply, IndexReportReply, IndexStatusReply, RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
 import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../../host/embedded-types.js';
+import { embeddedIndex } from './embedded-index.js';
 
 export type { RecentEntry, SourceResult };
 export type SessionInfo = SessionReply;
@@ -199,7 +200,8 @@ function fileBackend(sessionBlock: HTMLElement): Backend {
     },
     openRecent: () => Promise.reject(new Error('a report file has no recent list')),
     openDialog: null,
-    index: null,
+    // A report of a large trace carries the index's summaries and one window of events instead of the trace.
+    index: embeddedIndex(fromBase64),
   };
 }
 
