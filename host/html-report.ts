@@ -8,6 +8,7 @@ import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_SESSION_ID, EMBEDDED_S
 import { boundedWindow, MAX_WINDOW_BYTES, WINDOW_EVENTS } from './report-window.js';
 import type { SourceResult } from './session-types.js';
 import { indexReportInWorker } from './trace-index.js';
+import { SUMMARY_FIELDS } from '../analysis/trace-index.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The report build of the renderer (`npm run build`: vite.report.config.ts). */
@@ -95,7 +96,8 @@ export function boundedSources(session: TraceSession, max = MAX_REPORT_SOURCES_B
   const out: Record<string, SourceResult> = {};
   let total = 0;
   for (const [file, r] of Object.entries(session.allSources())) {
-    const bytes = r.ok ? Buffer.byteLength(r.text) : 0;
+    // Counted as the page carries it: JSON, escaped for its block.
+    const bytes = r.ok ? Buffer.byteLength(jsonBlockText(r.text)) : 0;
     if (total + bytes > max) {
       out[file] = { ok: false, file, reason: 'too-large', message: `${file}: not in this report (its sources stop at ${max >> 20} MiB); cc-memwrap view shows it` };
       continue;
@@ -106,10 +108,25 @@ export function boundedSources(session: TraceSession, max = MAX_REPORT_SOURCES_B
   return out;
 }
 
+/**
+ * The most bytes a report of a trace opened through its index takes (README, "HTML report"): the page itself; the
+ * summaries, SUMMARY_FIELDS float64 per bucket of 16,384 events in base64 (128 bytes a bucket); the window's data,
+ * at most `maxWindowBytes` before base64 (its buckets grow by a third in base64, its JSON facts not at all); the
+ * sources, at most MAX_REPORT_SOURCES_BYTES as carried; and `facts` — the run's site table, threads and problems,
+ * the session and the report text, which grow with the program and its threads, not with its events — plus 1 KiB of
+ * tags and words.
+ */
+export function indexReportCeiling(p: { page: number; buckets: number; facts: number; maxWindowBytes?: number; maxSourcesBytes?: number }): number {
+  const summary = 4 * Math.ceil((p.buckets * SUMMARY_FIELDS * 8) / 3);
+  const window = Math.ceil(((p.maxWindowBytes ?? MAX_WINDOW_BYTES) * 4) / 3);
+  return p.page + summary + window + (p.maxSourcesBytes ?? MAX_REPORT_SOURCES_BYTES) + p.facts + 1024;
+}
+
 /** Options of a report of a trace opened through its index (tests make the window small). */
 export interface IndexReportOptions {
   windowEvents?: number;
   maxWindowBytes?: number;
+  maxSourcesBytes?: number;
 }
 
 /**
@@ -125,14 +142,17 @@ export async function indexDataBlocks(session: TraceSession, options: IndexRepor
   const { first, end } = w.index.window;
   const n = (v: number): string => v.toLocaleString('en-US');
   const all = ix.meta.events;
+  const name = session.info.trace.name;
   const leftOut =
     end - first >= all
-      ? `This report holds all ${n(all)} events of ${session.info.trace.name}.`
-      : `This report holds the summaries of all ${n(all)} events of ${session.info.trace.name}, but the events themselves ` +
+      ? `This report holds all ${n(all)} events of ${name}.`
+      : end === first
+        ? `This report holds the summaries of all ${n(all)} events of ${name}, but none of the events themselves (the events around the peak take more than the ${(options.maxWindowBytes ?? MAX_WINDOW_BYTES) >> 20} MiB a report gives them). cc-memwrap view ${name} shows them.`
+        : `This report holds the summaries of all ${n(all)} events of ${name}, but the events themselves ` +
         `(their bars one by one, details, call stacks) only for events ${n(first)}–${n(end - 1)}, around the total peak (event ${n(w.index.window.peak)}). ` +
-        `cc-memwrap view ${session.info.trace.name} shows the rest.`;
+        `cc-memwrap view ${name} shows the rest.`;
   const embedded: EmbeddedIndex = { ...w.index, report: await report, leftOut };
-  const session_: EmbeddedSession = { session: session.info, sources: boundedSources(session) };
+  const session_: EmbeddedSession = { session: session.info, sources: boundedSources(session, options.maxSourcesBytes) };
   const summary = Buffer.from(ix.summary.buffer, ix.summary.byteOffset, ix.summary.byteLength).toString('base64');
   const buckets = Buffer.from(w.buckets.buffer, w.buckets.byteOffset, w.buckets.byteLength).toString('base64');
   return (

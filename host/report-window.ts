@@ -50,7 +50,7 @@ export function windowAround(peak: number, n: number, events: number): { first: 
 function coveringBuckets(meta: IndexMeta, summary: Float64Array, first: number, end: number): { k0: number; k1: number; offset: number; bytes: number } {
   const B = meta.bucketSize;
   const k0 = Math.floor(first / B);
-  const k1 = Math.max(k0, Math.ceil(end / B));
+  const k1 = end > first ? Math.ceil(end / B) : k0;
   let bytes = 0;
   for (let k = k0; k < k1; k++) bytes += summary[SUMMARY_FIELDS * k + S.LENGTH]!;
   return { k0, k1, offset: k1 > k0 ? summary[SUMMARY_FIELDS * k0 + S.OFFSET]! : 0, bytes };
@@ -173,19 +173,19 @@ export function windowBytes(w: ReportWindow): number {
 }
 
 /**
- * The window a report embeds: `n` events around the total peak, halved until its data fits MAX_WINDOW_BYTES (a
- * cheap look at its buckets' sizes first, then the whole data).
+ * The window a report embeds: `n` events around the total peak, halved until its data fits `maxBytes` (a cheap look
+ * at its buckets' sizes first, then the whole data) — down to no events at all, should one bucket alone not fit.
  */
 export function boundedWindow(ix: TraceIndex, n = WINDOW_EVENTS, maxBytes = MAX_WINDOW_BYTES): ReportWindow {
   const peak = totalPeak(ix.reader);
   for (;;) {
     const { first, end } = windowAround(peak, n, ix.meta.events);
-    if (n > 1 && coveringBuckets(ix.meta, ix.summary, first, end).bytes > maxBytes) {
+    if (n > 0 && coveringBuckets(ix.meta, ix.summary, first, end).bytes > maxBytes) {
       n = Math.floor(n / 2);
       continue;
     }
     const w = reportWindow(ix, first, end, peak);
-    if (n <= 1 || windowBytes(w) <= maxBytes) return w;
+    if (n === 0 || windowBytes(w) <= maxBytes) return w;
     n = Math.floor(n / 2);
   }
 }

@@ -55,8 +55,9 @@ class WindowReader extends IndexReader {
 export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Array, bucketBytes: Uint8Array): IndexApi {
   const { first, end } = embedded.window;
   const n = (v: number): string => v.toLocaleString('en-US');
+  const holds = end > first ? `events ${n(first)}–${n(end - 1)} one by one` : 'no events one by one';
   const outside = (what: string): OutsideWindowError =>
-    new OutsideWindowError(`${what} is outside this report, which holds events ${n(first)}–${n(end - 1)} one by one (and the summaries of all ${n(embedded.meta.events)}); cc-memwrap view shows the rest`);
+    new OutsideWindowError(`${what} is outside this report, which holds ${holds} (and the summaries of all ${n(embedded.meta.events)}); cc-memwrap view shows the rest`);
   const summary = new Float64Array(summaryBytes.buffer.slice(summaryBytes.byteOffset, summaryBytes.byteOffset + summaryBytes.byteLength));
   const B = embedded.meta.bucketSize;
   const partial = new Map<number, Partial_>();
