@@ -7,7 +7,6 @@ import { packageRoot } from '../package-root.js';
 import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_SESSION_ID, EMBEDDED_SUMMARY_ID, EMBEDDED_TRACE_ID, type EmbeddedIndex, type EmbeddedSession } from './embedded-types.js';
 import { boundedWindow, MAX_WINDOW_BYTES, WINDOW_EVENTS } from './report-window.js';
 import type { SourceResult } from './session-types.js';
-import { indexReportInWorker } from './trace-index.js';
 import { SUMMARY_FIELDS } from '../analysis/trace-index.js';
 import type { TraceSession } from './trace-session.js';
 
@@ -137,7 +136,7 @@ export interface IndexReportOptions {
  */
 export async function indexDataBlocks(session: TraceSession, options: IndexReportOptions = {}): Promise<string> {
   const ix = await session.index();
-  const report = indexReportInWorker(session.path);
+  const report = sessionReport(session);
   const w = boundedWindow(ix, options.windowEvents ?? WINDOW_EVENTS, options.maxWindowBytes ?? MAX_WINDOW_BYTES);
   const { first, end } = w.index.window;
   const n = (v: number): string => v.toLocaleString('en-US');
@@ -161,6 +160,19 @@ export async function indexDataBlocks(session: TraceSession, options: IndexRepor
     `<script type="application/octet-stream" id="${EMBEDDED_SUMMARY_ID}">${summary}</script>\n` +
     `<script type="application/octet-stream" id="${EMBEDDED_BUCKETS_ID}">${buckets}</script>\n`
   );
+}
+
+/**
+ * The report of index mode's panel, as the session computes it once its index is ready (or reads it from beside the
+ * index): waited for, not computed a second time.
+ */
+async function sessionReport(session: TraceSession): Promise<string> {
+  for (;;) {
+    const r = session.reportState;
+    if (r.state === 'ready') return r.text;
+    if (r.state === 'failed') throw new HtmlReportError(`the report of the trace could not be computed: ${r.message}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }
 
 /** The page with `blocks` before its </body>. */
