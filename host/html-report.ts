@@ -1,6 +1,6 @@
 // `cc-memwrap report --html`: one self-contained HTML file holding the viewer (the report build of the renderer, its script and stylesheet inlined), the trace bytes (base64) and the source files the trace names (read under the viewer's own path checks). Nothing is fetched when it opens: its CSP allows only the inlined script and style (by hash) and the decoding worker it starts from a Blob URL.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
 import { writeWholeFile } from './whole-file.js';
 import path from 'node:path';
 import { packageRoot } from '../package-root.js';
@@ -196,9 +196,21 @@ export function writeHtmlReport(session: TraceSession, out: string, templateDir:
 /** Writes the report of any session: whole mode as writeHtmlReport, index mode with indexDataBlocks. Returns its size. */
 export async function writeSessionReport(session: TraceSession, out: string, templateDir: string = REPORT_TEMPLATE_DIR, options: IndexReportOptions = {}): Promise<number> {
   if (session.info.mode !== 'index') return writeHtmlReport(session, out, templateDir);
-  // The template first: a missing build is said before the index is built.
+  // The template and the output's folder first: either missing is said before the index is built.
   inlineTemplate(templateDir);
+  writable(out);
   return writeText(withBlocks(await indexDataBlocks(session, options), templateDir), out);
+}
+
+/** Throws the HtmlReportError writeText would when `out` cannot be written (no such folder, a folder, no right). */
+function writable(out: string): void {
+  try {
+    if (!statSync(path.dirname(out)).isDirectory()) throw Object.assign(new Error('not a folder'), { code: 'ENOTDIR' });
+    accessSync(path.dirname(out), constants.W_OK);
+    if (existsSync(out) && statSync(out).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+  } catch (e) {
+    throw new HtmlReportError(`cannot write ${out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
 }
 
 function writeText(text: string, out: string): number {

@@ -3,7 +3,7 @@
 // events it holds, an event inside that window shows the same detail and call stack as the whole-trace report, an
 // event outside it is answered with the window and `cc-memwrap view`; the file stays under its documented ceiling
 // (the window cut down to fit), and the command line picks this report for MEMWRAP_VIEW_INDEX=1 only.
-import { copyFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -196,6 +196,25 @@ describe('the size of a report through the index', () => {
 });
 
 describe('report --html on the command line', () => {
+  test('through the index, to a folder that does not exist or to a folder: exit 2, one line naming it, said before the index is built', async () => {
+    const saved = process.env.MEMWRAP_VIEW_INDEX;
+    const fresh = path.join(scratch('html-index-errors'), path.basename(trace));
+    copyFileSync(trace, fresh);
+    try {
+      process.env.MEMWRAP_VIEW_INDEX = '1';
+      for (const out of ['/nonexistent-dir/r.html', dir]) {
+        const r = await capture(runReport, [fresh, '--html', out]);
+        expect(r.code, out).toBe(2);
+        expect(r.err).toMatch(new RegExp(`--html ${out}: cannot write ${out} \\((ENOENT|EISDIR)\\)`));
+        expect(r.out).toBe('');
+      }
+      expect(existsSync(`${fresh}.mwindex`)).toBe(false);
+    } finally {
+      if (saved === undefined) delete process.env.MEMWRAP_VIEW_INDEX;
+      else process.env.MEMWRAP_VIEW_INDEX = saved;
+    }
+  });
+
   test('MEMWRAP_VIEW_INDEX=1: the report through the index, never the trace; a small trace otherwise: the trace whole', async () => {
     const saved = process.env.MEMWRAP_VIEW_INDEX;
     try {
