@@ -103,6 +103,7 @@ describe('the HTML report of a trace opened through its index', () => {
     const notice = (await indexed.locator('#report-notice').textContent()) ?? '';
     expect(notice).toContain(`summaries of all ${model.events.count.toLocaleString('en-US')} events`);
     expect(notice).toContain(`cc-memwrap view ${path.basename(copy)} shows the rest`);
+    expect(await indexed.locator('#status-line').textContent()).toMatch(/the events themselves are in this report only where the notice above says\.$/);
     const w = await shownWindow();
     expect(w.end - w.first).toBe(window_);
     expect(embedded.window).toMatchObject(w);
