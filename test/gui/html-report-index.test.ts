@@ -35,7 +35,7 @@ async function zoomAround(page: Page, e: number, first: number, end: number): Pr
 async function detailOf(page: Page, e: number, window: { first: number; end: number }): Promise<string> {
   await zoomAround(page, e, window.first, window.end);
   await clickEvent(page, e);
-  await expect.poll(() => selectedEvent(page)).toBe(e);
+  await expect.poll(() => selectedEvent(page), { timeout: 10_000 }).toBe(e);
   return (await page.locator('#detail').textContent()) ?? '';
 }
 
