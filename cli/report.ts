@@ -39,7 +39,9 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     io.err(`cc-memwrap report: ${parsed.message}\n${parsed.usage ? "Try 'cc-memwrap report --help'.\n" : ''}`);
     return 2;
   }
-  if (!namesSeveral(parsed.files) && isOnlineTablesFile(parsed.file)) return runOnlineReport(parsed, io);
+  // An online-mode file is told from a trace by its magic: looked for up front only where no trace is opened first,
+  // and otherwise when the trace reader refuses the file, so that a trace is opened once.
+  if (parsed.compare !== null && isOnlineTablesFile(parsed.file)) return runOnlineReport(parsed, io);
   if (parsed.compare !== null) return runCompare(parsed, parsed.compare, io);
   if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
   let result: ReportResult;
@@ -49,6 +51,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     if (parsed.html !== null) await writeHtml(trace, parsed, result, io);
   } catch (e) {
     if (!(e instanceof ReportFailure)) throw e;
+    if (isOnlineTablesFile(parsed.file)) return runOnlineReport(parsed, io);
     io.err(`cc-memwrap report: ${e.message}\n`);
     return 2;
   }
