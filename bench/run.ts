@@ -44,7 +44,7 @@ function main(): void {
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|sqlite|build|report|floor|branches|scale]');
+    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale]');
     return;
   }
   const runs = Number(values.runs);
