@@ -76,9 +76,174 @@ struct __mw_static_ref {
   __SIZE_TYPE__ size;
 };
 
+/* Out of line: the entry and exit of programs rewritten before entry and
+ * exit were inline (kept so that their objects still link), and the slow
+ * paths of the inline ones below.  __mw_enter_at takes the stack address the
+ * caller's depth is measured at. */
 struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site,
                              unsigned exit_site);
+struct __mw_frame __mw_enter_at(struct __mw_unit *u, unsigned entry_site,
+                                unsigned exit_site, __UINTPTR_TYPE__ sp);
 void __mw_leave(struct __mw_frame *f);
+void __mw_time_tick(void);
+
+/* The recorder's per-thread state, one initial-exec TLS object shared by the
+ * runtime and the inline entry and exit below.  The runtime owns every
+ * field; instrumented code only runs the common path of __mw_enter_fast and
+ * __mw_leave_fast on the first ones.  Its layout is part of the runtime's
+ * interface with objects built by the same cc-memwrap (runtime/README.md). */
+struct __mw_frame_slot {
+  __UINTPTR_TYPE__ depth;       /* stack bytes in use at the entry */
+  unsigned site;                /* global entry site */
+};
+
+struct __mw_thread {
+  unsigned char *cur;           /* next byte of the current chunk's payload */
+  unsigned char *end;           /* end of the payload; NULL = no chunk */
+  unsigned char *payload;
+  unsigned *used;               /* the chunk header's `used` field */
+  unsigned busy;                /* 1: a record is being made (see below) */
+  unsigned lost;                /* records dropped by re-entry, not yet reported */
+  unsigned tick;                /* records left before the next TIME */
+  unsigned top;                 /* open frames */
+  unsigned cap;                 /* frame slots mapped */
+  struct __mw_frame_slot *frames; /* frames[-1] is a sentinel of depth 0 */
+  __UINTPTR_TYPE__ stack_base;
+  __UINTPTR_TYPE__ depth_cap;   /* depths at or past this are another stack */
+  __UINTPTR_TYPE__ last_depth;
+  /* the runtime's alone from here on */
+  __UINTPTR_TYPE__ last_addr_inv; /* ~address of the last block written: a sanitizer's leak checker scanning
+                                 * thread-local memory must not take it for a pointer to that block */
+  unsigned last_branch;         /* site of the thread's previous BRANCH */
+  __extension__ __UINT64_TYPE__ seq;
+  __extension__ __UINT64_TYPE__ last_time; /* CLOCK_MONOTONIC ns of the last TIME */
+  __extension__ __UINT64_TYPE__ chunk_off; /* file offset of the current chunk */
+  void *chunk_map;
+  __SIZE_TYPE__ chunk_map_len;
+  void *frames_map;
+  __SIZE_TYPE__ frames_map_len;
+  void *scan_map;               /* linked-scan scratch (mw-linked.c) */
+  __SIZE_TYPE__ scan_map_len;
+  unsigned scan_gen;
+  unsigned index;               /* thread index in chunk headers */
+  unsigned chunks;              /* chunks this thread has had */
+  unsigned char state;          /* MW_T_* */
+  unsigned char dtor_rounds;
+  __UINTPTR_TYPE__ lib_lo, lib_hi; /* last loaded object a caller was found in (mw-libs.c) */
+  unsigned lib_index;
+  unsigned lib_gen;             /* mw_libs.gen when cached; 0 = nothing cached */
+};
+
+extern __thread struct __mw_thread __mw_t __attribute__((tls_model("initial-exec")));
+
+/* Entry and exit inline (what the rewriter emits): the common path claims
+ * `busy`, writes ENTER or EXIT into the thread's chunk, pushes or pops the
+ * shadow stack and commits the chunk's `used` count: stores to the
+ * thread's own memory, no call, no atomic instruction.  Everything else —
+ * the thread's first record, a unit without its base yet, a chunk too full,
+ * a shadow stack to grow, an entry shallower than the top frame (a longjmp
+ * the rewrite did not see) or on another stack (sigaltstack), a signal
+ * handler that re-entered the recorder (LOST), a frame left out of order —
+ * goes to __mw_enter_at / __mw_leave, which do what they always did.  The
+ * depth is measured as __mw_enter measures it: from the instrumented
+ * function's stack pointer, less what a call would push (return address and
+ * saved frame pointer), so that depth differences are the compiler's frame
+ * sizes (`report --stack`). */
+#if defined(__x86_64__)
+#define __MW_SP "rsp"
+#elif defined(__i386__)
+#define __MW_SP "esp"
+#elif defined(__arm__) || defined(__aarch64__)
+#define __MW_SP "sp"
+#endif
+
+#ifdef __MW_SP
+/* The stack pointer, as a global register variable (the form gcc and clang
+ * both read the stack pointer in; a local one would be named by gcc's
+ * -Wclobbered in functions that call setjmp). */
+__extension__ register __UINTPTR_TYPE__ __mw_sp __asm__(__MW_SP);
+
+static __inline__ __attribute__((__always_inline__, __unused__)) struct __mw_frame
+__mw_enter_fast(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+{
+  struct __mw_thread *t = &__mw_t;
+  struct __mw_frame f;
+  __UINTPTR_TYPE__ sp, d, z;
+  unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED), top, site, v;
+  unsigned char *p;
+  sp = __mw_sp - 2 * sizeof(void *);
+  if (__builtin_expect((t->busy | t->lost) != 0u || base == 0u, 0))
+    return __mw_enter_at(u, entry_site, exit_site, sp);
+  t->busy = 1u;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  top = t->top;
+  p = t->cur;
+  d = t->stack_base - sp;
+  if (__builtin_expect(top >= t->cap || t->end - p < 16 ||
+                       d < t->frames[(__PTRDIFF_TYPE__)top - 1].depth || d >= t->depth_cap, 0)) {
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->busy = 0u;
+    return __mw_enter_at(u, entry_site, exit_site, sp);
+  }
+  site = base + entry_site;
+  *p++ = 4u; /* ENTER, u site, s depth - previous depth */
+  for (v = site; v >= 0x80u; v >>= 7) *p++ = (unsigned char)(v | 0x80u);
+  *p++ = (unsigned char)v;
+  z = (d - t->last_depth) << 1;
+  if ((__INTPTR_TYPE__)(d - t->last_depth) < 0) z = ~z;
+  for (; z >= 0x80u; z >>= 7) *p++ = (unsigned char)(z | 0x80u);
+  *p++ = (unsigned char)z;
+  t->last_depth = d;
+  t->frames[top].depth = d;
+  t->frames[top].site = site;
+  t->top = top + 1u;
+  t->cur = p;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  *t->used = (unsigned)(p - t->payload);
+  if (__builtin_expect(--t->tick == 0u, 0)) __mw_time_tick();
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t->busy = 0u;
+  f.site = base + exit_site;
+  f.depth = top;
+  return f;
+}
+
+static __inline__ __attribute__((__always_inline__, __unused__)) void __mw_leave_fast(struct __mw_frame *f)
+{
+  struct __mw_thread *t = &__mw_t;
+  unsigned d = f->depth, z;
+  unsigned char *p;
+  if (__builtin_expect((t->busy | t->lost) != 0u, 0)) {
+    __mw_leave(f);
+    return;
+  }
+  t->busy = 1u;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  p = t->cur;
+  if (__builtin_expect(d + 1u != t->top || t->end - p < 8, 0)) {
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t->busy = 0u;
+    __mw_leave(f);
+    return;
+  }
+  z = (f->site - t->frames[d].site) << 1;
+  if ((f->site - t->frames[d].site) & 0x80000000u) z = ~z;
+  *p++ = 5u; /* EXIT, s exit site - entry site */
+  for (; z >= 0x80u; z >>= 7) *p++ = (unsigned char)(z | 0x80u);
+  *p++ = (unsigned char)z;
+  t->top = d;
+  t->cur = p;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  *t->used = (unsigned)(p - t->payload);
+  if (__builtin_expect(--t->tick == 0u, 0)) __mw_time_tick();
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+  t->busy = 0u;
+}
+#else
+/* A target whose stack pointer the header does not know: the calls. */
+#define __mw_enter_fast __mw_enter
+#define __mw_leave_fast __mw_leave
+#endif
 /* Wraps every setjmp-family call: `__mw_resume(&__mw_f, setjmp(env))`.
  * When setjmp returns through a longjmp, the frames the jump skipped are
  * closed (UNWIND) before the function goes on; returns its argument. */

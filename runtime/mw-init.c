@@ -17,7 +17,7 @@
 
 /* ---- the shared state (non-static: weak copies must resolve to one) ---- */
 
-__thread struct mw_thread mw_t MW_TLS;
+__thread struct __mw_thread __mw_t MW_TLS;
 struct mw_global mw_g = {.fd = -1};
 uint64_t mw_seq_counter __attribute__((aligned(64)));
 
@@ -166,7 +166,7 @@ static void mw_fork_parent(void)
  * only execs leaves none).  The parent's chunk is unmapped unwritten. */
 static void mw_fork_child(void)
 {
-  struct mw_thread *t = &mw_t;
+  struct __mw_thread *t = &__mw_t;
   if (!mw_g.fork_locked) return;
   mw_index_reset_child();
   mw_g.file_lock = 0;
@@ -197,7 +197,7 @@ static void mw_hooks(void)
   mw_g.hooks_done = 1;
 }
 
-static int mw_setup(struct mw_thread *t)
+static int mw_setup(struct __mw_thread *t)
 {
   struct timespec ts;
   long page = sysconf(_SC_PAGESIZE);
@@ -236,7 +236,7 @@ static int mw_setup(struct mw_thread *t)
  * doing it; the same thread re-entering (through libc) gets 0. */
 int mw_init(void)
 {
-  struct mw_thread *t = &mw_t;
+  struct __mw_thread *t = &__mw_t;
   for (;;) {
     int st = mw_state();
     if (st == MW_ACTIVE) return 1;

@@ -261,7 +261,7 @@ void mw_trace_close_child(void)
 
 /* ---- chunks ---- */
 
-void mw_chunk_drop(struct mw_thread *t)
+void mw_chunk_drop(struct __mw_thread *t)
 {
   void *map = t->chunk_map;
   size_t len = t->chunk_map_len;
@@ -277,7 +277,7 @@ void mw_chunk_drop(struct mw_thread *t)
 
 /* At thread end: give the disk blocks of the chunk's unused tail back (the
  * bytes read as zeros; the chunk keeps its capacity, later chunks follow). */
-void mw_chunk_release_tail(struct mw_thread *t)
+void mw_chunk_release_tail(struct __mw_thread *t)
 {
   if (!t->used || mw_g.fd < 0) return;
   uint64_t from = t->chunk_off + MW_CHUNK_HEAD + *t->used;
@@ -290,7 +290,7 @@ void mw_chunk_release_tail(struct mw_thread *t)
 
 /* Reserves a new chunk for t with room for `need` bytes and switches to it.
  * Returns 0 (and t keeps its old chunk, if any) when recording is off. */
-int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
+int mw_chunk_next(struct __mw_thread *t, size_t need, int nonblocking)
 {
   if (MW_UNLIKELY(mw_online.on)) return mw_online_scratch(t, need); /* online mode: a reused scratch buffer */
   /* a thread's first chunks are small, so short-lived threads cost little */
@@ -356,7 +356,7 @@ int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
 
 /* ---- small records ---- */
 
-void mw_time_tick(struct mw_thread *t)
+void mw_time_tick(struct __mw_thread *t)
 {
   t->tick = MW_TIME_EVERY;
   if (!mw_room(t, 12)) return;
@@ -370,7 +370,7 @@ void mw_time_tick(struct mw_thread *t)
   *t->used = (uint32_t)(p - t->payload);
 }
 
-void mw_flush_lost(struct mw_thread *t)
+void mw_flush_lost(struct __mw_thread *t)
 {
   unsigned n = t->lost;
   if (!n || !mw_room(t, 12)) return;
@@ -381,7 +381,7 @@ void mw_flush_lost(struct mw_thread *t)
   mw_commit(t, p);
 }
 
-void mw_write_unwind(struct mw_thread *t, unsigned count)
+void mw_write_unwind(struct __mw_thread *t, unsigned count)
 {
   if (!count || !mw_room(t, 12)) return;
   unsigned char *p = t->cur;
@@ -390,7 +390,7 @@ void mw_write_unwind(struct mw_thread *t, unsigned count)
   mw_commit(t, p);
 }
 
-void mw_write_thread_begin(struct mw_thread *t)
+void mw_write_thread_begin(struct __mw_thread *t)
 {
   if (!mw_room(t, 32)) return;
   unsigned char *p = t->cur, *tag = p;
@@ -402,7 +402,7 @@ void mw_write_thread_begin(struct mw_thread *t)
   mw_time_tick(t);
 }
 
-void mw_write_program(struct mw_thread *t)
+void mw_write_program(struct __mw_thread *t)
 {
   char exe[PATH_MAX], cwd[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -420,7 +420,7 @@ void mw_write_program(struct mw_thread *t)
 /* EXT/RANK: the MPI rank, when a launcher's variable gives one (Hydra and
  * PMI-1/2 launchers: PMI_RANK; Open MPI: OMPI_COMM_WORLD_RANK; PMIx: PMIX_RANK;
  * MVAPICH2: MV2_COMM_WORLD_RANK).  `u` rank, `str` the variable's name. */
-void mw_write_rank(struct mw_thread *t)
+void mw_write_rank(struct __mw_thread *t)
 {
   static const char *const names[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -454,7 +454,7 @@ static uint32_t mw_str_hash(const char *s, size_t n)
 }
 
 /* UNIT: the unit's sites, with a deduplicated string table. */
-static void mw_write_unit(struct mw_thread *t, const struct __mw_unit *u)
+static void mw_write_unit(struct __mw_thread *t, const struct __mw_unit *u)
 {
   size_t n = u->nsites, ns = 3 * n, tsize = 16;
   while (tsize < 2 * ns) tsize <<= 1;
@@ -528,7 +528,7 @@ static int mw_unit_in_images(const struct __mw_unit *u)
 /* Gives u its global base if it has none, writes its UNIT record, and
  * returns the base.  For a unit no image listed yet (its object's
  * constructor has not run); remembered so a fork child can repeat it. */
-unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u)
+unsigned mw_unit_register(struct __mw_thread *t, struct __mw_unit *u)
 {
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
   if (base) return base;
@@ -546,7 +546,7 @@ unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u)
   return base;
 }
 
-static void mw_write_static(struct mw_thread *t, const struct __mw_static_ref *s)
+static void mw_write_static(struct __mw_thread *t, const struct __mw_static_ref *s)
 {
   unsigned base = mw_unit_register(t, s->unit);
   if (!mw_room(t, 40)) return;
@@ -560,7 +560,7 @@ static void mw_write_static(struct mw_thread *t, const struct __mw_static_ref *s
 
 /* UNIT records for an image's units (all of them, or only those still
  * without a base), then its STATIC records. */
-static void mw_write_image(struct mw_thread *t, const struct mw_image *im, int all)
+static void mw_write_image(struct __mw_thread *t, const struct mw_image *im, int all)
 {
   mw_lock(&mw_g.units_lock);
   if (!mw_g.next_base) mw_g.next_base = 1;
@@ -610,7 +610,7 @@ void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, cons
                   const struct __mw_static_ref *se)
 {
   struct mw_image *im = mw_image_note(ub, ue, sb, se);
-  struct mw_thread *t = &mw_t;
+  struct __mw_thread *t = &__mw_t;
   if (!im || mw_state() != MW_ACTIVE || t->busy) return; /* start-up will write it */
   if (!t->end && !mw_thread_ready(t)) return;
   t->busy = MW_BUSY_RECORDING;
@@ -622,7 +622,7 @@ void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, cons
 
 /* At start-up (and in a fork child's new trace): every image known so far,
  * this copy's own included, and the units registered outside them. */
-void mw_write_units_and_statics(struct mw_thread *t)
+void mw_write_units_and_statics(struct __mw_thread *t)
 {
   mw_image_note(__start_mw_units, __stop_mw_units, __start_mw_statics, __stop_mw_statics);
   for (unsigned i = 0; i < mw_g.nimages; i++) mw_write_image(t, &mw_g.images[i], 1);
@@ -637,7 +637,7 @@ void mw_write_units_and_statics(struct mw_thread *t)
 /* Normal exit: close open frames, END, trim, mark complete. */
 void mw_finish(int status)
 {
-  struct mw_thread *t = &mw_t;
+  struct __mw_thread *t = &__mw_t;
   if (mw_state() != MW_ACTIVE || t->busy) return;
   if (!t->end && !mw_thread_ready(t)) return;
   if (__atomic_exchange_n(&mw_g.ended, 1, __ATOMIC_ACQ_REL)) return;
@@ -678,7 +678,7 @@ void mw_finish(int status)
  * waiting for a lock.  Overwrites an uncommitted record of this thread. */
 void mw_end_fatal(int signo)
 {
-  struct mw_thread *t = &mw_t;
+  struct __mw_thread *t = &__mw_t;
   if (mw_state() != MW_ACTIVE) return;
   if (__atomic_exchange_n(&mw_g.ended, 1, __ATOMIC_ACQ_REL)) return;
   if (mw_online.on) {
