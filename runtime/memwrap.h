@@ -132,6 +132,7 @@ struct __mw_thread {
   __UINTPTR_TYPE__ lib_lo, lib_hi; /* last loaded object a caller was found in (mw-libs.c) */
   unsigned lib_index;
   unsigned lib_gen;             /* mw_libs.gen when cached; 0 = nothing cached */
+  unsigned chunk_prepared;      /* 1 + the prepared mapping the chunk is in; 0 = its own mapping */
 };
 
 extern __thread struct __mw_thread __mw_t __attribute__((tls_model("initial-exec")));

@@ -175,6 +175,7 @@ static void mw_fork_child(void)
   mw_chunk_drop(t);
   mw_online_close_child();
   mw_trace_close_child();
+  mw_ahead_reset_child();
   t->state = MW_T_NEW;
   t->lost = 0;
   t->chunks = 0;
@@ -213,6 +214,7 @@ static int mw_setup(struct __mw_thread *t)
            NULL, NULL);
     mw_online.on = 0;
   }
+  mw_g.prefault = mw_env_size("MEMWRAP_PREFAULT", 1, 1) != 0;
   clock_gettime(CLOCK_REALTIME, &ts);
   mw_g.start_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   mw_g.start_mono = mw_now_mono();
