@@ -192,7 +192,9 @@ static int double_free(void)
 
 static int bad_free(void)
 {
-  long on_stack[4];
+  /* on_stack[0] is what glibc reads as p's size field: zero, not whatever
+   * the stack held, so its message does not depend on what ran before */
+  long on_stack[4] = {0, 0, 0, 0};
   long *volatile p = on_stack + 1;
   printf("freeing the stack\n");
   fflush(stdout);
