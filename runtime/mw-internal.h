@@ -97,6 +97,7 @@ struct mw_global {
   int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
   int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS=1; default off) */
   int prefault;                 /* may start the pre-fault thread (MEMWRAP_PREFAULT, default 1) */
+  int ahead_wanted;             /* the trace is large enough: start it at the next allocation */
   int ahead_started;            /* the pre-fault thread was started for this trace */
   unsigned ahead_wake;          /* futex word: bumped to wake the pre-fault thread */
   int ahead_waiting;            /* the pre-fault thread sleeps on ahead_wake */
@@ -235,6 +236,7 @@ void mw_time_tick(struct __mw_thread *t);
 void mw_flush_lost(struct __mw_thread *t);
 int mw_trace_open(void);
 void mw_ahead_reset_child(void);
+void mw_ahead_start(struct __mw_thread *t);
 void mw_trace_close_child(void);
 void mw_write_thread_begin(struct __mw_thread *t);
 void mw_write_program(struct __mw_thread *t);

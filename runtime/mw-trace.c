@@ -268,7 +268,8 @@ void mw_trace_close_child(void)
  * a page-cache page to allocate and zero and ext4 its block bookkeeping, and
  * every chunk costs an mmap and an munmap: most of the system time of a
  * call-heavy recording, all of it on the recording thread.  Once a trace has
- * grown past MW_AHEAD_AFTER, a thread of the runtime's own keeps the next
+ * grown past MW_AHEAD_AFTER, the next allocation recorded starts a thread of
+ * the runtime's own (mw_ahead_start), which keeps the next
  * MW_AHEAD_WINDOW bytes of the file past the last chunk handed out reserved
  * (fallocate), mapped MAP_SHARED and faulted in (MADV_POPULATE_WRITE), in
  * spans of MW_AHEAD_SPAN bytes.  A thread that takes a chunk lying wholly in
@@ -357,15 +358,16 @@ static void *mw_ahead_main(void *arg)
   }
 }
 
-/* Called by a thread that just took a chunk, after the file lock (which a
- * single-threaded process does not take: the new thread must not find it
- * held), with file_end and ahead_end as they were under it. */
-static void mw_ahead_note(struct __mw_thread *t, uint64_t end, uint64_t ahead)
+/* Starts the pre-fault thread once the trace has grown past MW_AHEAD_AFTER
+ * (mw_ahead_note asks for it).  Called from the allocation path after its
+ * record (mw-heap.c), not from wherever a chunk happens to run out, which
+ * may be a signal handler: pthread_create allocates, and a handler may have
+ * interrupted the allocator; an allocation call is no such place. */
+void mw_ahead_start(struct __mw_thread *t)
 {
-  if (!__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED)) {
-    if (!mw_g.prefault || sizeof(void *) < 8 || end < MW_AHEAD_AFTER || mw_writer_wanted() || mw_state() != MW_ACTIVE)
-      return;
-    if (__atomic_exchange_n(&mw_g.ahead_started, 1, __ATOMIC_ACQ_REL)) return;
+  if (!__atomic_load_n(&mw_g.ahead_wanted, __ATOMIC_ACQUIRE) || mw_state() != MW_ACTIVE) return;
+  if (__atomic_exchange_n(&mw_g.ahead_started, 1, __ATOMIC_ACQ_REL)) return;
+  {
     pthread_t th;
     pthread_attr_t a;
     sigset_t all, old;
@@ -381,6 +383,17 @@ static void mw_ahead_note(struct __mw_thread *t, uint64_t end, uint64_t ahead)
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     t->busy = busy;
+  }
+}
+
+/* Called by a thread that just took a chunk, after the file lock (which a
+ * single-threaded process does not take: the new thread must not find it
+ * held), with file_end and ahead_end as they were under it. */
+static void mw_ahead_note(uint64_t end, uint64_t ahead)
+{
+  if (!__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED)) {
+    if (mw_g.prefault && sizeof(void *) >= 8 && end >= MW_AHEAD_AFTER && !mw_writer_wanted())
+      __atomic_store_n(&mw_g.ahead_wanted, 1, __ATOMIC_RELEASE);
     return;
   }
   if (ahead < end + MW_AHEAD_WINDOW / 2 && __atomic_load_n(&mw_g.ahead_waiting, __ATOMIC_ACQUIRE)) {
@@ -425,6 +438,7 @@ void mw_ahead_reset_child(void)
     p->refs = 0;
   }
   mw_g.ahead_started = 0;
+  mw_g.ahead_wanted = 0;
   mw_g.ahead_waiting = 0;
   mw_g.ahead_end = 0;
 }
@@ -517,7 +531,7 @@ int mw_chunk_next(struct __mw_thread *t, size_t need, int nonblocking)
   mw_g.last_chunk = off;
   uint64_t ahead = mw_g.ahead_end;
   mw_unlock(&mw_g.file_lock);
-  if (!nonblocking) mw_ahead_note(t, off + total, ahead);
+  if (!nonblocking) mw_ahead_note(off + total, ahead);
 
   void *old = t->chunk_map;
   size_t old_len = t->chunk_map_len;
