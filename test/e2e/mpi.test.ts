@@ -161,8 +161,10 @@ describe('an MPI program over four ranks', () => {
     const fin = group((await report([...four, '--by', 'entry'])).json, /^MPI_Finalize \(libmpich/);
     console.log(`MPI_Init peak ${peaks[0]}, kept by rank 0 on 1, 2, 4 ranks ${kept.join(', ')}, by ranks 1-3 ${byRank(i4).slice(1).map((r) => r.netBytes).join(', ')}`);
     if (!textVersion) return;
-    // MPICH copies a few strings of the run (host name, pids, paths) into its tables: a few bytes either way
-    const near = (got: number, want: number): void => expect(Math.abs(got - want), `${got} against ${want}`).toBeLessThanOrEqual(64);
+    // MPICH copies a few strings of the run (host name, pids, paths) and its picture of the machine (hwloc's topology)
+    // into its tables: on another machine every figure moves by the same few hundred bytes (839 on one of ours), while
+    // the shape asserted above and the per-rank step below hold exactly
+    const near = (got: number, want: number): void => expect(Math.abs(got - want), `${got} against ${want}`).toBeLessThanOrEqual(2048);
     near(peaks[0]!, 963_100);
     [871_079, 873_109, 874_469].forEach((want, i) => near(kept[i]!, want));
     for (const r of byRank(i4).slice(1)) near(r.netBytes, 873_749);
