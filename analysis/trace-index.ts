@@ -18,9 +18,25 @@ import { Flag, Kind, kindName } from './trace/format.js';
 import { grown } from './trace/typed-arrays.js';
 
 /** Format of the index file; a cache of another version is built again. */
-export const INDEX_VERSION = 2;
+export const INDEX_VERSION = 3;
 /** Events per bucket: 10^9 events make 61,036 buckets, about 6 MB of summaries. */
 export const INDEX_BUCKET = 16384;
+/** Events per fine summary: the chart draws the fine level for the part in view when a bucket is wider than a column. */
+export const INDEX_FINE = 256;
+/** Fields of a fine summary's row (Float32, FINE_FIELDS per row of INDEX_FINE events): what the chart draws only. */
+export const F = {
+  ABOVE_MIN: 0,
+  ABOVE_MAX: 1,
+  HEAP_MIN: 2,
+  HEAP_MAX: 3,
+  STATIC_MAX: 4,
+  /** The classes of event in the row (eventClassBit), a small integer. */
+  MASK: 5,
+} as const;
+export const FINE_FIELDS = 6;
+/** Fine rows a fold hands its sink at a time. */
+const FINE_BATCH = 4096;
+
 /** The free column's "not freed" (block rows and events are below 2^32 - 1: see MAX_INDEX_EVENTS). */
 export const NOT_FREED = 0xffffffff;
 /** The most events an index holds (its free column stores events as 32-bit numbers). */
@@ -51,6 +67,9 @@ export interface IndexMeta {
   bucketSize: number;
   events: number;
   buckets: number;
+  /** Events per fine summary, and the fine rows (Float32, FINE_FIELDS each; kept in the file, read by range). */
+  fineSize: number;
+  fines: number;
   blocks: number;
   frames: number;
   program: { path: string; cwd: string } | null;
@@ -72,6 +91,8 @@ export interface IndexMeta {
 /** Where a build puts what it makes: each bucket's bytes in order, and the free of each block row. */
 export interface IndexSink {
   bucket(bytes: Uint8Array): void;
+  /** The next fine rows in order (FINE_FIELDS numbers each); the array is reused after the call. */
+  fine(rows: Float32Array): void;
   freed(row: number, event: number): void;
 }
 
@@ -230,12 +251,22 @@ export class IndexFold implements EventFold {
   private p = { time: 0, thread: 0, stack: 0, heapR: 0, heapU: 0, statics: 0, frame: NONE, id: 0 };
   private readonly bitOfKind = new Uint8Array(256);
   private meta: IndexMeta | null = null;
+  // The fine rows not yet handed to the sink (the current one last), and the events in the current one.
+  private readonly fineRows = new Float32Array(FINE_FIELDS * FINE_BATCH);
+  private fineAt = 0;
+  private inFine = 0;
+  private fines = 0;
+  private fMin = { above: 0, heap: 0 };
+  private fMax = { above: 0, heap: 0, statics: 0 };
+  private fMask = 0;
 
   constructor(
     private readonly start: TraceStart,
     private readonly sink: IndexSink,
     /** Events per bucket (tests use small ones). */
     private readonly bucketSize = INDEX_BUCKET,
+    /** Events per fine summary (tests use small ones). */
+    private readonly fineSize = INDEX_FINE,
   ) {
     this.orphans = new OrphanFold(start);
     for (let k = 0; k < 256; k++) this.bitOfKind[k] = eventClassBit(eventClassOfKind(k));
@@ -369,8 +400,46 @@ export class IndexFold implements EventFold {
     }
     if (this.siteFirst[e.site] === NONE) this.siteFirst[e.site] = e.index;
     this.siteEvents[e.site]!++;
+    this.fineEvent(above, e.heapRequested, this.bitOfKind[kind]!);
 
     if (++this.inBucket === this.bucketSize) this.close();
+  }
+
+  /** The fine summary of the event's row: min/max as the bucket's, kept exact until the row is written as Float32. */
+  private fineEvent(above: number, heap: number, bit: number): void {
+    if (this.inFine === 0) {
+      this.fMin.above = this.fMax.above = above;
+      this.fMin.heap = this.fMax.heap = heap;
+      this.fMax.statics = this.statics;
+      this.fMask = bit;
+    } else {
+      if (above < this.fMin.above) this.fMin.above = above;
+      if (above > this.fMax.above) this.fMax.above = above;
+      if (heap < this.fMin.heap) this.fMin.heap = heap;
+      if (heap > this.fMax.heap) this.fMax.heap = heap;
+      if (this.statics > this.fMax.statics) this.fMax.statics = this.statics;
+      this.fMask |= bit;
+    }
+    if (++this.inFine === this.fineSize) this.closeFine();
+  }
+
+  private closeFine(): void {
+    const r = this.fineRows;
+    const o = FINE_FIELDS * this.fineAt;
+    r[o + F.ABOVE_MIN] = this.fMin.above;
+    r[o + F.ABOVE_MAX] = this.fMax.above;
+    r[o + F.HEAP_MIN] = this.fMin.heap;
+    r[o + F.HEAP_MAX] = this.fMax.heap;
+    r[o + F.STATIC_MAX] = this.fMax.statics;
+    r[o + F.MASK] = this.fMask;
+    this.fines++;
+    this.inFine = 0;
+    if (++this.fineAt === FINE_BATCH) this.flushFine();
+  }
+
+  private flushFine(): void {
+    if (this.fineAt > 0) this.sink.fine(this.fineRows.subarray(0, FINE_FIELDS * this.fineAt));
+    this.fineAt = 0;
   }
 
   /** A block an event ended or links: its row and allocation back from here, id, size, allocation site. */
@@ -388,6 +457,8 @@ export class IndexFold implements EventFold {
 
   finish(end: TraceEnd, tables: FoldTables): void {
     if (this.inBucket > 0) this.close();
+    if (this.inFine > 0) this.closeFine();
+    this.flushFine();
     const sites = this.start.sites;
     const live = { rows: [] as number[], leakClass: [] as number[], orphanedBy: [] as number[] };
     for (const h of end.liveBlocks) {
@@ -400,6 +471,8 @@ export class IndexFold implements EventFold {
       bucketSize: this.bucketSize,
       events: end.events,
       buckets: this.buckets,
+      fineSize: this.fineSize,
+      fines: this.fines,
       blocks: this.blocks,
       frames: this.frames,
       program: this.start.program,
@@ -602,6 +675,32 @@ export interface IndexStore {
   bucketBytes(offset: number, length: number): Uint8Array;
   /** The event that freed block `row`, or NOT_FREED. */
   freeOf(row: number): number;
+  /** Fine rows [first, first + count) (FINE_FIELDS numbers each). */
+  fineRows(first: number, count: number): Float32Array;
+}
+
+/** Fine summaries of a range of rows (row k: events k × fineSize …), as the chart draws them. */
+export interface FineRange {
+  first: number;
+  count: number;
+  rows: Float32Array;
+}
+
+/** Fine rows as bytes for the page: count (u32), first row (f64), then the rows (Float32, FINE_FIELDS each). */
+export function encodeFine(r: FineRange): Uint8Array {
+  const out = new Uint8Array(16 + r.rows.byteLength);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, r.count, true);
+  dv.setFloat64(8, r.first, true);
+  out.set(new Uint8Array(r.rows.buffer, r.rows.byteOffset, r.rows.byteLength), 16);
+  return out;
+}
+
+export function decodeFine(bytes: ArrayBuffer): FineRange {
+  const dv = new DataView(bytes);
+  const count = dv.getUint32(0, true);
+  if (bytes.byteLength !== 16 + 4 * FINE_FIELDS * count) throw new IndexDamagedError(`fine rows: ${bytes.byteLength} bytes for ${count} rows`);
+  return { first: dv.getFloat64(8, true), count, rows: new Float32Array(bytes, 16, FINE_FIELDS * count) };
 }
 
 /** The events of a range as the chart draws them: series and kinds (a compact reply to the page). */
@@ -678,6 +777,16 @@ export class IndexReader {
     let max = first > 0 ? this.summary[SUMMARY_FIELDS * Math.floor((first - 1) / B) + S.TIME_MAX]! : -Infinity;
     for (let i = 0; i < n; i++) out.times[i] = max = Math.max(max, out.times[i]!);
     return out;
+  }
+
+  /** The fine rows of events [a, b): at most `cap` of them, from the row holding event a. */
+  fine(a: number, b: number, cap = 1 << 18): FineRange {
+    const F_ = this.meta.fineSize;
+    const lo = Math.max(0, Math.min(a, this.events));
+    const hi = Math.max(lo, Math.min(b, this.events));
+    const first = Math.floor(lo / F_);
+    const end = hi > lo ? Math.min(Math.ceil(hi / F_), first + cap) : first;
+    return { first, count: end - first, rows: end > first ? this.store.fineRows(first, end - first) : new Float32Array(0) };
   }
 
   /** The bucket holding frame row `f`, found by the frame rows each bucket starts at. */

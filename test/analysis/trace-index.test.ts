@@ -1,7 +1,7 @@
 // The viewer's index (analysis/trace-index.ts) read back gives every event exactly as the decoded model does: the
 // chart's series, each event's detail (eventDetail) and call stack (callStackAt), the next event of a class.
 import { describe, expect, it } from 'vitest';
-import { callStackAt, eventClassBit, eventDetail } from '../../analysis/event-detail.js';
+import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
 import { findSites, findSitesIn, nextEventOfClass } from '../../analysis/event-sets.js';
 import { chartSeries, monotonicTimes } from '../../analysis/lod.js';
 import { orphaningEvents } from '../../analysis/linked.js';
@@ -9,19 +9,22 @@ import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
-import { decodeRange, encodeRange, IndexFold, IndexReader, NOT_FREED, SUMMARY_FIELDS, S, type IndexStore } from '../../analysis/trace-index.js';
+import { decodeFine, decodeRange, encodeFine, encodeRange, F, FINE_FIELDS, IndexFold, IndexReader, NOT_FREED, SUMMARY_FIELDS, S, type IndexStore } from '../../analysis/trace-index.js';
 import { foldTraces } from '../support/fold-traces.js';
 
-/** Builds an index in memory: the buckets one after the other, the free column as a map. */
-export function memoryIndex(bytes: Uint8Array, bucketSize?: number): IndexReader {
+/** Builds an index in memory: the buckets one after the other, the free column as a map, the fine rows in one array. */
+export function memoryIndex(bytes: Uint8Array, bucketSize?: number, fineSize?: number): IndexReader {
   const parts: Uint8Array[] = [];
   const frees = new Map<number, number>();
+  let fines: number[] = [];
   let fold: IndexFold | null = null;
   streamSource(memorySource(bytes), { window: 4096 }).run((start) => {
     parts.length = 0;
-    fold = new IndexFold(start, { bucket: (b) => parts.push(b), freed: (row, e) => frees.set(row, e) }, bucketSize);
+    fines = [];
+    fold = new IndexFold(start, { bucket: (b) => parts.push(b), freed: (row, e) => frees.set(row, e), fine: (rows) => fines.push(...rows) }, bucketSize, fineSize);
     return [fold];
   });
+  const fineRows = Float32Array.from(fines);
   const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -29,7 +32,11 @@ export function memoryIndex(bytes: Uint8Array, bucketSize?: number): IndexReader
     at += p.length;
   }
   const { meta, summary } = (fold as unknown as IndexFold).result();
-  const store: IndexStore = { bucketBytes: (o, n) => all.subarray(o, o + n), freeOf: (row) => frees.get(row) ?? NOT_FREED };
+  const store: IndexStore = {
+    bucketBytes: (o, n) => all.subarray(o, o + n),
+    freeOf: (row) => frees.get(row) ?? NOT_FREED,
+    fineRows: (first, count) => fineRows.slice(FINE_FIELDS * first, FINE_FIELDS * (first + count)),
+  };
   return new IndexReader(meta, summary, store);
 }
 
@@ -72,5 +79,56 @@ describe('trace index', () => {
         expect(index.summary[r + S.ABOVE_MIN]).toBe(Math.min(...series.above.subarray(a, b)));
       }
     });
+
+    it.each([
+      [7, 3],
+      [1 << 14, 256],
+      [16, 16],
+    ])(`${name}: every fine summary is min/max over its events (buckets of %i events, fine rows of %i)`, (bucketSize, fineSize) => {
+      const model = decodeTrace(bytes);
+      const index = memoryIndex(bytes, bucketSize, fineSize);
+      const n = model.events.count;
+      const statics = staticSeries(model);
+      const series = chartSeries(model, null, statics);
+      const rows = Math.ceil(n / fineSize);
+      expect(index.meta.fineSize).toBe(fineSize);
+      expect(index.meta.fines).toBe(rows);
+      // All rows, through the page's bytes.
+      const all = decodeFine(encodeFine(index.fine(0, n)).slice().buffer);
+      expect(all.first).toBe(0);
+      expect(all.count).toBe(rows);
+      const f32 = (v: number): number => Math.fround(v);
+      for (let k = 0; k < rows; k++) {
+        const a = k * fineSize;
+        const b = Math.min(n, a + fineSize);
+        let mask = 0;
+        for (let e = a; e < b; e++) mask |= eventClassBit(eventClassOfKind(model.events.kind[e]!));
+        const row = Array.from(all.rows.subarray(FINE_FIELDS * k, FINE_FIELDS * (k + 1)));
+        const want = [];
+        want[F.ABOVE_MIN] = f32(Math.min(...series.above.subarray(a, b)));
+        want[F.ABOVE_MAX] = f32(Math.max(...series.above.subarray(a, b)));
+        want[F.HEAP_MIN] = f32(Math.min(...series.heap.subarray(a, b)));
+        want[F.HEAP_MAX] = f32(Math.max(...series.heap.subarray(a, b)));
+        want[F.STATIC_MAX] = f32(Math.max(...statics.subarray(a, b)));
+        want[F.MASK] = mask;
+        expect(row, `fine row ${k}`).toEqual(want);
+      }
+      // A part of the run: the rows holding its events, from the row of its first; a cap cuts it.
+      if (n > 2) {
+        const a = Math.floor(n / 3);
+        const b = Math.floor((2 * n) / 3) + 1;
+        const part = index.fine(a, b);
+        expect(part.first).toBe(Math.floor(a / fineSize));
+        expect(part.count).toBe(Math.ceil(b / fineSize) - part.first);
+        expect(Array.from(part.rows)).toEqual(Array.from(all.rows.subarray(FINE_FIELDS * part.first, FINE_FIELDS * (part.first + part.count))));
+        expect(index.fine(a, b, 1).count).toBe(1);
+      }
+      expect(index.fine(n + 5, n + 9).count).toBe(0);
+    });
   }
+
+  it('refuses fine rows whose bytes do not match their count', () => {
+    const bytes = encodeFine({ first: 0, count: 2, rows: new Float32Array(FINE_FIELDS * 2) });
+    expect(() => decodeFine(bytes.slice(0, bytes.length - 4).buffer)).toThrow(/fine rows: 60 bytes for 2 rows/);
+  });
 });
