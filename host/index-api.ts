@@ -1,9 +1,9 @@
 // What a host answers the page about an index-mode session (host/trace-session.ts), shared by the local server
 // (`/api/index…`) and the Electron main process (its IPC channels): the index's state and facts, the bucket
-// summaries, the events of a range as compact bytes, one event's detail, the next event of a class. Arguments come
+// summaries, the fine summaries and the events of a range as compact bytes, one event's detail, the next event of a class. Arguments come
 // from the page as strings and are checked here; a bad one is an IndexRequestError, said in one line.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
-import { encodeRange } from '../analysis/trace-index.js';
+import { encodeFine, encodeRange } from '../analysis/trace-index.js';
 import type { IndexDetailReply, IndexReportReply, IndexStatusReply } from './session-types.js';
 import type { TraceSession } from './trace-session.js';
 
@@ -40,6 +40,18 @@ export async function indexEvents(session: TraceSession, from: unknown, to: unkn
   if (b < a) throw new IndexRequestError(`the range ${a}–${b} ends before it starts`);
   const ix = await session.index();
   return encodeRange(ix.reader.range(a, b, MAX_RANGE_EVENTS));
+}
+
+/** The most fine rows one request returns (6 MiB). */
+export const MAX_FINE_ROWS = 1 << 18;
+
+/** The fine summaries of events [from, to) (at most MAX_FINE_ROWS rows, from the one holding `from`) as encodeFine's bytes. */
+export async function indexFine(session: TraceSession, from: unknown, to: unknown): Promise<Uint8Array> {
+  const a = count(from, 'from');
+  const b = count(to, 'to');
+  if (b < a) throw new IndexRequestError(`the range ${a}–${b} ends before it starts`);
+  const ix = await session.index();
+  return encodeFine(ix.reader.fine(a, b, MAX_FINE_ROWS));
 }
 
 /** Event `event`'s detail and call stack. */

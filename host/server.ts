@@ -9,7 +9,7 @@ import type { RecentList } from './recent.js';
 import type { LanesReply } from './session-types.js';
 import { isInside } from './source-access.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
-import { IndexRequestError, indexDetail, indexEvents, indexNext, indexReportText, indexStatus, indexSummary } from './index-api.js';
+import { IndexRequestError, indexDetail, indexEvents, indexFine, indexNext, indexReportText, indexStatus, indexSummary } from './index-api.js';
 
 /** Every API request carries this header with value 1. */
 export const API_HEADER = 'x-cc-memwrap';
@@ -111,6 +111,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return send(res, 200, 'application/octet-stream', await indexSummary(run));
         case '/api/index/events':
           return send(res, 200, 'application/octet-stream', await indexEvents(run, q('from'), q('to')));
+        case '/api/index/fine':
+          return send(res, 200, 'application/octet-stream', await indexFine(run, q('from'), q('to')));
         case '/api/index/detail':
           return sendJson(res, 200, await indexDetail(run, q('event')));
         case '/api/index/report':

@@ -7,8 +7,10 @@
 //   0   "MWINDEX\n"        8   version u32        12  bucket size u32
 //   16  trace size f64     24  trace mtime ms f64 32  bucket bytes f64 (the buckets start at 64)
 //   40  free column offset f64, 48 its rows f64, 56 meta offset f64
-//   64  the buckets' events, one after the other
+//   64  fine rows offset f64
+//   72  the buckets' events, one after the other
 //   then the free column: per block row the event that freed it (u32, 0xffffffff: never)
+//   then the fine rows (f32, FINE_FIELDS per INDEX_FINE events), read by range for the part of the run in view
 //   then the meta: u32 JSON length, the JSON (IndexMeta), padding to 8, the summary table (f64, SUMMARY_FIELDS per bucket)
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -16,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, NOT_FREED, SUMMARY_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
+import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, NOT_FREED, SUMMARY_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { readHeader } from '../analysis/trace/header.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
@@ -26,7 +28,7 @@ import { computeReport, summaryRequest, type ReportRequest } from '../analysis/r
 import { reportText } from '../analysis/report-text.js';
 
 const MAGIC = 'MWINDEX\n';
-const HEADER = 64;
+const HEADER = 72;
 
 /** Traces larger than this open in index mode (MEMWRAP_VIEW_INDEX=1 forces it for any trace, =0 never uses it). */
 export const INDEX_THRESHOLD = 64 << 20;
@@ -251,15 +253,19 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
   const stamp = traceStamp(trace);
   const tmp = `${dest}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const freesTmp = `${tmp}.frees`;
+  const finesTmp = `${tmp}.fines`;
   track(tmp);
   track(freesTmp);
+  track(finesTmp);
   const fd = openSync(tmp, 'w+');
   const freesFd = openSync(freesTmp, 'w+');
+  const finesFd = openSync(finesTmp, 'w+');
   const source = FileSource.open(trace);
   const t0 = Date.now();
   try {
     readHeader(source);
     let at = HEADER;
+    let fineAt = 0;
     const frees = new FreeColumn(freesFd, `${tmp}.patches`);
     const sink: IndexSink = {
       bucket(bytes) {
@@ -267,6 +273,10 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
         at += bytes.length;
       },
       freed: (row, event) => frees.freed(row, event),
+      fine(rows) {
+        writeAll(finesFd, new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength), fineAt);
+        fineAt += rows.byteLength;
+      },
     };
     let fold: IndexFold | null = null;
     const stream = streamSource(source.clone(), {
@@ -274,11 +284,12 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
       onProgress: (fraction, phase) => onProgress?.({ fraction, phase, events: 0, seconds: (Date.now() - t0) / 1000 }),
       onReading: (passes) => {
         // A second reading starts the index again from its first bucket.
-        if (passes === 2) at = HEADER;
+        if (passes === 2) [at, fineAt] = [HEADER, 0];
       },
     });
     stream.run((start) => {
       at = HEADER;
+      fineAt = 0;
       fold = new IndexFold(start, sink);
       return [fold];
     });
@@ -286,15 +297,22 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
     frees.finish(meta.blocks);
     const bucketBytes = at - HEADER;
     const freeOffset = Math.ceil(at / 8) * 8;
-    // The free column, copied after the buckets.
+    // The free column and the fine rows, copied after the buckets.
     const buf = new Uint8Array(8 << 20);
-    for (let off = 0; off < meta.blocks * 4; ) {
-      const n = readAll(freesFd, buf.subarray(0, Math.min(buf.length, meta.blocks * 4 - off)), off);
-      if (n === 0) throw new Error('the free column came back short');
-      writeAll(fd, buf.subarray(0, n), freeOffset + off);
-      off += n;
-    }
-    const metaOffset = Math.ceil((freeOffset + meta.blocks * 4) / 8) * 8;
+    const copy = (from: number, bytes: number, to: number, what: string): void => {
+      for (let off = 0; off < bytes; ) {
+        const n = readAll(from, buf.subarray(0, Math.min(buf.length, bytes - off)), off);
+        if (n === 0) throw new Error(`the ${what} came back short`);
+        writeAll(fd, buf.subarray(0, n), to + off);
+        off += n;
+      }
+    };
+    copy(freesFd, meta.blocks * 4, freeOffset, 'free column');
+    const fineOffset = Math.ceil((freeOffset + meta.blocks * 4) / 8) * 8;
+    const fineBytes = meta.fines * FINE_FIELDS * 4;
+    if (fineAt !== fineBytes) throw new Error(`the fine rows are ${fineAt} bytes, not ${fineBytes}`);
+    copy(finesFd, fineBytes, fineOffset, 'fine rows');
+    const metaOffset = Math.ceil((fineOffset + fineBytes) / 8) * 8;
     const json = new TextEncoder().encode(JSON.stringify(meta));
     const head = new Uint8Array(4);
     new DataView(head.buffer).setUint32(0, json.length, true);
@@ -313,6 +331,7 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
     dv.setFloat64(40, freeOffset, true);
     dv.setFloat64(48, meta.blocks, true);
     dv.setFloat64(56, metaOffset, true);
+    dv.setFloat64(64, fineOffset, true);
     writeAll(fd, h, 0);
     closeSync(fd);
     renameSync(tmp, dest);
@@ -334,13 +353,18 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
     throw e;
   } finally {
     source.close();
-    closeSync(freesFd);
-    try {
-      unlinkSync(freesTmp);
-    } catch {
-      // not there
+    for (const [f, name] of [
+      [freesFd, freesTmp],
+      [finesFd, finesTmp],
+    ] as const) {
+      closeSync(f);
+      try {
+        unlinkSync(name);
+      } catch {
+        // not there
+      }
+      untrack(name);
     }
-    untrack(freesTmp);
   }
 }
 
@@ -377,6 +401,7 @@ export class TraceIndex {
       const freeOffset = dv.getFloat64(40, true);
       const freeRows = dv.getFloat64(48, true);
       const metaOffset = dv.getFloat64(56, true);
+      const fineOffset = dv.getFloat64(64, true);
       if (!(metaOffset + 4 <= size)) throw new Error('cut short');
       const lenBytes = new Uint8Array(4);
       readAll(fd, lenBytes, metaOffset);
@@ -388,6 +413,7 @@ export class TraceIndex {
       const tableAt = Math.ceil((metaOffset + 4 + len) / 8) * 8;
       const table = new Float64Array(meta.buckets * SUMMARY_FIELDS);
       if (readAll(fd, new Uint8Array(table.buffer), tableAt) < table.byteLength) throw new Error('cut short');
+      if (!(fineOffset + meta.fines * FINE_FIELDS * 4 <= metaOffset)) throw new Error('damaged');
       const one = new Uint8Array(4);
       const store: IndexStore = {
         bucketBytes(offset, length) {
@@ -399,6 +425,11 @@ export class TraceIndex {
           if (row < 0 || row >= freeRows) return NOT_FREED;
           readAll(fd, one, freeOffset + row * 4);
           return new DataView(one.buffer).getUint32(0, true);
+        },
+        fineRows(first, count) {
+          const out = new Float32Array(FINE_FIELDS * count);
+          if (readAll(fd, new Uint8Array(out.buffer), fineOffset + first * FINE_FIELDS * 4) < out.byteLength) throw new Error(`${file}: cut short`);
+          return out;
         },
       };
       return new TraceIndex(file, fd, new IndexReader(meta, table, store));

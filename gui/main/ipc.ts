@@ -4,7 +4,7 @@ import type { SourceResult } from '../../host/source-access.js';
 import type { SessionReply } from '../../host/session-types.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import type { OpenDialogResult } from './electron-api.js';
-import { indexDetail, indexEvents, indexNext, indexReportText, indexStatus, indexSummary } from '../../host/index-api.js';
+import { indexDetail, indexEvents, indexFine, indexNext, indexReportText, indexStatus, indexSummary } from '../../host/index-api.js';
 
 /** Channel names; the preload script (gui/preload/preload.cts) uses the same strings. */
 export const CHANNELS = {
@@ -16,6 +16,7 @@ export const CHANNELS = {
   indexStatus: 'cc-memwrap:index-status',
   indexSummary: 'cc-memwrap:index-summary',
   indexEvents: 'cc-memwrap:index-events',
+  indexFine: 'cc-memwrap:index-fine',
   indexDetail: 'cc-memwrap:index-detail',
   indexNext: 'cc-memwrap:index-next',
   indexReport: 'cc-memwrap:index-report',
@@ -64,6 +65,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     indexStatus: async () => indexStatus(indexed()),
     indexSummary: async () => indexSummary(indexed()),
     indexEvents: async (from: unknown, to: unknown) => indexEvents(indexed(), from, to),
+    indexFine: async (from: unknown, to: unknown) => indexFine(indexed(), from, to),
     indexDetail: async (event: unknown) => indexDetail(indexed(), event),
     indexNext: async (from: unknown, direction: unknown, cls: unknown, thread: unknown) => indexNext(indexed(), from, direction, cls, thread),
     indexReport: async () => indexReportText(indexed()),

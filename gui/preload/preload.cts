@@ -1,4 +1,4 @@
-// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes eleven calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
+// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes twelve calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
 import type { ContextBridgeLike, IpcRendererLike } from './preload-types.cjs';
 
 const CHANNELS = {
@@ -10,6 +10,7 @@ const CHANNELS = {
   indexStatus: 'cc-memwrap:index-status',
   indexSummary: 'cc-memwrap:index-summary',
   indexEvents: 'cc-memwrap:index-events',
+  indexFine: 'cc-memwrap:index-fine',
   indexDetail: 'cc-memwrap:index-detail',
   indexNext: 'cc-memwrap:index-next',
   indexReport: 'cc-memwrap:index-report',
@@ -26,6 +27,7 @@ function preloadApi(ipc: IpcRendererLike) {
     indexStatus: () => ipc.invoke(CHANNELS.indexStatus),
     indexSummary: () => ipc.invoke(CHANNELS.indexSummary),
     indexEvents: (from: unknown, to: unknown) => ipc.invoke(CHANNELS.indexEvents, String(from), String(to)),
+    indexFine: (from: unknown, to: unknown) => ipc.invoke(CHANNELS.indexFine, String(from), String(to)),
     indexDetail: (event: unknown) => ipc.invoke(CHANNELS.indexDetail, String(event)),
     indexReport: () => ipc.invoke(CHANNELS.indexReport),
     indexNext: (from: unknown, direction: unknown, cls: unknown, thread: unknown) => ipc.invoke(CHANNELS.indexNext, String(from), String(direction), String(cls), String(thread)),

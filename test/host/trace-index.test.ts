@@ -2,10 +2,12 @@
 // server): built once and reused, built again when the trace changes, never left half-written, a truncated trace
 // indexed up to its last whole record, and bad requests said plainly.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { callStackAt, eventDetail } from '../../analysis/event-detail.js';
+import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
+import { chartSeries } from '../../analysis/lod.js';
+import { decodeFine, F, FINE_FIELDS, INDEX_FINE, INDEX_VERSION } from '../../analysis/trace-index.js';
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
@@ -38,6 +40,34 @@ function expectSameAsModel(ix: TraceIndex, bytes: Uint8Array): void {
     const whole = eventDetail(model, e, statics, orphans);
     expect(ix.reader.detail(e)).toEqual({ ...whole, timeNs: Math.round(whole.timeNs) });
     expect(ix.reader.callStack(e)).toEqual(callStackAt(model, e));
+  }
+  // The fine rows, read from the file by range: min/max over their events as Float32.
+  const series = chartSeries(model, null, statics);
+  const n = model.events.count;
+  expect(ix.meta.fineSize).toBe(INDEX_FINE);
+  expect(ix.meta.fines).toBe(Math.ceil(n / INDEX_FINE));
+  for (const [a, b] of [
+    [0, n],
+    [Math.floor(n / 2), n],
+  ] as const) {
+    const r = ix.reader.fine(a, b);
+    expect(r.first).toBe(Math.floor(a / INDEX_FINE));
+    expect(r.first + r.count).toBe(ix.meta.fines);
+    for (let j = 0; j < r.count; j++) {
+      const e0 = (r.first + j) * INDEX_FINE;
+      const e1 = Math.min(n, e0 + INDEX_FINE);
+      let mask = 0;
+      for (let e = e0; e < e1; e++) mask |= eventClassBit(eventClassOfKind(model.events.kind[e]!));
+      const row = Array.from(r.rows.subarray(FINE_FIELDS * j, FINE_FIELDS * (j + 1)));
+      const want = [];
+      want[F.ABOVE_MIN] = Math.fround(Math.min(...series.above.subarray(e0, e1)));
+      want[F.ABOVE_MAX] = Math.fround(Math.max(...series.above.subarray(e0, e1)));
+      want[F.HEAP_MIN] = Math.fround(Math.min(...series.heap.subarray(e0, e1)));
+      want[F.HEAP_MAX] = Math.fround(Math.max(...series.heap.subarray(e0, e1)));
+      want[F.STATIC_MAX] = Math.fround(Math.max(...statics.subarray(e0, e1)));
+      want[F.MASK] = mask;
+      expect(row, `fine row ${r.first + j}`).toEqual(want);
+    }
   }
 }
 
@@ -86,6 +116,23 @@ describe('index file', () => {
     expect(TraceIndex.open(file, trace)).toBeNull();
     writeFileSync(file, 'not an index at all, but long enough to have a header of sixty-four bytes......');
     expect(TraceIndex.open(file, trace)).toBeNull();
+    // An index of the previous format (no fine rows) is built again; so is one whose fine rows run into its meta.
+    const patch = (at: number, bytes: Uint8Array): void => {
+      const fd = openSync(file, 'r+');
+      writeSync(fd, bytes, 0, bytes.length, at);
+      closeSync(fd);
+    };
+    for (const [at, bytes] of [
+      [8, new Uint8Array(new Uint32Array([INDEX_VERSION - 1]).buffer)],
+      [64, new Uint8Array(new Float64Array([1e12]).buffer)],
+    ] as const) {
+      (await openTraceIndex(trace)).close();
+      const ok = TraceIndex.open(file, trace);
+      expect(ok).not.toBeNull();
+      ok!.close();
+      patch(at, bytes);
+      expect(TraceIndex.open(file, trace), `header byte ${at}`).toBeNull();
+    }
     const ix = await openTraceIndex(trace);
     expectSameAsModel(ix, bytes);
     ix.close();
@@ -189,12 +236,17 @@ describe('index API', () => {
       expect(detail.stack).toEqual(callStackAt(model, 5));
       const range = new Uint8Array(await (await get('api/index/events?from=0&to=1000')).arrayBuffer());
       expect(new DataView(range.buffer).getUint32(0, true)).toBe(model.events.count);
+      const fine = decodeFine(await (await get('api/index/fine?from=0&to=1000')).arrayBuffer());
+      expect(fine.first).toBe(0);
+      expect(fine.count).toBe(Math.ceil(model.events.count / INDEX_FINE));
       const next = (await (await get('api/index/next?from=-1&direction=1&class=free&thread=all')).json()) as { event: number };
       expect(model.events.kind[next.event]).toBe(Kind.FREE);
       for (const [q, message] of [
         ['api/index/detail?event=abc', /event must be a whole number/],
         [`api/index/detail?event=${model.events.count}`, /no event/],
         ['api/index/events?from=9&to=3', /ends before it starts/],
+        ['api/index/fine?from=9&to=3', /ends before it starts/],
+        ['api/index/fine?from=x&to=3', /from must be a whole number/],
         ['api/index/next?from=0&direction=2&class=free&thread=all', /direction must be 1 or -1/],
         ['api/index/next?from=0&direction=1&class=leak&thread=all', /class must be one of/],
       ] as const) {
