@@ -11,7 +11,7 @@ import { programsDir, scratch } from '../support/programs.js';
 import { clickEvent, paintedPixels, selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 import { copyFileSync } from 'node:fs';
 
-type Handle = { mode: string; events: number; selected: number | null; hasEvents(a: number, b: number): boolean; zoomToEvents(a: number, b: number): void };
+type Handle = { mode: string; events: number; selected: number | null; hasEvents(a: number, b: number): boolean; hasFine(a: number, b: number): boolean; zoomToEvents(a: number, b: number): void };
 
 /** Zooms to a few events around `e` and waits until they are drawn one by one (index mode: fetched). */
 async function zoomAround(page: Page, e: number): Promise<void> {
@@ -59,6 +59,16 @@ describe('index mode', () => {
     expect(await paintedPixels(page)).toBeGreaterThan(5000);
     expect(await page.locator('#trace-name').textContent()).toContain('through its index');
     await shot(page, 'index-mode-bst');
+  });
+
+  test('the fine summaries of the part in view arrive when a bucket is wider than a column', async () => {
+    const { page } = indexed;
+    const n = model.events.count;
+    const [a, b] = [Math.floor(n / 4), Math.floor(n / 2)];
+    await page.evaluate(([x, y]) => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.zoomToEvents(x!, y!), [a, b]);
+    await page.waitForFunction(([x, y]) => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.hasFine(x!, y!), [a, b]);
+    expect(await paintedPixels(page)).toBeGreaterThan(1000);
+    expect(indexed.errors).toEqual([]);
   });
 
   test('a click shows the same detail as the whole-trace viewer', async () => {

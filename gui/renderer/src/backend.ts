@@ -26,6 +26,8 @@ export interface IndexApi {
   summary(): Promise<ArrayBuffer>;
   /** Events [from, to) as encodeRange's bytes. */
   events(from: number, to: number): Promise<ArrayBuffer>;
+  /** The fine summaries of events [from, to) as encodeFine's bytes (null: this backend has none; the buckets stand in). */
+  fine(from: number, to: number): Promise<ArrayBuffer | null>;
   detail(event: number): Promise<IndexDetailReply>;
   next(from: number, direction: 1 | -1, cls: string, thread: number | null): Promise<number | null>;
   /** The host's report for the panel (summary, heap by function, peaks, leaks), once computed. */
@@ -42,6 +44,7 @@ export interface PreloadApi {
   indexStatus(): Promise<IndexStatusReply>;
   indexSummary(): Promise<Uint8Array>;
   indexEvents(from: string, to: string): Promise<Uint8Array>;
+  indexFine(from: string, to: string): Promise<Uint8Array>;
   indexDetail(event: string): Promise<IndexDetailReply>;
   indexNext(from: string, direction: string, cls: string, thread: string): Promise<{ event: number | null }>;
   indexReport(): Promise<IndexReportReply>;
@@ -68,6 +71,7 @@ function electronBackend(api: PreloadApi): Backend {
       status: () => api.indexStatus(),
       summary: async () => own(await api.indexSummary()),
       events: async (from, to) => own(await api.indexEvents(String(from), String(to))),
+      fine: async (from, to) => own(await api.indexFine(String(from), String(to))),
       detail: (event) => api.indexDetail(String(event)),
       report: () => api.indexReport(),
       next: async (from, direction, cls, thread) => (await api.indexNext(String(from), String(direction), cls, thread === null ? 'all' : String(thread))).event,
@@ -151,6 +155,7 @@ function serverBackend(): Backend {
       status: async () => json<IndexStatusReply>(await fetch('./api/index', { headers: API_HEADERS })),
       summary: async () => bytesOf(await fetch('./api/index/summary', { headers: API_HEADERS })),
       events: async (from, to) => bytesOf(await fetch(`./api/index/events?from=${from}&to=${to}`, { headers: API_HEADERS })),
+      fine: async (from, to) => bytesOf(await fetch(`./api/index/fine?from=${from}&to=${to}`, { headers: API_HEADERS })),
       detail: async (event) => json<IndexDetailReply>(await fetch(`./api/index/detail?event=${event}`, { headers: API_HEADERS })),
       report: async () => json<IndexReportReply>(await fetch('./api/index/report', { headers: API_HEADERS })),
       next: async (from, direction, cls, thread) =>

@@ -34,6 +34,9 @@ class WindowReader extends IndexReader {
     embedded.frees.rows.forEach((row, i) => frees.set(row, embedded.frees.events[i]!));
     const base = summary[SUMMARY_FIELDS * embedded.window.firstBucket + S.OFFSET]!;
     super(embedded.meta, summary, {
+      fineRows: () => {
+        throw outside('fine summaries');
+      },
       bucketBytes: (offset, length) => bytes.subarray(offset - base, offset - base + length),
       freeOf: (row) => {
         const f = frees.get(row);
@@ -102,6 +105,8 @@ export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Arr
       const bytes = encodeRange(reader.range(a, b));
       return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
     },
+    // The report keeps no fine rows: the bucket summaries stand in outside its window of events.
+    fine: async () => null,
     async detail(e) {
       if (!inWindow(e)) throw outside(`event ${n(e)}`);
       return { detail: reader.detail(e), stack: reader.callStack(e) };

@@ -37,6 +37,8 @@ interface ViewHandle {
   fetchTimes: number[];
   /** Index mode: whether events [a, b) have arrived (drawn one by one, not from summaries). */
   hasEvents(a: number, b: number): boolean;
+  /** Index mode: whether the fine summaries of events [a, b) have arrived (drawn instead of the buckets'). */
+  hasFine(a: number, b: number): boolean;
   drawTimes: number[];
   events: number;
   selected: number | null;
@@ -82,6 +84,7 @@ const handle: ViewHandle = {
     return state.index?.fetchTimes ?? [];
   },
   hasEvents: (a, b) => state.index?.covers(a, b) ?? false,
+  hasFine: (a, b) => state.index?.coversFine(a, b) ?? false,
   drawTimes: chart.drawTimes,
   events: 0,
   get selected() {
@@ -388,7 +391,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
     source.reset();
     fill(
       byId('status-line'),
-      `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
+      `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
     );
     void indexReportPanel(api, data, info);
     fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
