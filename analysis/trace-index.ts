@@ -1,13 +1,16 @@
 // The viewer's index of a trace: one fold over the streamed trace (trace/resolve-stream.ts) that keeps, per bucket of
 // INDEX_BUCKET events, what the chart draws of it (event and time range, min/max of stack + static and of heap, the
-// classes of event in it) and writes every event resolved, delta-encoded and bucket by bucket, with what the viewer's
-// detail of an event needs (its place, totals, frame, the blocks it made or ended with their allocation, its linked
-// set), so any range of events is read back from its buckets without replaying the trace from its start. What only
-// the future knows (the event that frees a block) goes to a column by block row that the host writes beside it; what
-// only the end knows (leak classes, the frees that orphaned leaked blocks) is kept per live block.
+// classes of event in it), hands its sink a finer summary per INDEX_FINE events (the same extremes and classes as
+// Float32: the chart draws them for the part in view when a bucket is wider than a column), and writes every event
+// resolved, delta-encoded and bucket by bucket, with what the viewer's detail of an event needs (its place, totals,
+// frame, the blocks it made or ended with their allocation, its linked set), so any range of events is read back from
+// its buckets without replaying the trace from its start. What only the future knows (the event that frees a block)
+// goes to a column by block row that the host writes beside it; what only the end knows (leak classes, the frees that
+// orphaned leaked blocks) is kept per live block.
 //
-// Memory while building: one bucket's bytes, the summaries (about 100 bytes per bucket), per site two numbers, and the
-// folds' live blocks and open frames; nothing per event. Pure TypeScript: the host (host/trace-index.ts) owns the file.
+// Memory while building: one bucket's bytes, the summaries (about 100 bytes per bucket), one batch of fine rows (96 KiB;
+// the sink writes them out, the fine level is never held whole), per site two numbers, and the folds' live blocks and
+// open frames; nothing per event. Pure TypeScript: the host (host/trace-index.ts) owns the file.
 import { eventClassBit, eventClassOfKind, frameEntryOf, placeOf, type EventDetail, type StackEntry } from './event-detail.js';
 import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 import { leakClassName } from './leaks.js';

@@ -1,7 +1,8 @@
 // What a host answers the page about an index-mode session (host/trace-session.ts), shared by the local server
 // (`/api/index…`) and the Electron main process (its IPC channels): the index's state and facts, the bucket
-// summaries, the fine summaries and the events of a range as compact bytes, one event's detail, the next event of a class. Arguments come
-// from the page as strings and are checked here; a bad one is an IndexRequestError, said in one line.
+// summaries, the fine summaries and the events of a range as compact bytes, one event's detail, the next event of a
+// class. Arguments come from the page as strings and are checked here; a bad one is an IndexRequestError, said in one
+// line.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
 import { encodeFine, encodeRange } from '../analysis/trace-index.js';
 import type { IndexDetailReply, IndexReportReply, IndexStatusReply } from './session-types.js';
