@@ -146,6 +146,9 @@ describe('IPC handlers', () => {
     expect(detail.detail.event).toBe(3);
     const range = (await hi.indexEvents('0', String(status.meta.events))) as Uint8Array;
     expect(new DataView(range.buffer, range.byteOffset).getUint32(0, true)).toBe(status.meta.events);
+    const fine = (await hi.indexFine('0', String(status.meta.events))) as Uint8Array;
+    expect(new DataView(fine.buffer, fine.byteOffset).getUint32(0, true)).toBe(Math.ceil(status.meta.events / 256));
+    await expect(hi.indexFine('9', '3')).rejects.toThrow(/ends before it starts/);
     await expect(hi.indexDetail('-4')).rejects.toThrow(/event must be a whole number/);
     await expect(hi.indexNext('0', '1', 'nothing', 'all')).rejects.toThrow(/class must be one of/);
   });
@@ -177,7 +180,7 @@ describe('preload', () => {
     return { exposed, calls };
   }
 
-  test('exposes eleven calls on the main process channels, passing strings only', async () => {
+  test('exposes twelve calls on the main process channels, passing strings only', async () => {
     const { exposed, calls } = runPreload();
     expect([...exposed.keys()]).toEqual(['ccMemwrap']);
     const api = exposed.get('ccMemwrap')!;
@@ -191,6 +194,7 @@ describe('preload', () => {
     await api.indexStatus!();
     await api.indexSummary!();
     await api.indexEvents!(5, { toString: () => '9' });
+    await api.indexFine!(256, 512);
     await api.indexDetail!(7);
     await api.indexNext!(-1, 1, 'alloc', 'all');
     await api.indexReport!();
@@ -203,6 +207,7 @@ describe('preload', () => {
       [CHANNELS.indexStatus],
       [CHANNELS.indexSummary],
       [CHANNELS.indexEvents, '5', '9'],
+      [CHANNELS.indexFine, '256', '512'],
       [CHANNELS.indexDetail, '7'],
       [CHANNELS.indexNext, '-1', '1', 'alloc', 'all'],
       [CHANNELS.indexReport],
