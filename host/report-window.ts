@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { NONE } from '../analysis/model.js';
 import { IndexBucket, S, SUMMARY_FIELDS, type IndexMeta, type IndexReader } from '../analysis/trace-index.js';
 import type { EmbeddedIndex } from './embedded-types.js';
-import type { TraceIndex } from './trace-index.js';
+import { INDEX_HEADER, type TraceIndex } from './trace-index.js';
 
 /** Events a report holds one by one (the window around the total peak). */
 export const WINDOW_EVENTS = 200_000;
@@ -18,7 +18,7 @@ export const WINDOW_EVENTS = 200_000;
  */
 export const MAX_WINDOW_BYTES = 32 << 20;
 /** Where the index file's buckets start (its layout: host/trace-index.ts). */
-const BUCKETS_AT = 64;
+const BUCKETS_AT = INDEX_HEADER;
 
 /**
  * The event the page's "Total peak" goes to in index mode: the first bucket with the most stack + static + heap (by

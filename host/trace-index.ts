@@ -28,7 +28,9 @@ import { computeReport, summaryRequest, type ReportRequest } from '../analysis/r
 import { reportText } from '../analysis/report-text.js';
 
 const MAGIC = 'MWINDEX\n';
-const HEADER = 72;
+/** The header's bytes: the buckets' events start here. */
+export const INDEX_HEADER = 72;
+const HEADER = INDEX_HEADER;
 
 /** Traces larger than this open in index mode (MEMWRAP_VIEW_INDEX=1 forces it for any trace, =0 never uses it). */
 export const INDEX_THRESHOLD = 64 << 20;

@@ -391,7 +391,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
     source.reset();
     fill(
       byId('status-line'),
-      `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
+      `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each${backend.name === 'file' ? '' : `, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view`}; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
     );
     void indexReportPanel(api, data, info);
     fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
