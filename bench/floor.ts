@@ -54,13 +54,7 @@ function inlined(text: string, header: string): string {
   const anchor = 'static struct __mw_unit __mw_u';
   const at = text.indexOf(anchor);
   if (at < 0) return text;
-  return (text.slice(0, at) + header + text.slice(at)).replaceAll('cleanup(__mw_leave_fast)', 'cleanup(floor_leave)').replaceAll('= __mw_enter_fast(', '= floor_enter(');
-}
-
-/** Entry and exit as calls of the floor runtime's __mw_enter / __mw_leave
- *  (the rewriter emits memwrap.h's inline __mw_enter_fast / __mw_leave_fast). */
-function outOfLine(text: string): string {
-  return text.replaceAll('cleanup(__mw_leave_fast)', 'cleanup(__mw_leave)').replaceAll('= __mw_enter_fast(', '= __mw_enter(');
+  return (text.slice(0, at) + header + text.slice(at)).replaceAll('cleanup(__mw_leave)', 'cleanup(floor_leave)').replaceAll('= __mw_enter(', '= floor_enter(');
 }
 
 /** The units compiled once per shape (entry/exit as calls, or inline):
@@ -69,8 +63,11 @@ function compileUnits(units: string[], inline: boolean, dir: string): string[] {
   const shape = inline ? 'inline' : 'calls';
   const header = inline ? readFileSync(path.join(floorDir, 'floor-inline.h'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\n/g, ' ') : '';
   return units.map((unit, i) => {
-    const source = path.join(dir, `${shape}-${i}.i`);
-    writeFileSync(source, inline ? inlined(readFileSync(unit, 'utf8'), header) : outOfLine(readFileSync(unit, 'utf8')));
+    let source = unit;
+    if (inline) {
+      source = path.join(dir, `inline-${i}.i`);
+      writeFileSync(source, inlined(readFileSync(unit, 'utf8'), header));
+    }
     const object = path.join(dir, `${shape}-${i}.o`);
     sh('gcc', ['-O2', '-w', '-x', 'cpp-output', '-c', source, '-o', object]);
     return object;

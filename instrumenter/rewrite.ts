@@ -187,7 +187,7 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
   const branches = unit.branches ? findBranches(fn.body, unit.parseText, unit.text) : null;
   edits.insert(
     frameInsertionPoint(fn.body, text),
-    `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave_fast), unused)) = __mw_enter_fast(&__mw_u, ${entry}u, ${falloff}u);` +
+    `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);` +
       (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
     'after',
   );

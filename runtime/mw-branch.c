@@ -13,7 +13,7 @@
  * zig-zag delta and outcome fit in 5 × 7). */
 #define MW_BRANCH_MAX 8
 
-static unsigned char *mw_put_branch(struct __mw_thread *t, unsigned char *p, unsigned site, int taken)
+static unsigned char *mw_put_branch(struct mw_thread *t, unsigned char *p, unsigned site, int taken)
 {
   int32_t d = (int32_t)(site - t->last_branch);
   uint64_t zz = (uint64_t)(((uint32_t)d << 1) ^ (uint32_t)(d >> 31));
@@ -29,7 +29,7 @@ static unsigned char *mw_put_branch(struct __mw_thread *t, unsigned char *p, uns
 
 /* Everything the fast path leaves out: re-entry (LOST), a thread or unit not
  * started yet, a full chunk, a LOST count to flush first. */
-static void mw_branch_slow(struct __mw_thread *t, struct __mw_unit *u, unsigned site, int taken)
+static void mw_branch_slow(struct mw_thread *t, struct __mw_unit *u, unsigned site, int taken)
 {
   if (t->busy) {
     if (t->busy == MW_BUSY_RECORDING) t->lost++;
@@ -49,7 +49,7 @@ static void mw_branch_slow(struct __mw_thread *t, struct __mw_unit *u, unsigned 
 /* `busy` is claimed before any writer state is read, as in __mw_enter. */
 int __mw_branch(struct __mw_unit *u, unsigned site, int taken)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED);
   if (MW_UNLIKELY((t->busy | t->lost) || !base)) {
     mw_branch_slow(t, u, site, taken);

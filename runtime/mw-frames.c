@@ -1,11 +1,8 @@
-/* mw-frames.c — function entry and exit out of line (__mw_enter,
- * __mw_leave, and __mw_enter_at, the slow path of memwrap.h's inline
- * __mw_enter_fast / __mw_leave_fast), __mw_resume, the per-thread shadow
- * stacks, and thread start and end.
+/* mw-frames.c — function entry and exit (__mw_enter, __mw_leave,
+ * __mw_resume), the per-thread shadow stacks, and thread start and end.
  *
- * Depth = the thread's stack base − an address in the entered function's
- * frame (a local of it for the inline entry, __mw_enter's own frame for the
- * out-of-line one): the bytes of stack in use when the function was entered.  The shadow stack
+ * Depth = the thread's stack base − the address of __mw_enter's own frame:
+ * the bytes of stack in use when the function was entered.  The shadow stack
  * keeps (depth, entry site) per open frame; frames[-1] is a sentinel of depth
  * 0 so the top is always readable.  ENTER and EXIT are thread-local: a TLS
  * pointer, a few varint bytes into the mapped chunk, no atomics or syscalls.
@@ -24,7 +21,7 @@ extern void *__libc_stack_end;
 
 #define MW_FRAMES_FIRST 4096u
 
-void mw_frames_release(struct __mw_thread *t)
+void mw_frames_release(struct mw_thread *t)
 {
   if (t->frames_map) munmap(t->frames_map, t->frames_map_len);
   t->frames_map = NULL;
@@ -35,9 +32,9 @@ void mw_frames_release(struct __mw_thread *t)
 }
 
 /* Maps (or grows) the shadow stack; slot 0 of the mapping is the sentinel. */
-static int mw_frames_grow(struct __mw_thread *t)
+static int mw_frames_grow(struct mw_thread *t)
 {
-  const size_t slot = sizeof(struct __mw_frame_slot);
+  const size_t slot = sizeof(struct mw_frame_slot);
   void *m;
   size_t len;
   if (!t->frames_map) {
@@ -52,13 +49,13 @@ static int mw_frames_grow(struct __mw_thread *t)
   if (m == MAP_FAILED) return 0;
   t->frames_map = m;
   t->frames_map_len = len;
-  t->frames = (struct __mw_frame_slot *)m + 1;
+  t->frames = (struct mw_frame_slot *)m + 1;
   t->cap = (unsigned)(len / slot - 1);
   return 1;
 }
 
 /* Finds the thread's stack base and how deep a depth can sensibly be. */
-static void mw_stack_setup(struct __mw_thread *t)
+static void mw_stack_setup(struct mw_thread *t)
 {
   uintptr_t here = (uintptr_t)__builtin_frame_address(0), base = 0, size = 0;
   const uintptr_t max = sizeof(void *) >= 8 ? (uintptr_t)1 << 30 : (uintptr_t)96 << 20;
@@ -86,7 +83,7 @@ static void mw_stack_setup(struct __mw_thread *t)
   t->depth_cap = size > max ? max : size;
 }
 
-void mw_write_enter(struct __mw_thread *t, unsigned site, uintptr_t d)
+void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t d)
 {
   unsigned char *p = t->cur;
   *p = MW_REC_ENTER;
@@ -98,7 +95,7 @@ void mw_write_enter(struct __mw_thread *t, unsigned site, uintptr_t d)
 
 /* Called with busy = MW_BUSY_INTERNAL: gives the thread a chunk, and a new
  * thread (or the survivor of a fork) its THREAD_BEGIN and TIME. */
-int mw_thread_start(struct __mw_thread *t)
+int mw_thread_start(struct mw_thread *t)
 {
   if (t->state != MW_T_NEW) return mw_chunk_next(t, 256, 0);
   if (!t->stack_base) mw_stack_setup(t);
@@ -116,7 +113,7 @@ int mw_thread_start(struct __mw_thread *t)
 }
 
 /* Makes sure the thread can record; 0 = run unrecorded. */
-int mw_thread_ready(struct __mw_thread *t)
+int mw_thread_ready(struct mw_thread *t)
 {
   if (t->busy) return 0;
   int st = mw_state();
@@ -134,7 +131,7 @@ int mw_thread_ready(struct __mw_thread *t)
  * made by other keys' destructors are still recorded before THREAD_END. */
 void mw_thread_dtor(void *arg)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   (void)arg;
 #ifdef PTHREAD_DESTRUCTOR_ITERATIONS
   if (++t->dtor_rounds < PTHREAD_DESTRUCTOR_ITERATIONS) {
@@ -166,7 +163,7 @@ void mw_thread_dtor(void *arg)
 
 /* ---- entry ---- */
 
-static struct __mw_frame mw_enter_slow(struct __mw_thread *t, struct __mw_unit *u, unsigned entry_site,
+static struct __mw_frame mw_enter_slow(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
                                        unsigned exit_site, uintptr_t sp)
 {
   struct __mw_frame f;
@@ -216,29 +213,12 @@ static struct __mw_frame mw_enter_slow(struct __mw_thread *t, struct __mw_unit *
   return f;
 }
 
-/* The slow path of memwrap.h's inline __mw_enter_fast, with the stack
- * address it measured the depth at. */
-struct __mw_frame __mw_enter_at(struct __mw_unit *u, unsigned entry_site, unsigned exit_site, uintptr_t sp)
-{
-  return mw_enter_slow(&__mw_t, u, entry_site, exit_site, sp);
-}
-
-/* The inline entry and exit's TIME every MW_TIME_EVERY records. */
-void __mw_time_tick(void)
-{
-  mw_time_tick(&__mw_t);
-}
-
-/* The inline paths in memwrap.h write these values themselves. */
-_Static_assert(MW_BUSY_RECORDING == 1 && MW_REC_ENTER == 4 && MW_REC_EXIT == 5,
-               "memwrap.h's inline entry and exit disagree with the runtime");
-
 /* The fast paths claim `busy` before they read any writer state (cur, top):
  * a signal handler that records in between then either sees busy and counts
  * LOST, or runs completely before we read the state it changed. */
 struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED);
   struct __mw_frame f;
@@ -279,7 +259,7 @@ static unsigned char *mw_put_exit(unsigned char *p, unsigned exit_site, unsigned
   return mw_put_u32(p + 1, ((uint32_t)x << 1) ^ (uint32_t)(x >> 31));
 }
 
-static void mw_leave_slow(struct __mw_thread *t, struct __mw_frame *f)
+static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
 {
   unsigned d = f->depth;
   if (d == MW_FRAME_NONE) return;
@@ -306,7 +286,7 @@ static void mw_leave_slow(struct __mw_thread *t, struct __mw_frame *f)
 
 void __mw_leave(struct __mw_frame *f)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   unsigned d = f->depth;
   if (MW_UNLIKELY(t->busy | t->lost)) {
     mw_leave_slow(t, f);
@@ -332,7 +312,7 @@ void __mw_leave(struct __mw_frame *f)
 
 int __mw_resume(struct __mw_frame *f, int setjmp_result)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   unsigned d = f->depth;
   if (setjmp_result == 0 || d >= t->top || d + 1 == t->top) return setjmp_result;
   if (t->busy || (!t->end && !mw_thread_ready(t))) {

@@ -20,9 +20,9 @@
 
 /* ---- begin / end of a recorded heap call ---- */
 
-static inline struct __mw_thread *mw_heap_begin(void)
+static inline struct mw_thread *mw_heap_begin(void)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   if (MW_UNLIKELY(t->busy)) {
     if (t->busy == MW_BUSY_RECORDING) t->lost++; /* a signal handler re-entered us */
     return NULL;
@@ -34,20 +34,20 @@ static inline struct __mw_thread *mw_heap_begin(void)
   return t;
 }
 
-static inline void mw_heap_end(struct __mw_thread *t)
+static inline void mw_heap_end(struct mw_thread *t)
 {
   mw_fence();
   t->busy = 0;
 }
 
-static inline unsigned mw_site(struct __mw_thread *t, struct __mw_unit *u, unsigned local)
+static inline unsigned mw_site(struct mw_thread *t, struct __mw_unit *u, unsigned local)
 {
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
   if (MW_UNLIKELY(!base)) base = mw_unit_register(t, u);
   return base + local;
 }
 
-static inline unsigned char *mw_put_addr(struct __mw_thread *t, unsigned char *p, void *ptr, size_t req)
+static inline unsigned char *mw_put_addr(struct mw_thread *t, unsigned char *p, void *ptr, size_t req)
 {
   uintptr_t a = (uintptr_t)ptr;
   size_t usable = malloc_usable_size(ptr);
@@ -60,7 +60,7 @@ static inline unsigned char *mw_put_addr(struct __mw_thread *t, unsigned char *p
 
 /* A new block p of `req` bytes: index it, write ALLOC.  fn != 0 = interposed; kind = the allocator (fn, or the
  * instrumented site's kind), for online mode's counts. */
-static void mw_rec_alloc(struct __mw_thread *t, unsigned site, unsigned fn, unsigned kind, uintptr_t ra, void *p, size_t req)
+static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, unsigned kind, uintptr_t ra, void *p, size_t req)
 {
   uint64_t seq = mw_next_seq();
   mw_index_insert((uintptr_t)p, seq, req);
@@ -78,11 +78,9 @@ static void mw_rec_alloc(struct __mw_thread *t, unsigned site, unsigned fn, unsi
   q = mw_put_addr(t, q, p, req);
   mw_commit(t, q);
   if (fn) mw_write_caller(t, ra);
-  if (MW_UNLIKELY(__atomic_load_n(&mw_g.ahead_wanted, __ATOMIC_RELAXED)) && !__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED))
-    mw_ahead_start(t); /* the pre-fault thread (mw-trace.c) */
 }
 
-static void mw_do_free(struct __mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p)
+static void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p)
 {
   struct mw_block b;
   int known = mw_index_take((uintptr_t)p, &b), partial = 0;
@@ -105,7 +103,7 @@ static void mw_do_free(struct __mw_thread *t, unsigned site, unsigned fn, uintpt
 }
 
 /* realloc-shaped calls: n = requested bytes (already overflow-checked). */
-static void *mw_do_realloc(struct __mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p, size_t n)
+static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p, size_t n)
 {
   struct mw_block b;
   int known = p ? mw_index_take((uintptr_t)p, &b) : 0, partial = 0;
@@ -180,7 +178,7 @@ static int mw_mul_overflows(size_t a, size_t b, size_t *out)
 
 static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t n)
 {
-  struct __mw_thread *t = mw_heap_begin();
+  struct mw_thread *t = mw_heap_begin();
   void *p = MW_REAL(malloc)(n);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, n);
@@ -190,7 +188,7 @@ static void *mw_malloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uint
 
 static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t nmemb, size_t size)
 {
-  struct __mw_thread *t = mw_heap_begin();
+  struct mw_thread *t = mw_heap_begin();
   void *p = MW_REAL(calloc)(nmemb, size);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, nmemb * size);
@@ -200,7 +198,7 @@ static void *mw_calloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uint
 
 static void *mw_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t al, size_t n)
 {
-  struct __mw_thread *t = mw_heap_begin();
+  struct mw_thread *t = mw_heap_begin();
   void *p = MW_REAL(memalign)(al, n);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, n);
@@ -210,7 +208,7 @@ static void *mw_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, ui
 
 static int mw_posix_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void **out, size_t al, size_t n)
 {
-  struct __mw_thread *t = mw_heap_begin();
+  struct mw_thread *t = mw_heap_begin();
   int rc = mw_real_posix_memalign(out, al, n);
   if (!t) return rc;
   if (rc == 0) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, *out, n);
@@ -220,7 +218,7 @@ static int mw_posix_memalign_as(struct __mw_unit *u, unsigned local, unsigned fn
 
 static void *mw_valloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, size_t n, int page_rounded)
 {
-  struct __mw_thread *t = mw_heap_begin();
+  struct mw_thread *t = mw_heap_begin();
   void *p = page_rounded ? MW_REAL(pvalloc)(n) : MW_REAL(valloc)(n);
   if (!t) return p;
   if (p) mw_rec_alloc(t, MW_SITE(t), fn, MW_KIND, ra, p, n);
@@ -231,13 +229,13 @@ static void *mw_valloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uint
 /* An unrecorded free or realloc still takes the block out of the index. */
 static void mw_pass_through_end(void *p)
 {
-  if (p) mw_index_forget((uintptr_t)p, __mw_t.busy != MW_BUSY_RECORDING);
+  if (p) mw_index_forget((uintptr_t)p, mw_t.busy != MW_BUSY_RECORDING);
 }
 
 static void mw_free_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void *p)
 {
   if (!p) return; /* free(NULL) is not recorded */
-  struct __mw_thread *t = mw_heap_begin();
+  struct mw_thread *t = mw_heap_begin();
   if (t) {
     mw_do_free(t, MW_SITE(t), fn, ra, p);
     mw_heap_end(t);
@@ -249,7 +247,7 @@ static void mw_free_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr
 
 static void *mw_realloc_as(struct __mw_unit *u, unsigned local, unsigned fn, uintptr_t ra, void *p, size_t n)
 {
-  struct __mw_thread *t = mw_heap_begin();
+  struct mw_thread *t = mw_heap_begin();
   if (!t) {
     mw_pass_through_end(p);
     return MW_REAL(realloc)(p, n);

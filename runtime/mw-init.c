@@ -17,7 +17,7 @@
 
 /* ---- the shared state (non-static: weak copies must resolve to one) ---- */
 
-__thread struct __mw_thread __mw_t MW_TLS;
+__thread struct mw_thread mw_t MW_TLS;
 struct mw_global mw_g = {.fd = -1};
 uint64_t mw_seq_counter __attribute__((aligned(64)));
 
@@ -166,7 +166,7 @@ static void mw_fork_parent(void)
  * only execs leaves none).  The parent's chunk is unmapped unwritten. */
 static void mw_fork_child(void)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   if (!mw_g.fork_locked) return;
   mw_index_reset_child();
   mw_g.file_lock = 0;
@@ -175,7 +175,6 @@ static void mw_fork_child(void)
   mw_chunk_drop(t);
   mw_online_close_child();
   mw_trace_close_child();
-  mw_ahead_reset_child();
   t->state = MW_T_NEW;
   t->lost = 0;
   t->chunks = 0;
@@ -198,7 +197,7 @@ static void mw_hooks(void)
   mw_g.hooks_done = 1;
 }
 
-static int mw_setup(struct __mw_thread *t)
+static int mw_setup(struct mw_thread *t)
 {
   struct timespec ts;
   long page = sysconf(_SC_PAGESIZE);
@@ -214,7 +213,6 @@ static int mw_setup(struct __mw_thread *t)
            NULL, NULL);
     mw_online.on = 0;
   }
-  mw_g.prefault = mw_env_size("MEMWRAP_PREFAULT", 1, 1) != 0;
   clock_gettime(CLOCK_REALTIME, &ts);
   mw_g.start_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   mw_g.start_mono = mw_now_mono();
@@ -238,7 +236,7 @@ static int mw_setup(struct __mw_thread *t)
  * doing it; the same thread re-entering (through libc) gets 0. */
 int mw_init(void)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   for (;;) {
     int st = mw_state();
     if (st == MW_ACTIVE) return 1;

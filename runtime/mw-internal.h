@@ -54,7 +54,10 @@ enum {
 #define MW_FRAME_LOST 0xfffffffdu   /* enter not recorded, counted as lost */
 #define MW_FRAMES_MAX (1u << 26)
 
-/* struct __mw_frame_slot (depth, site): memwrap.h */
+struct mw_frame_slot {
+  uintptr_t depth;              /* stack bytes in use at the entry */
+  unsigned site;                /* global entry site */
+};
 
 /* ---- busy guard values ---- */
 #define MW_BUSY_RECORDING 1     /* a record is being made: re-entry = LOST */
@@ -62,9 +65,44 @@ enum {
 
 enum { MW_T_NEW = 0, MW_T_LIVE = 1, MW_T_ENDED = 2 };
 
-/* Per-thread state: struct __mw_thread in memwrap.h (initial-exec TLS, zero
- * at thread start), shared with the inline entry and exit there. */
-extern __thread struct __mw_thread __mw_t MW_TLS;
+/* Per-thread state (initial-exec TLS, zero at thread start). */
+struct mw_thread {
+  unsigned char *cur;           /* next byte of the current chunk's payload */
+  unsigned char *end;           /* end of the payload; NULL = no chunk */
+  unsigned char *payload;
+  uint32_t *used;               /* the chunk header's `used` field */
+  unsigned busy;
+  unsigned lost;                /* records dropped by re-entry, not yet reported */
+  unsigned tick;                /* records left before the next TIME */
+  unsigned top;                 /* open frames */
+  unsigned cap;                 /* frame slots mapped */
+  struct mw_frame_slot *frames; /* frames[-1] is a sentinel of depth 0 */
+  uintptr_t stack_base;
+  uintptr_t depth_cap;          /* depths at or past this are another stack */
+  uintptr_t last_depth;
+  uintptr_t last_addr_inv;       /* ~address of the last block written: a sanitizer's leak checker scanning
+                                 * thread-local memory must not take it for a pointer to that block */
+  unsigned last_branch;         /* site of the thread's previous BRANCH */
+  uint64_t seq;
+  uint64_t last_time;           /* CLOCK_MONOTONIC ns of the last TIME */
+  uint64_t chunk_off;           /* file offset of the current chunk */
+  void *chunk_map;
+  size_t chunk_map_len;
+  void *frames_map;
+  size_t frames_map_len;
+  void *scan_map;               /* linked-scan scratch (mw-linked.c) */
+  size_t scan_map_len;
+  unsigned scan_gen;
+  unsigned index;               /* thread index in chunk headers */
+  unsigned chunks;              /* chunks this thread has had */
+  unsigned char state;          /* MW_T_* */
+  unsigned char dtor_rounds;
+  uintptr_t lib_lo, lib_hi;     /* last loaded object a caller was found in (mw-libs.c) */
+  unsigned lib_index;
+  unsigned lib_gen;             /* mw_libs.gen when cached; 0 = nothing cached */
+};
+
+extern __thread struct mw_thread mw_t MW_TLS;
 
 /* ---- process-wide state ---- */
 enum { MW_UNINIT = 0, MW_INITIALIZING, MW_ACTIVE, MW_DISABLED, MW_CLOSED };
@@ -96,19 +134,6 @@ struct mw_global {
   int valgrind;                 /* running under Valgrind (mw-valgrind.c) */
   int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
   int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS=1; default off) */
-  int prefault;                 /* may start the pre-fault thread (MEMWRAP_PREFAULT, default 1) */
-  int ahead_wanted;             /* the trace is large enough: start it at the next allocation */
-  int ahead_started;            /* the pre-fault thread was started for this trace */
-  unsigned ahead_wake;          /* futex word: bumped to wake the pre-fault thread */
-  int ahead_waiting;            /* the pre-fault thread sleeps on ahead_wake */
-  uint64_t ahead_end;           /* end of the file span the prepared mappings cover */
-  struct mw_prepared {          /* file spans mapped and faulted in by the pre-fault thread (mw-trace.c) */
-    uint64_t start;             /* file offset (page-aligned) */
-    unsigned char *addr;        /* NULL = free slot */
-    size_t len;
-    int refs;                   /* chunks in it that a thread still writes */
-    int ready;                  /* faulted in: chunks may be taken from it */
-  } prepared[32];
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */
@@ -208,7 +233,7 @@ static inline unsigned char *mw_put_sw(unsigned char *p, intptr_t v)
 unsigned char *mw_put_str(unsigned char *p, const char *s, size_t n);
 
 /* Writes `seq` as [seq] after the tag at *tag. */
-static inline unsigned char *mw_put_seq(struct __mw_thread *t, unsigned char *tag, unsigned char *p,
+static inline unsigned char *mw_put_seq(struct mw_thread *t, unsigned char *tag, unsigned char *p,
                                         uint64_t seq)
 {
   if (seq == t->seq + 1)
@@ -229,23 +254,21 @@ extern const struct __mw_static_ref __start_mw_statics[] MW_SECTION_BOUND;
 extern const struct __mw_static_ref __stop_mw_statics[] MW_SECTION_BOUND;
 
 /* ---- trace writer (mw-trace.c) ---- */
-int mw_chunk_next(struct __mw_thread *t, size_t need, int nonblocking);
-void mw_chunk_drop(struct __mw_thread *t);
-void mw_chunk_release_tail(struct __mw_thread *t);
-void mw_time_tick(struct __mw_thread *t);
-void mw_flush_lost(struct __mw_thread *t);
+int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking);
+void mw_chunk_drop(struct mw_thread *t);
+void mw_chunk_release_tail(struct mw_thread *t);
+void mw_time_tick(struct mw_thread *t);
+void mw_flush_lost(struct mw_thread *t);
 int mw_trace_open(void);
-void mw_ahead_reset_child(void);
-void mw_ahead_start(struct __mw_thread *t);
 void mw_trace_close_child(void);
-void mw_write_thread_begin(struct __mw_thread *t);
-void mw_write_program(struct __mw_thread *t);
-void mw_write_rank(struct __mw_thread *t);
-void mw_write_units_and_statics(struct __mw_thread *t);
+void mw_write_thread_begin(struct mw_thread *t);
+void mw_write_program(struct mw_thread *t);
+void mw_write_rank(struct mw_thread *t);
+void mw_write_units_and_statics(struct mw_thread *t);
 void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, const struct __mw_static_ref *sb,
                   const struct __mw_static_ref *se);
-unsigned mw_unit_register(struct __mw_thread *t, struct __mw_unit *u);
-void mw_write_unwind(struct __mw_thread *t, unsigned count);
+unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u);
+void mw_write_unwind(struct mw_thread *t, unsigned count);
 void mw_finish(int status);
 void mw_end_fatal(int signo);
 
@@ -256,14 +279,14 @@ void mw_writer_flush(int fd, uint64_t end);
 uint64_t mw_now_mono(void);
 
 /* Room for n more bytes in the current chunk (a new chunk if needed). */
-static inline int mw_room(struct __mw_thread *t, size_t n)
+static inline int mw_room(struct mw_thread *t, size_t n)
 {
   if (MW_LIKELY((size_t)(t->end - t->cur) >= n)) return 1;
   return mw_chunk_next(t, n, 0);
 }
 
 /* Makes the bytes up to p part of the chunk (crash-safe from here on). */
-static inline void mw_commit(struct __mw_thread *t, unsigned char *p)
+static inline void mw_commit(struct mw_thread *t, unsigned char *p)
 {
   t->cur = p;
   mw_fence();
@@ -342,22 +365,22 @@ int mw_online_wanted(void);
 int mw_online_open(void);
 void mw_online_end(int how, int code);
 void mw_online_close_child(void);
-int mw_online_scratch(struct __mw_thread *t, size_t need);
+int mw_online_scratch(struct mw_thread *t, size_t need);
 void mw_online_names(const unsigned char *rec, size_t n);
-void mw_online_heap(struct __mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
+void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
                     unsigned what);
 /* mw-trace.c: the trace's name and creation, shared with the online file */
 int mw_trace_name(char *buf, size_t cap);
 int mw_trace_create(const char *name, char *used, size_t cap);
 /* mw-libs.c: the index of the loaded object holding ra (EXT/LIBRARY written on its first use), or MW_ONLINE_LIB_UNKNOWN */
-uint64_t mw_caller_library(struct __mw_thread *t, uintptr_t ra);
+uint64_t mw_caller_library(struct mw_thread *t, uintptr_t ra);
 
 /* ---- threads and frames (mw-frames.c) ---- */
-int mw_thread_ready(struct __mw_thread *t);
-int mw_thread_start(struct __mw_thread *t);
+int mw_thread_ready(struct mw_thread *t);
+int mw_thread_start(struct mw_thread *t);
 void mw_thread_dtor(void *arg);
-void mw_frames_release(struct __mw_thread *t);
-void mw_write_enter(struct __mw_thread *t, unsigned site, uintptr_t depth);
+void mw_frames_release(struct mw_thread *t);
+void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t depth);
 
 /* ---- live-block index (mw-blocks.c) ---- */
 struct mw_block {
@@ -385,15 +408,15 @@ size_t mw_index_count(void);
 size_t mw_index_read(uintptr_t addr, uint64_t id, size_t off, void *buf, size_t n);
 
 /* ---- leak classification at exit (mw-leaks.c) ---- */
-void mw_write_leaks(struct __mw_thread *t);
+void mw_write_leaks(struct mw_thread *t);
 
 /* ---- linked scan (mw-linked.c) ---- */
 /* Scans `size` bytes at `block` for live blocks, transitively; returns the
  * count and leaves their ids in mw_link_ids(t). */
-unsigned mw_link_scan(struct __mw_thread *t, const void *block, size_t size, int *partial);
-const uint64_t *mw_link_ids(struct __mw_thread *t);
-void mw_link_release(struct __mw_thread *t);
-void mw_write_linked(struct __mw_thread *t, unsigned count, int partial);
+unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *partial);
+const uint64_t *mw_link_ids(struct mw_thread *t);
+void mw_link_release(struct mw_thread *t);
+void mw_write_linked(struct mw_thread *t, unsigned count, int partial);
 
 /* ---- loaded objects of interposed callers (mw-libs.c) ---- */
 #define MW_LIBS_MAX 256
@@ -420,7 +443,7 @@ struct mw_libs {
 extern struct mw_libs mw_libs;
 /* Writes EXT/CALLER (and EXT/LIBRARY on an object's first use) for the
  * interposed heap record just written; ra = the allocator's return address. */
-void mw_write_caller(struct __mw_thread *t, uintptr_t ra);
+void mw_write_caller(struct mw_thread *t, uintptr_t ra);
 /* Most return addresses EXT/CALL_PATH holds: the frames from the interposed
  * allocator's caller out to the executable's code. */
 #define MW_CALL_PATH_MAX 48

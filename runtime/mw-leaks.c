@@ -139,7 +139,7 @@ static void mw_leak_drain(struct mw_leaks *L)
 
 /* Classifies the live blocks and writes EXT/LEAKS.  Called by mw_finish on the
  * exiting thread, busy, before END. */
-__attribute__((noinline)) void mw_write_leaks(struct __mw_thread *t)
+__attribute__((noinline)) void mw_write_leaks(struct mw_thread *t)
 {
   if (mw_online.on) return; /* online mode keeps no leak classes */
   uintptr_t sp = (uintptr_t)__builtin_frame_address(0); /* our callers' frames and up */

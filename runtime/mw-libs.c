@@ -156,7 +156,7 @@ static size_t mw_u_len(uint64_t v)
 }
 
 /* EXT/LIBRARY: `u` index, `str` path. */
-static void mw_write_library(struct __mw_thread *t, unsigned idx)
+static void mw_write_library(struct mw_thread *t, unsigned idx)
 {
   const struct mw_lib *l = &mw_libs.libs[idx];
   size_t n = l->name_len;
@@ -172,10 +172,10 @@ static void mw_write_library(struct __mw_thread *t, unsigned idx)
   mw_commit(t, p);
 }
 
-static void mw_write_call_path(struct __mw_thread *t, uintptr_t ra);
+static void mw_write_call_path(struct mw_thread *t, uintptr_t ra);
 
 /* EXT/LIBRARY for object idx, the first time any thread names it. */
-static void mw_name_library(struct __mw_thread *t, unsigned idx)
+static void mw_name_library(struct mw_thread *t, unsigned idx)
 {
   if (!__atomic_load_n(&mw_libs.libs[idx].written, __ATOMIC_ACQUIRE) &&
       !__atomic_exchange_n(&mw_libs.libs[idx].written, 1, __ATOMIC_ACQ_REL))
@@ -183,7 +183,7 @@ static void mw_name_library(struct __mw_thread *t, unsigned idx)
 }
 
 /* The index of the object holding ra (named by EXT/LIBRARY on first use); 0 if none. */
-static int mw_caller_index(struct __mw_thread *t, uintptr_t ra, unsigned *out)
+static int mw_caller_index(struct mw_thread *t, uintptr_t ra, unsigned *out)
 {
   unsigned gen = __atomic_load_n(&mw_libs.gen, __ATOMIC_RELAXED);
   if (MW_LIKELY(t->lib_gen && t->lib_gen == gen && ra >= t->lib_lo && ra < t->lib_hi)) {
@@ -200,13 +200,13 @@ static int mw_caller_index(struct __mw_thread *t, uintptr_t ra, unsigned *out)
   return 1;
 }
 
-uint64_t mw_caller_library(struct __mw_thread *t, uintptr_t ra)
+uint64_t mw_caller_library(struct mw_thread *t, uintptr_t ra)
 {
   unsigned idx;
   return mw_caller_index(t, ra, &idx) ? idx : MW_ONLINE_LIB_UNKNOWN;
 }
 
-void mw_write_caller(struct __mw_thread *t, uintptr_t ra)
+void mw_write_caller(struct mw_thread *t, uintptr_t ra)
 {
   unsigned idx;
   if (!mw_caller_index(t, ra, &idx)) return; /* unknown: no CALLER */
@@ -278,7 +278,7 @@ static _Unwind_Reason_Code mw_unwind_step(struct _Unwind_Context *ctx, void *arg
 /* EXT/CALL_PATH: `u` flags (bit 0: the last address is in the executable,
  * bit 1: cut at MW_CALL_PATH_MAX), `u` count, count x (`u` library index,
  * `u` address - the object's load base). */
-static void mw_write_call_path(struct __mw_thread *t, uintptr_t ra)
+static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
 {
   struct mw_unwound u;
   u.ra = ra;
@@ -331,7 +331,7 @@ static void mw_write_call_path(struct __mw_thread *t, uintptr_t ra)
   mw_commit(t, p);
 }
 #else
-static void mw_write_call_path(struct __mw_thread *t, uintptr_t ra)
+static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
 {
   (void)t;
   (void)ra;

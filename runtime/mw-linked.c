@@ -64,14 +64,14 @@ static size_t mw_scan_layout(struct mw_scan *s, uintptr_t base)
   return o;
 }
 
-void mw_link_release(struct __mw_thread *t)
+void mw_link_release(struct mw_thread *t)
 {
   if (t->scan_map) munmap(t->scan_map, t->scan_map_len);
   t->scan_map = NULL;
   t->scan_map_len = 0;
 }
 
-const uint64_t *mw_link_ids(struct __mw_thread *t)
+const uint64_t *mw_link_ids(struct mw_thread *t)
 {
   struct mw_scan s;
   mw_scan_layout(&s, (uintptr_t)t->scan_map);
@@ -120,7 +120,7 @@ static int mw_scan_words(struct mw_scan *s, const uintptr_t *words, size_t count
   return 1;
 }
 
-unsigned mw_link_scan(struct __mw_thread *t, const void *block, size_t size, int *partial)
+unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *partial)
 {
   struct mw_scan s;
   *partial = 0;
@@ -166,7 +166,7 @@ unsigned mw_link_scan(struct __mw_thread *t, const void *block, size_t size, int
 }
 
 /* LINKED after the FREE/REALLOC just written (t->seq is its seq). */
-void mw_write_linked(struct __mw_thread *t, unsigned count, int partial)
+void mw_write_linked(struct mw_thread *t, unsigned count, int partial)
 {
   if (!count && !partial) return;
   if (!mw_room(t, 12 + (size_t)count * 10)) return;

@@ -179,7 +179,7 @@ void mw_online_close_child(void)
 
 /* ---- the thread's scratch chunk ---- */
 
-int mw_online_scratch(struct __mw_thread *t, size_t need)
+int mw_online_scratch(struct mw_thread *t, size_t need)
 {
   int st = mw_state();
   if (st != MW_ACTIVE && st != MW_INITIALIZING) return 0;
@@ -342,7 +342,7 @@ static int mw_online_counter(unsigned kind)
 }
 
 /* One heap event: `added` bytes of a block it made, `freed` of one it ended; `what` says which totals it counts in. */
-void mw_online_heap(struct __mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
+void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
                     unsigned what)
 {
   if (!mw_online.header) return;

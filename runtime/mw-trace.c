@@ -14,12 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/futex.h>
 
 #include "mw-internal.h"
 
@@ -262,194 +259,12 @@ void mw_trace_close_child(void)
   mw_g.file_end = mw_g.file_size = mw_g.last_chunk = 0;
 }
 
-/* ---- the pre-fault thread ----
- *
- * The first write to each page of a MAP_SHARED file mapping costs the kernel
- * a page-cache page to allocate and zero and ext4 its block bookkeeping, and
- * every chunk costs an mmap and an munmap: most of the system time of a
- * call-heavy recording, all of it on the recording thread.  Once a trace has
- * grown past MW_AHEAD_AFTER, the next allocation recorded starts a thread of
- * the runtime's own (mw_ahead_start), which keeps the next
- * MW_AHEAD_WINDOW bytes of the file past the last chunk handed out reserved
- * (fallocate), mapped MAP_SHARED and faulted in (MADV_POPULATE_WRITE), in
- * spans of MW_AHEAD_SPAN bytes.  A thread that takes a chunk lying wholly in
- * such a span writes through that mapping: no system call at all.  A span
- * is unmapped by the same thread once no chunk can start in it any more and
- * no thread writes a chunk in it.  Chunks are still MAP_SHARED mappings of
- * the file, written by the recording threads alone (faulting pages in
- * changes no byte), so what a crash or SIGKILL leaves is what it left
- * before; a chunk not in a span (the thread came first, a large record) is
- * mapped by its thread as before.  The pre-fault thread records nothing,
- * blocks every signal, and stops when the trace is ended or is no longer
- * ours.  The recording threads only bump a futex word when the window runs
- * low.  A fork child unmaps its copies of the spans unwritten and gets a
- * pre-fault thread of its own once its trace grows past the threshold.  None
- * with memwrap_write (a memfd: no disk) or MEMWRAP_PREFAULT=0, and none on
- * 32-bit targets (address space). */
-
-#define MW_AHEAD_AFTER (4u * 1024u * 1024u)
-#define MW_AHEAD_REGION (4u * 1024u * 1024u)
-#define MW_AHEAD_SPAN (MW_AHEAD_REGION + MW_CHUNK_HEAD + MW_CHUNK_PAYLOAD)
-#define MW_AHEAD_WINDOW (8u * 1024u * 1024u)
-#define MW_AHEAD_SLOTS (sizeof mw_g.prepared / sizeof mw_g.prepared[0])
-
-static long mw_futex(unsigned *word, int op, unsigned val, const struct timespec *timeout)
-{
-  return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
-}
-
-static void *mw_ahead_main(void *arg)
-{
-  struct __mw_thread *t = &__mw_t;
-  int fd = (int)(intptr_t)arg;
-  t->busy = MW_BUSY_INTERNAL; /* anything libc allocates for it passes through unrecorded */
-  for (;;) {
-    unsigned seen = __atomic_load_n(&mw_g.ahead_wake, __ATOMIC_ACQUIRE);
-    void *retired[sizeof mw_g.prepared / sizeof mw_g.prepared[0]];
-    size_t retired_len[sizeof mw_g.prepared / sizeof mw_g.prepared[0]];
-    unsigned nretired = 0, slot = ~0u;
-    void *m = MAP_FAILED;
-    uint64_t from = 0;
-    mw_lock(&mw_g.file_lock);
-    int st = mw_state();
-    if ((st != MW_ACTIVE && st != MW_INITIALIZING) || mw_g.fd != fd || !mw_fd_ok()) {
-      mw_unlock(&mw_g.file_lock);
-      return NULL;
-    }
-    for (unsigned k = 0; k < MW_AHEAD_SLOTS; k++) {
-      struct mw_prepared *p = &mw_g.prepared[k];
-      if (!p->addr) {
-        if (slot == ~0u) slot = k;
-      } else if (p->ready && p->start + MW_AHEAD_REGION <= mw_g.file_end &&
-                 __atomic_load_n(&p->refs, __ATOMIC_ACQUIRE) == 0) {
-        retired[nretired] = p->addr;
-        retired_len[nretired++] = p->len;
-        p->addr = NULL;
-        p->ready = 0;
-        if (slot == ~0u) slot = k;
-      }
-    }
-    if (mw_g.ahead_end < mw_g.file_end) mw_g.ahead_end = mw_g.file_end & ~(uint64_t)(mw_g.page - 1);
-    from = mw_g.ahead_end;
-    if (slot != ~0u && from < mw_g.file_end + MW_AHEAD_WINDOW && mw_file_grow(from + MW_AHEAD_SPAN)) {
-      m = mmap(NULL, MW_AHEAD_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)from);
-      if (m != MAP_FAILED) {
-        mw_g.prepared[slot].start = from;
-        mw_g.prepared[slot].addr = m;
-        mw_g.prepared[slot].len = MW_AHEAD_SPAN;
-        mw_g.prepared[slot].refs = 0;
-        mw_g.prepared[slot].ready = 0;
-        mw_g.ahead_end = from + MW_AHEAD_REGION;
-      }
-    }
-    if (m == MAP_FAILED) __atomic_store_n(&mw_g.ahead_waiting, 1, __ATOMIC_RELEASE);
-    mw_unlock(&mw_g.file_lock);
-    for (unsigned i = 0; i < nretired; i++) munmap(retired[i], retired_len[i]);
-    if (m == MAP_FAILED) {
-      struct timespec ts = {0, 100 * 1000 * 1000};
-      mw_futex(&mw_g.ahead_wake, FUTEX_WAIT_PRIVATE, seen, &ts);
-      __atomic_store_n(&mw_g.ahead_waiting, 0, __ATOMIC_RELEASE);
-      continue;
-    }
-    (void)madvise(m, MW_AHEAD_SPAN, MW_MADV_POPULATE_WRITE);
-    mw_lock(&mw_g.file_lock);
-    __atomic_store_n(&mw_g.prepared[slot].ready, 1, __ATOMIC_RELEASE);
-    mw_unlock(&mw_g.file_lock);
-  }
-}
-
-/* Starts the pre-fault thread once the trace has grown past MW_AHEAD_AFTER
- * (mw_ahead_note asks for it).  Called from the allocation path after its
- * record (mw-heap.c), not from wherever a chunk happens to run out, which
- * may be a signal handler: pthread_create allocates, and a handler may have
- * interrupted the allocator; an allocation call is no such place. */
-void mw_ahead_start(struct __mw_thread *t)
-{
-  if (!__atomic_load_n(&mw_g.ahead_wanted, __ATOMIC_ACQUIRE) || mw_state() != MW_ACTIVE) return;
-  if (__atomic_exchange_n(&mw_g.ahead_started, 1, __ATOMIC_ACQ_REL)) return;
-  {
-    pthread_t th;
-    pthread_attr_t a;
-    sigset_t all, old;
-    unsigned busy = t->busy;
-    t->busy = MW_BUSY_INTERNAL; /* pthread_create's own allocations pass through */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (pthread_attr_init(&a) == 0) {
-      pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-      pthread_attr_setstacksize(&a, 64 * 1024);
-      if (pthread_create(&th, &a, mw_ahead_main, (void *)(intptr_t)mw_g.fd) == 0) pthread_setname_np(th, "mw-prefault");
-      pthread_attr_destroy(&a);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    t->busy = busy;
-  }
-}
-
-/* Called by a thread that just took a chunk, after the file lock (which a
- * single-threaded process does not take: the new thread must not find it
- * held), with file_end and ahead_end as they were under it. */
-static void mw_ahead_note(uint64_t end, uint64_t ahead)
-{
-  if (!__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED)) {
-    if (mw_g.prefault && sizeof(void *) >= 8 && end >= MW_AHEAD_AFTER && !mw_writer_wanted())
-      __atomic_store_n(&mw_g.ahead_wanted, 1, __ATOMIC_RELEASE);
-    return;
-  }
-  if (ahead < end + MW_AHEAD_WINDOW / 2 && __atomic_load_n(&mw_g.ahead_waiting, __ATOMIC_ACQUIRE)) {
-    int saved = errno;
-    __atomic_add_fetch(&mw_g.ahead_wake, 1, __ATOMIC_RELEASE);
-    mw_futex(&mw_g.ahead_wake, FUTEX_WAKE_PRIVATE, 1, NULL);
-    errno = saved;
-  }
-}
-
-/* With the file lock held: the prepared mapping that holds the file span
- * [off, off + total), as 1 + its slot, and its address; 0 = none. */
-static unsigned mw_prepared_find(uint64_t off, uint64_t total, unsigned char **at)
-{
-  if (!mw_g.ahead_started) return 0;
-  for (unsigned k = 0; k < MW_AHEAD_SLOTS; k++) {
-    struct mw_prepared *p = &mw_g.prepared[k];
-    if (p->addr && __atomic_load_n(&p->ready, __ATOMIC_ACQUIRE) && off >= p->start && off + total <= p->start + p->len) {
-      __atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);
-      *at = p->addr + (off - p->start);
-      return k + 1;
-    }
-  }
-  return 0;
-}
-
-/* The thread no longer writes the chunk it had in a prepared mapping. */
-static void mw_prepared_leave(unsigned slot)
-{
-  if (slot) __atomic_sub_fetch(&mw_g.prepared[slot - 1].refs, 1, __ATOMIC_ACQ_REL);
-}
-
-/* In a fork child: the pre-fault thread and its mappings were the
- * parent's (mappings of the parent's file: unmapped unwritten). */
-void mw_ahead_reset_child(void)
-{
-  for (unsigned k = 0; k < MW_AHEAD_SLOTS; k++) {
-    struct mw_prepared *p = &mw_g.prepared[k];
-    if (p->addr) munmap(p->addr, p->len);
-    p->addr = NULL;
-    p->ready = 0;
-    p->refs = 0;
-  }
-  mw_g.ahead_started = 0;
-  mw_g.ahead_wanted = 0;
-  mw_g.ahead_waiting = 0;
-  mw_g.ahead_end = 0;
-}
-
 /* ---- chunks ---- */
 
-void mw_chunk_drop(struct __mw_thread *t)
+void mw_chunk_drop(struct mw_thread *t)
 {
   void *map = t->chunk_map;
   size_t len = t->chunk_map_len;
-  unsigned prepared = t->chunk_prepared;
   t->end = NULL;
   mw_fence();
   t->cur = NULL;
@@ -457,14 +272,12 @@ void mw_chunk_drop(struct __mw_thread *t)
   t->used = NULL;
   t->chunk_map = NULL;
   t->chunk_map_len = 0;
-  t->chunk_prepared = 0;
   if (map) munmap(map, len);
-  mw_prepared_leave(prepared);
 }
 
 /* At thread end: give the disk blocks of the chunk's unused tail back (the
  * bytes read as zeros; the chunk keeps its capacity, later chunks follow). */
-void mw_chunk_release_tail(struct __mw_thread *t)
+void mw_chunk_release_tail(struct mw_thread *t)
 {
   if (!t->used || mw_g.fd < 0) return;
   uint64_t from = t->chunk_off + MW_CHUNK_HEAD + *t->used;
@@ -477,7 +290,7 @@ void mw_chunk_release_tail(struct __mw_thread *t)
 
 /* Reserves a new chunk for t with room for `need` bytes and switches to it.
  * Returns 0 (and t keeps its old chunk, if any) when recording is off. */
-int mw_chunk_next(struct __mw_thread *t, size_t need, int nonblocking)
+int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
 {
   if (MW_UNLIKELY(mw_online.on)) return mw_online_scratch(t, need); /* online mode: a reused scratch buffer */
   /* a thread's first chunks are small, so short-lived threads cost little */
@@ -503,25 +316,18 @@ int mw_chunk_next(struct __mw_thread *t, size_t need, int nonblocking)
   uint64_t map_off = off & ~(uint64_t)(mw_g.page - 1);
   size_t len = (size_t)(off + total - map_off);
   void *m = MAP_FAILED;
-  unsigned char *head = NULL;
-  unsigned prepared = mw_file_grow(off + total) ? mw_prepared_find(off, total, &head) : 0;
-  if (prepared) {
-    m = NULL; /* the pre-fault thread's mapping, faulted in already */
-    len = 0;
-  } else {
-    if (mw_file_grow(off + total))
-      m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mw_g.fd, (off_t)map_off);
-    if (m == MAP_FAILED) {
-      mw_unlock(&mw_g.file_lock);
-      return 0;
-    }
-    /* Fault the whole chunk in writable with one call: otherwise every 4 KiB
-     * page of a shared file mapping takes its own write fault, a third of the
-     * run time of call-heavy programs.  Kernels before 5.14 refuse it; then the
-     * pages fault in one by one as before. */
-    (void)madvise(m, len, MW_MADV_POPULATE_WRITE);
-    head = (unsigned char *)m + (off - map_off);
+  if (mw_file_grow(off + total))
+    m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mw_g.fd, (off_t)map_off);
+  if (m == MAP_FAILED) {
+    mw_unlock(&mw_g.file_lock);
+    return 0;
   }
+  /* Fault the whole chunk in writable with one call: otherwise every 4 KiB
+   * page of a shared file mapping takes its own write fault, a third of the
+   * run time of call-heavy programs.  Kernels before 5.14 refuse it; then the
+   * pages fault in one by one as before. */
+  (void)madvise(m, len, MW_MADV_POPULATE_WRITE);
+  unsigned char *head = (unsigned char *)m + (off - map_off);
   uint32_t idx = t->index, c32 = (uint32_t)cap, zero = 0;
   memcpy(head + 4, &idx, 4);
   memcpy(head + 8, &c32, 4);
@@ -529,18 +335,14 @@ int mw_chunk_next(struct __mw_thread *t, size_t need, int nonblocking)
   memcpy(head, "MWCK", 4);
   mw_g.file_end = off + total;
   mw_g.last_chunk = off;
-  uint64_t ahead = mw_g.ahead_end;
   mw_unlock(&mw_g.file_lock);
-  if (!nonblocking) mw_ahead_note(off + total, ahead);
 
   void *old = t->chunk_map;
   size_t old_len = t->chunk_map_len;
-  unsigned old_prepared = t->chunk_prepared;
   t->end = NULL;
   mw_fence();
   t->chunk_map = m;
   t->chunk_map_len = len;
-  t->chunk_prepared = prepared;
   t->chunk_off = off;
   t->chunks++;
   t->payload = head + MW_CHUNK_HEAD;
@@ -549,13 +351,12 @@ int mw_chunk_next(struct __mw_thread *t, size_t need, int nonblocking)
   mw_fence();
   t->end = t->payload + cap;
   if (old) munmap(old, old_len);
-  mw_prepared_leave(old_prepared);
   return 1;
 }
 
 /* ---- small records ---- */
 
-void mw_time_tick(struct __mw_thread *t)
+void mw_time_tick(struct mw_thread *t)
 {
   t->tick = MW_TIME_EVERY;
   if (!mw_room(t, 12)) return;
@@ -569,7 +370,7 @@ void mw_time_tick(struct __mw_thread *t)
   *t->used = (uint32_t)(p - t->payload);
 }
 
-void mw_flush_lost(struct __mw_thread *t)
+void mw_flush_lost(struct mw_thread *t)
 {
   unsigned n = t->lost;
   if (!n || !mw_room(t, 12)) return;
@@ -580,7 +381,7 @@ void mw_flush_lost(struct __mw_thread *t)
   mw_commit(t, p);
 }
 
-void mw_write_unwind(struct __mw_thread *t, unsigned count)
+void mw_write_unwind(struct mw_thread *t, unsigned count)
 {
   if (!count || !mw_room(t, 12)) return;
   unsigned char *p = t->cur;
@@ -589,7 +390,7 @@ void mw_write_unwind(struct __mw_thread *t, unsigned count)
   mw_commit(t, p);
 }
 
-void mw_write_thread_begin(struct __mw_thread *t)
+void mw_write_thread_begin(struct mw_thread *t)
 {
   if (!mw_room(t, 32)) return;
   unsigned char *p = t->cur, *tag = p;
@@ -601,7 +402,7 @@ void mw_write_thread_begin(struct __mw_thread *t)
   mw_time_tick(t);
 }
 
-void mw_write_program(struct __mw_thread *t)
+void mw_write_program(struct mw_thread *t)
 {
   char exe[PATH_MAX], cwd[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -619,7 +420,7 @@ void mw_write_program(struct __mw_thread *t)
 /* EXT/RANK: the MPI rank, when a launcher's variable gives one (Hydra and
  * PMI-1/2 launchers: PMI_RANK; Open MPI: OMPI_COMM_WORLD_RANK; PMIx: PMIX_RANK;
  * MVAPICH2: MV2_COMM_WORLD_RANK).  `u` rank, `str` the variable's name. */
-void mw_write_rank(struct __mw_thread *t)
+void mw_write_rank(struct mw_thread *t)
 {
   static const char *const names[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -653,7 +454,7 @@ static uint32_t mw_str_hash(const char *s, size_t n)
 }
 
 /* UNIT: the unit's sites, with a deduplicated string table. */
-static void mw_write_unit(struct __mw_thread *t, const struct __mw_unit *u)
+static void mw_write_unit(struct mw_thread *t, const struct __mw_unit *u)
 {
   size_t n = u->nsites, ns = 3 * n, tsize = 16;
   while (tsize < 2 * ns) tsize <<= 1;
@@ -727,7 +528,7 @@ static int mw_unit_in_images(const struct __mw_unit *u)
 /* Gives u its global base if it has none, writes its UNIT record, and
  * returns the base.  For a unit no image listed yet (its object's
  * constructor has not run); remembered so a fork child can repeat it. */
-unsigned mw_unit_register(struct __mw_thread *t, struct __mw_unit *u)
+unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u)
 {
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
   if (base) return base;
@@ -745,7 +546,7 @@ unsigned mw_unit_register(struct __mw_thread *t, struct __mw_unit *u)
   return base;
 }
 
-static void mw_write_static(struct __mw_thread *t, const struct __mw_static_ref *s)
+static void mw_write_static(struct mw_thread *t, const struct __mw_static_ref *s)
 {
   unsigned base = mw_unit_register(t, s->unit);
   if (!mw_room(t, 40)) return;
@@ -759,7 +560,7 @@ static void mw_write_static(struct __mw_thread *t, const struct __mw_static_ref 
 
 /* UNIT records for an image's units (all of them, or only those still
  * without a base), then its STATIC records. */
-static void mw_write_image(struct __mw_thread *t, const struct mw_image *im, int all)
+static void mw_write_image(struct mw_thread *t, const struct mw_image *im, int all)
 {
   mw_lock(&mw_g.units_lock);
   if (!mw_g.next_base) mw_g.next_base = 1;
@@ -809,7 +610,7 @@ void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, cons
                   const struct __mw_static_ref *se)
 {
   struct mw_image *im = mw_image_note(ub, ue, sb, se);
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   if (!im || mw_state() != MW_ACTIVE || t->busy) return; /* start-up will write it */
   if (!t->end && !mw_thread_ready(t)) return;
   t->busy = MW_BUSY_RECORDING;
@@ -821,7 +622,7 @@ void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, cons
 
 /* At start-up (and in a fork child's new trace): every image known so far,
  * this copy's own included, and the units registered outside them. */
-void mw_write_units_and_statics(struct __mw_thread *t)
+void mw_write_units_and_statics(struct mw_thread *t)
 {
   mw_image_note(__start_mw_units, __stop_mw_units, __start_mw_statics, __stop_mw_statics);
   for (unsigned i = 0; i < mw_g.nimages; i++) mw_write_image(t, &mw_g.images[i], 1);
@@ -836,7 +637,7 @@ void mw_write_units_and_statics(struct __mw_thread *t)
 /* Normal exit: close open frames, END, trim, mark complete. */
 void mw_finish(int status)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   if (mw_state() != MW_ACTIVE || t->busy) return;
   if (!t->end && !mw_thread_ready(t)) return;
   if (__atomic_exchange_n(&mw_g.ended, 1, __ATOMIC_ACQ_REL)) return;
@@ -877,7 +678,7 @@ void mw_finish(int status)
  * waiting for a lock.  Overwrites an uncommitted record of this thread. */
 void mw_end_fatal(int signo)
 {
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   if (mw_state() != MW_ACTIVE) return;
   if (__atomic_exchange_n(&mw_g.ended, 1, __ATOMIC_ACQ_REL)) return;
   if (mw_online.on) {

@@ -53,7 +53,7 @@ void mw_writer_flush(int fd, uint64_t end)
   if (!mw_writer_wanted() || fd < 0 || end == 0) return;
   void *map = mmap(NULL, (size_t)end, PROT_READ, MAP_SHARED, fd, 0);
   if (map == MAP_FAILED) return;
-  struct __mw_thread *t = &__mw_t;
+  struct mw_thread *t = &mw_t;
   unsigned saved = t->busy;
   t->busy = MW_BUSY_INTERNAL;
   const unsigned char *p = map;

@@ -27,7 +27,7 @@ function refsOf(text: string): string[] {
 const TABLE_TAIL =
   'static struct __mw_unit *const __mw_unit_ref __attribute__((used, section("mw_units"))) = &__mw_u; ';
 const frame = (entry: number, falloff: number): string =>
-  `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave_fast), unused)) = __mw_enter_fast(&__mw_u, ${entry}u, ${falloff}u);`;
+  `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);`;
 const ret = (site: number, statement: string): string => `{__mw_f.site = __mw_u.base + ${site}u; ${statement}}`;
 
 describe('inserted code', () => {
