@@ -125,19 +125,7 @@ int mw_online_open(void)
     mw_online.fd = -1;
     return 0;
   }
-  unsigned char *hd = h;
-  uint16_t major = MW_ONLINE_MAJOR, minor = MW_ONLINE_MINOR, hsize = MW_ONLINE_HEADER_SIZE;
-  uint32_t bom = 0x01020304u, pid = (uint32_t)getpid(), ppid = (uint32_t)getppid();
-  memcpy(hd, "MWONLINE", 8);
-  memcpy(hd + 8, &major, 2);
-  memcpy(hd + 10, &minor, 2);
-  memcpy(hd + 12, &bom, 4);
-  hd[16] = (unsigned char)sizeof(void *);
-  hd[17] = MW_INTERPOSE && !mw_g.valgrind_heap ? 0 : 2;
-  memcpy(hd + 18, &hsize, 2);
-  memcpy(hd + 20, &pid, 4);
-  memcpy(hd + 24, &ppid, 4);
-  memcpy(hd + 32, &mw_g.start_real, 8);
+  unsigned char *hd = mw_put_header(h, "MWONLINE", MW_ONLINE_MAJOR, MW_ONLINE_MINOR, MW_ONLINE_HEADER_SIZE);
   mw_online.header = hd;
   mw_online.totals = (struct mw_online_totals *)(void *)(hd + 48);
   mw_g.header = hd; /* _exit tells a vfork child by the pid at 20; a normal end sets bit 0 of byte 17 */

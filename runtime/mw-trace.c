@@ -231,10 +231,17 @@ int mw_trace_open(void)
     mw_g.fd = -1;
     return 0;
   }
+  mw_g.header = mw_put_header(h, "MWTRACE", MW_FORMAT_MAJOR, MW_FORMAT_MINOR, MW_HEADER_SIZE);
+  return 1;
+}
+
+/* The first 40 bytes a trace and an online tables file share: magic, version, byte-order mark, pointer size, flags,
+ * header size, pid, parent pid, start time (TRACE-FORMAT.md, ONLINE-FORMAT.md).  Returns hd. */
+unsigned char *mw_put_header(void *h, const char magic[8], uint16_t major, uint16_t minor, uint16_t hsize)
+{
   unsigned char *hd = h;
-  uint16_t major = MW_FORMAT_MAJOR, minor = MW_FORMAT_MINOR, hsize = MW_HEADER_SIZE;
   uint32_t bom = 0x01020304u, pid = (uint32_t)getpid(), ppid = (uint32_t)getppid();
-  memcpy(hd, "MWTRACE", 8);
+  memcpy(hd, magic, 8);
   memcpy(hd + 8, &major, 2);
   memcpy(hd + 10, &minor, 2);
   memcpy(hd + 12, &bom, 4);
@@ -245,8 +252,7 @@ int mw_trace_open(void)
   memcpy(hd + 20, &pid, 4);
   memcpy(hd + 24, &ppid, 4);
   memcpy(hd + 32, &mw_g.start_real, 8);
-  mw_g.header = hd;
-  return 1;
+  return hd;
 }
 
 /* In a fork child: forget the parent's file without writing to it. */
