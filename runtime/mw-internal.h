@@ -372,6 +372,7 @@ void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kin
 /* mw-trace.c: the trace's name and creation, shared with the online file */
 int mw_trace_name(char *buf, size_t cap);
 int mw_trace_create(const char *name, char *used, size_t cap);
+int mw_record_file_open(const char *what, int in_memory, char *path);
 unsigned char *mw_put_header(void *h, const char magic[8], uint16_t major, uint16_t minor, uint16_t hsize);
 /* mw-libs.c: the index of the loaded object holding ra (EXT/LIBRARY written on its first use), or MW_ONLINE_LIB_UNKNOWN */
 uint64_t mw_caller_library(struct mw_thread *t, uintptr_t ra);

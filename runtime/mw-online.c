@@ -99,20 +99,9 @@ int mw_online_wanted(void)
 /* Creates the file (named as a trace would be) and maps its header; 0 = run unrecorded. */
 int mw_online_open(void)
 {
-  char name[PATH_MAX], path[PATH_MAX];
-  int fd = -1;
-  if (mw_trace_name(name, sizeof name)) fd = mw_trace_create(name, path, sizeof path);
-  if (fd < 0) {
-    const char *why = strerror(errno);
-    mw_say("cannot create the online tables file ", name[0] ? name : "(name too long)", ": ", why,
-           "; the program runs unrecorded\n");
-    return 0;
-  }
-  int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
-  if (high >= 0) {
-    close(fd);
-    fd = high;
-  }
+  char path[PATH_MAX];
+  int fd = mw_record_file_open("cannot create the online tables file ", 0, path);
+  if (fd < 0) return 0;
   mw_online.fd = fd;
   mw_online.file_size = 0;
   mw_online.file_end = MW_ONLINE_HEADER_SIZE;

@@ -185,31 +185,41 @@ static int mw_fd_ok(void)
          (uint64_t)st.st_ino == mw_g.fd_ino;
 }
 
-int mw_trace_open(void)
+/* Creates the file a run records into (`what` begins the message if it cannot: "cannot create the trace file "), named by mw_trace_name, or for
+ * memwrap_write a memory file; its path goes to path[PATH_MAX].  Returns its descriptor, kept out of the low ones the
+ * program may count on, or -1 after saying why. */
+int mw_record_file_open(const char *what, int in_memory, char *path)
 {
-  char name[PATH_MAX], path[PATH_MAX];
-  int fd = -1, to_writer = mw_writer_wanted();
-  if (mw_online.on) return mw_online_open(); /* MEMWRAP_MODE=online: tables, no trace */
-  if (to_writer) {
+  char name[PATH_MAX];
+  int fd = -1;
+  if (in_memory) {
     /* the program's memwrap_write takes the trace at the end: build it in memory */
     memcpy(name, "(memory for memwrap_write)", 27);
     memcpy(path, name, 27);
     fd = mw_writer_open();
   } else if (mw_trace_name(name, sizeof name)) {
-    fd = mw_trace_create(name, path, sizeof path);
+    fd = mw_trace_create(name, path, PATH_MAX);
   }
   if (fd < 0) {
     const char *why = strerror(errno);
-    mw_say("cannot create the trace file ", name[0] ? name : "(name too long)", ": ", why,
-           "; the program runs unrecorded\n");
-    return 0;
+    mw_say(what, name[0] ? name : "(name too long)", ": ", why, "; the program runs unrecorded\n");
+    return -1;
   }
-  /* Keep out of the low descriptors the program may count on. */
   int high = fcntl(fd, F_DUPFD_CLOEXEC, 512);
   if (high >= 0) {
     close(fd);
     fd = high;
   }
+  return fd;
+}
+
+int mw_trace_open(void)
+{
+  char path[PATH_MAX];
+  int to_writer = mw_writer_wanted();
+  if (mw_online.on) return mw_online_open(); /* MEMWRAP_MODE=online: tables, no trace */
+  int fd = mw_record_file_open("cannot create the trace file ", to_writer, path);
+  if (fd < 0) return 0;
   struct stat st;
   if (fstat(fd, &st) != 0) {
     close(fd);
