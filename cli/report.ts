@@ -9,8 +9,6 @@ import { compareJson, compareText } from '../analysis/compare-text.js';
 import { computeReport, type ReportInputs, type ReportResult } from '../analysis/report.js';
 import type { Budgets } from '../analysis/budgets.js';
 import { IntervalError } from '../analysis/timeline.js';
-import type { Model } from '../analysis/model.js';
-import { modelSource } from '../analysis/model-fold.js';
 import { sourceLineText } from '../analysis/peak.js';
 import { describeReadError } from '../host/read-errors.js';
 import { processIo, progressLine, type CliIo } from './io.js';
@@ -106,37 +104,22 @@ async function open(file: string): Promise<TraceFile> {
   }
 }
 
-/** Decodes the whole trace into a model, with progress on stderr. */
-function decode(trace: TraceFile, file: string, io: CliIo): Model {
-  const progress = progressLine(io, file, trace.size);
-  try {
-    return trace.decode({ onProgress: progress.update });
-  } catch (e) {
-    throw new ReportFailure(describeReadError(file, e));
-  } finally {
-    progress.done();
-  }
-}
-
 /**
- * The report, with what the request needs beside the trace (budgets, frame sizes) read once. Streamed through the
- * trace a window at a time, in memory that grows with live blocks and sites, not with events — unless an HTML report
- * is to be written from the decoded model (a trace the viewer opens whole).
+ * The report, with what the request needs beside the trace (budgets, frame sizes) read once, streamed through the
+ * trace a window at a time, in memory that grows with live blocks and sites, not with events. An HTML report beside
+ * it embeds the trace (or its index) and needs no decoded model here.
  */
 function compute(trace: TraceFile, a: ReportArgs, io: CliIo): ReportResult {
   const budgets = budgetsFor(a.budgets, trace);
   const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.stackInfo() : null };
-  // A whole-mode HTML report embeds the trace whole and decodes it anyway; one through the index (a large trace) does not.
-  const model = a.html !== null && !useIndex(trace.size) ? decode(trace, a.file, io) : null;
-  const progress = model === null ? progressLine(io, a.file, trace.size) : null;
+  const progress = progressLine(io, a.file, trace.size);
   try {
-    const source = model === null ? trace.stream({ onProgress: progress!.update }) : modelSource(model);
-    return computeReport(source, a.file, a.request, inputs);
+    return computeReport(trace.stream({ onProgress: progress.update }), a.file, a.request, inputs);
   } catch (e) {
     if (e instanceof IntervalError) throw new ReportFailure(`--interval ${a.interval}: ${e.message}`);
     throw new ReportFailure(describeReadError(a.file, e));
   } finally {
-    progress?.done();
+    progress.done();
   }
 }
 
