@@ -10,13 +10,34 @@ import { packageRoot } from '../../package-root.js';
 
 const cli = path.join(packageRoot, 'bin', 'cc-memwrap');
 
-/** Three million heap events: long enough to read that a signal lands half-way. */
+/** Three million heap events: long enough for a progress line before the pass ends. */
 const CHURN = `#include <stdlib.h>
 int main(void) {
   for (int i = 0; i < 1500000; i++) { char *p = malloc(16 + i % 64); p[0] = 1; free(p); }
   return 0;
 }
 `;
+
+/**
+ * Runs a shell line on a pseudo-terminal (util-linux `script`) and types Ctrl-C once its progress line shows the
+ * trace being read, so the signal lands inside the pass whatever the machine's speed (a fixed delay once came
+ * after a fast machine had already written the file). Resolves to the exit code `script` passes on (130: stopped by
+ * SIGINT) and whether the progress line seen was short of 100 %.
+ */
+function ctrlCWhileReading(command: string): Promise<{ code: number | null; beforeEnd: boolean }> {
+  const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
+  let tty = '';
+  let percent = -1;
+  child.stdout.on('data', (d: Buffer) => {
+    tty += d.toString();
+    const m = /reading the events (\d+)%/.exec(tty);
+    if (percent < 0 && m !== null) {
+      percent = Number(m[1]);
+      child.stdin.write('\x03');
+    }
+  });
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, beforeEnd: percent >= 0 && percent < 100 })));
+}
 
 describe('interrupted and failed output', () => {
   let dir = '';
@@ -33,26 +54,16 @@ describe('interrupted and failed output', () => {
   it('Ctrl-C during an export leaves no output file and no temporary file', async () => {
     const out = path.join(dir, 'out');
     mkdirSync(out, { recursive: true });
-    const child = spawn(process.execPath, [cli, 'export', trace, '--format', 'csv', '-o', path.join(out, 'heap.csv')], { stdio: 'ignore' });
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    await new Promise((r) => setTimeout(r, 700));
-    child.kill('SIGINT');
-    const { code, signal } = await ended;
-    // The export must still have been running when the signal came, or this test proves nothing.
-    expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+    const stopped = await ctrlCWhileReading(`${process.execPath} ${cli} export ${trace} --format csv -o ${path.join(out, 'heap.csv')}`);
+    expect(stopped).toEqual({ code: 130, beforeEnd: true });
     expect(readdirSync(out)).toEqual([]);
   }, 60_000);
 
   it('Ctrl-C during report --html leaves no HTML file and no temporary file', async () => {
     const out = path.join(dir, 'html');
     mkdirSync(out, { recursive: true });
-    const child = spawn(process.execPath, [cli, 'report', trace, '--html', path.join(out, 'report.html')], { stdio: 'ignore' });
-    // Past the start (the trace opened), inside the pass that reads it: a file made before the end would be there.
-    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-    await new Promise((r) => setTimeout(r, 1500));
-    child.kill('SIGINT');
-    const { code, signal } = await ended;
-    expect({ code, signal }).toEqual({ code: null, signal: 'SIGINT' });
+    const stopped = await ctrlCWhileReading(`${process.execPath} ${cli} report ${trace} --html ${path.join(out, 'report.html')} > /dev/null`);
+    expect(stopped).toEqual({ code: 130, beforeEnd: true });
     expect(readdirSync(out)).toEqual([]);
   }, 60_000);
 
