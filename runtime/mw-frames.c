@@ -27,18 +27,21 @@ void mw_frames_release(struct mw_thread *t)
   t->frames_map = NULL;
   t->frames_map_len = 0;
   t->frames = NULL;
+  t->predict = NULL;
   t->cap = 0;
   t->top = 0;
 }
 
-/* Maps (or grows) the shadow stack; slot 0 of the mapping is the sentinel. */
+/* Maps (or grows) the shadow stack; the mapping starts with the thread's
+ * prediction table (zero when first mapped, kept by mremap), then slot 0,
+ * the sentinel. */
 static int mw_frames_grow(struct mw_thread *t)
 {
   const size_t slot = sizeof(struct mw_frame_slot);
   void *m;
   size_t len;
   if (!t->frames_map) {
-    len = (MW_FRAMES_FIRST + 1) * slot;
+    len = MW_PREDICT_BYTES + (MW_FRAMES_FIRST + 1) * slot;
     len = (len + mw_g.page - 1) & ~(mw_g.page - 1);
     m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   } else {
@@ -49,8 +52,9 @@ static int mw_frames_grow(struct mw_thread *t)
   if (m == MAP_FAILED) return 0;
   t->frames_map = m;
   t->frames_map_len = len;
-  t->frames = (struct mw_frame_slot *)m + 1;
-  t->cap = (unsigned)(len / slot - 1);
+  t->predict = (uint32_t *)m;
+  t->frames = (struct mw_frame_slot *)((char *)m + MW_PREDICT_BYTES) + 1;
+  t->cap = (unsigned)((len - MW_PREDICT_BYTES) / slot - 1);
   return 1;
 }
 
@@ -83,14 +87,39 @@ static void mw_stack_setup(struct mw_thread *t)
   t->depth_cap = size > max ? max : size;
 }
 
+/* Format 1.4's ENTER: one tag byte when the thread's prediction table, at the
+ * slot its call history picks, holds this site and depth delta; otherwise the
+ * site as a delta from the previous ENTER's and the depth delta, and the slot
+ * learns them.  The reader keeps the same table from the same records, so the
+ * bytes alone decide every value (runtime/TRACE-FORMAT.md).  Needs 16 bytes of
+ * room and the shadow stack mapped (the table lives in front of it). */
+static inline unsigned char *mw_put_enter(struct mw_thread *t, unsigned char *p, unsigned site, uintptr_t d)
+{
+  intptr_t dd = (intptr_t)(d - t->last_depth);
+  uint32_t *slot = t->predict + 2 * ((uint32_t)(t->history * 2654435761u) >> (32 - MW_PREDICT_BITS));
+  if (slot[0] == site && slot[1] == (uint32_t)dd && mw_g.compact_calls) {
+    *p++ = MW_REC_ENTER | MW_F_ENTER_PREDICTED;
+  } else {
+    slot[0] = site;
+    slot[1] = (uint32_t)dd;
+    if (mw_g.compact_calls) {
+      *p = MW_REC_ENTER | MW_F_ENTER_SITE_DELTA;
+      p = mw_put_sw(p + 1, (intptr_t)(int32_t)(site - t->last_enter));
+    } else {
+      *p = MW_REC_ENTER;
+      p = mw_put_u32(p + 1, site);
+    }
+    p = mw_put_sw(p, dd);
+  }
+  t->last_depth = d;
+  t->last_enter = site;
+  t->history = ((t->history << 2) ^ site) & MW_HISTORY_MASK;
+  return p;
+}
+
 void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t d)
 {
-  unsigned char *p = t->cur;
-  *p = MW_REC_ENTER;
-  p = mw_put_u32(p + 1, site);
-  p = mw_put_sw(p, (intptr_t)(d - t->last_depth));
-  t->last_depth = d;
-  mw_commit(t, p);
+  mw_commit(t, mw_put_enter(t, t->cur, site, d));
 }
 
 /* Called with busy = MW_BUSY_INTERNAL: gives the thread a chunk, and a new
@@ -104,6 +133,10 @@ int mw_thread_start(struct mw_thread *t)
   t->last_addr_inv = ~(uintptr_t)0;
   t->last_depth = 0;
   t->last_branch = 0;
+  t->history = 0;
+  t->last_enter = 0;
+  /* a fork child's new trace starts its table empty, as a reader does */
+  if (t->predict) memset(t->predict, 0, MW_PREDICT_BYTES);
   t->dtor_rounds = 0;
   if (!mw_chunk_next(t, 256, 0)) return 0;
   t->state = MW_T_LIVE;
@@ -235,10 +268,7 @@ struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned 
     return mw_enter_slow(t, u, entry_site, exit_site, sp);
   }
   unsigned site = base + entry_site;
-  *p = MW_REC_ENTER;
-  p = mw_put_u32(p + 1, site);
-  p = mw_put_sw(p, (intptr_t)(d - t->last_depth));
-  t->last_depth = d;
+  p = mw_put_enter(t, p, site, d);
   t->frames[top].depth = d;
   t->frames[top].site = site;
   t->top = top + 1;
@@ -252,9 +282,17 @@ struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned 
 
 /* ---- exit ---- */
 
-static unsigned char *mw_put_exit(unsigned char *p, unsigned exit_site, unsigned entry_site)
+/* EXIT: exit site - entry site of the frame; format 1.4 puts 1..15 in the
+ * tag's flag bits.  The delta as written (not the sites, which a reader knows
+ * only through its own frames) goes into the call history. */
+static unsigned char *mw_put_exit(struct mw_thread *t, unsigned char *p, unsigned exit_site, unsigned entry_site)
 {
   int32_t x = (int32_t)(exit_site - entry_site);
+  t->history = ((t->history << 2) ^ (uint32_t)x) & MW_HISTORY_MASK;
+  if (x >= 1 && x <= 15 && mw_g.compact_calls) {
+    *p = (unsigned char)(MW_REC_EXIT | (x << 4));
+    return p + 1;
+  }
   *p = MW_REC_EXIT;
   return mw_put_u32(p + 1, ((uint32_t)x << 1) ^ (uint32_t)(x >> 31));
 }
@@ -277,7 +315,7 @@ static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
   mw_flush_lost(t);
   if (d < t->top) {
     if (d + 1 < t->top) mw_write_unwind(t, t->top - d - 1);
-    if (mw_room(t, 8)) mw_commit(t, mw_put_exit(t->cur, f->site, t->frames[d].site));
+    if (mw_room(t, 8)) mw_commit(t, mw_put_exit(t, t->cur, f->site, t->frames[d].site));
     t->top = d;
   }
   mw_fence();
@@ -301,7 +339,7 @@ void __mw_leave(struct __mw_frame *f)
     mw_leave_slow(t, f);
     return;
   }
-  p = mw_put_exit(p, f->site, t->frames[d].site);
+  p = mw_put_exit(t, p, f->site, t->frames[d].site);
   t->top = d;
   mw_commit(t, p);
   mw_fence();

@@ -207,6 +207,7 @@ static int mw_setup(struct mw_thread *t)
   mw_g.link_blocks = (unsigned)mw_env_size("MEMWRAP_LINK_BLOCKS", 16, 1u << 20);
   mw_g.link_bytes = mw_env_size("MEMWRAP_LINK_BYTES", 16 * 1024, (size_t)1 << 28);
   mw_g.call_paths = mw_env_size("MEMWRAP_CALL_PATHS", 0, 1) != 0;
+  mw_g.compact_calls = mw_env_size("MEMWRAP_COMPACT_CALLS", 1, 1) != 0;
   mw_online.on = mw_online_wanted();
   if (mw_online.on && mw_writer_wanted()) {
     mw_say("MEMWRAP_MODE=online needs a file: the program defines memwrap_write, so a trace is recorded\n", NULL, NULL,

@@ -41,7 +41,12 @@ enum {
 #define MW_EXT_RANK 5           /* EXT subkind: the MPI rank the environment gave (format 1.3) */
 #define MW_EXT_CALL_PATH 6      /* EXT subkind: return addresses from an interposed call out to instrumented code (format 1.3) */
 #define MW_FORMAT_MAJOR 1
-#define MW_FORMAT_MINOR 3
+#define MW_FORMAT_MINOR 4
+#define MW_F_ENTER_PREDICTED 0x10 /* ENTER (1.4): site and depth delta as the thread's prediction table says */
+#define MW_F_ENTER_SITE_DELTA 0x20 /* ENTER (1.4): `s` site - previous ENTER site, `s` depth delta */
+#define MW_PREDICT_BITS 10      /* prediction table: 2^10 slots of (site, depth delta) per thread */
+#define MW_PREDICT_BYTES ((size_t)8 << MW_PREDICT_BITS)
+#define MW_HISTORY_MASK 0xffffu /* call history: (history << 2) ^ site on ENTER, ^ exit delta on EXIT */
 
 #define MW_HEADER_SIZE 64
 #define MW_CHUNK_HEAD 16
@@ -80,6 +85,9 @@ struct mw_thread {
   uintptr_t stack_base;
   uintptr_t depth_cap;          /* depths at or past this are another stack */
   uintptr_t last_depth;
+  uint32_t *predict;            /* prediction table (format 1.4), in front of the shadow stack's mapping */
+  unsigned history;             /* call history that picks the table's slot */
+  unsigned last_enter;          /* site of the thread's previous ENTER */
   uintptr_t last_addr_inv;       /* ~address of the last block written: a sanitizer's leak checker scanning
                                  * thread-local memory must not take it for a pointer to that block */
   unsigned last_branch;         /* site of the thread's previous BRANCH */
@@ -134,6 +142,7 @@ struct mw_global {
   int valgrind;                 /* running under Valgrind (mw-valgrind.c) */
   int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
   int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS=1; default off) */
+  int compact_calls;            /* 1.4's one-byte ENTER and EXIT forms (MEMWRAP_COMPACT_CALLS=0: off) */
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */

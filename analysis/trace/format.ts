@@ -3,7 +3,7 @@
 
 /** The trace format version this reader implements. */
 export const READER_MAJOR = 1;
-export const READER_MINOR = 3;
+export const READER_MINOR = 4;
 
 export const TRACE_MAGIC = 'MWTRACE\0';
 export const CHUNK_MAGIC = 'MWCK';
@@ -81,6 +81,10 @@ export const Flag = {
   REALLOC_FAILED: 8,
   /** LINKED: the scan hit its limit; the list is partial. */
   LINKED_PARTIAL: 1,
+  /** ENTER (format 1.4): no fields; site and depth delta are the thread's prediction (CallPrediction). */
+  ENTER_PREDICTED: 1,
+  /** ENTER (format 1.4): `s` site − the thread's previous ENTER site, `s` depth delta. */
+  ENTER_SITE_DELTA: 2,
 } as const;
 
 /** EXT record subkinds (format 1.1). A reader skips unknown subkinds by their payload length. */
@@ -111,6 +115,13 @@ export const CallPathFlag = {
 } as const;
 
 const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH', 5: 'RANK', 6: 'CALL_PATH' };
+
+/**
+ * Format 1.4's call prediction (runtime/mw-frames.c, mw_put_enter): per thread a table of 2^BITS slots of (site, depth
+ * delta), at the slot the top BITS bits of history × 0x9e3779b1 (32-bit) pick; history = ((history << 2) ^ site) &
+ * HISTORY_MASK after each ENTER, ^ the exit delta after each EXIT. Every ENTER, in any form, stores its values there.
+ */
+export const CallPrediction = { BITS: 10, HISTORY_MASK: 0xffff } as const;
 
 export function extKindName(subkind: number): string {
   return EXT_KIND_NAMES[subkind] ?? `EXT${subkind}`;

@@ -1,5 +1,5 @@
 // Walks a trace's chunks and records in file order and resolves each thread's deltas (seq, address, depth, time, exit site) into absolute values.
-import { CHUNK_HEADER_SIZE, CHUNK_MAGIC, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, kindName } from './format.js';
+import { CallPrediction, CHUNK_HEADER_SIZE, CHUNK_MAGIC, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, kindName } from './format.js';
 import type { TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { formatOffset, type ProblemLog } from '../problems.js';
@@ -94,6 +94,8 @@ export class TraceRecord {
   /** PROGRAM: executable path and working directory; EXT/LIBRARY: the object's path. */
   path = '';
   cwd = '';
+  /** ENTER, EXIT: the flag bits of the tag, which in format 1.4 choose the record's form (`flags` is 0 for both). */
+  form = 0;
   /** A stray EXIT (no open frame; `site` then holds the raw delta) or LINKED (no freeing record before it), or an EXT of an unknown subkind (skipped by its length): reported as a problem, left out of the model. */
   ignored = false;
 }
@@ -224,6 +226,10 @@ export class ThreadCursor {
   branch = 0;
   /** Entry sites of the open frames, innermost last. */
   readonly frames: number[] = [];
+  /** Format 1.4: the site of the latest ENTER, the call history, and the prediction table (site, depth delta per slot). */
+  enterSite = 0;
+  history = 0;
+  predict: Int32Array | null = null;
   stopped = false;
   /** The previous record (TIME aside) ended a block, so a LINKED record may follow. */
   canLink = false;
@@ -352,6 +358,46 @@ function parseExt(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: ParseC
   return linkable;
 }
 
+const { BITS: PREDICT_BITS, HISTORY_MASK } = CallPrediction;
+
+/**
+ * ENTER's site and depth (depth before the negative check) into `r`, in any of its forms: format 1.0's (`u` site, `s`
+ * depth delta), or 1.4's predicted (no fields: the thread's table at the slot its history picks) and site-delta forms.
+ * Every field is read before the cursor changes, so a record read again whole (MORE) finds it unchanged; every form
+ * teaches the table, as the runtime's writer does.
+ */
+function enterRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, flags: number, ctx: ParseContext): void {
+  const compact = ctx.header.minor >= 4;
+  const table = compact ? (cur.predict ??= new Int32Array(2 << PREDICT_BITS)) : null;
+  const slot = 2 * (Math.imul(cur.history, 0x9e3779b1) >>> (32 - PREDICT_BITS));
+  let site: number;
+  let delta: number;
+  if (!compact || flags === 0) {
+    site = rd.u();
+    delta = rd.s();
+  } else if (flags === Flag.ENTER_PREDICTED) {
+    site = table![slot]! >>> 0;
+    delta = table![slot + 1]!;
+    if (site === 0) throw new RecordStop('corrupt', 'a predicted ENTER record, but the prediction table holds no site for it');
+  } else if (flags === Flag.ENTER_SITE_DELTA) {
+    const d = rd.s();
+    delta = rd.s();
+    site = (cur.enterSite + d) >>> 0;
+  } else {
+    throw new RecordStop('corrupt', `ENTER record with flag bits 0x${flags.toString(16)}, which no form of it has`);
+  }
+  if (table !== null) {
+    table[slot] = site;
+    table[slot + 1] = delta;
+    cur.history = ((cur.history << 2) ^ site) & HISTORY_MASK;
+  }
+  cur.enterSite = site;
+  r.form = flags;
+  r.site = site;
+  r.depth = cur.depth + delta;
+  r.flags = 0;
+}
+
 /**
  * Reads the fields of the record whose tag byte was just read (at file offset `offset`) into `r`, and advances the
  * thread's state. Throws RecordStop when the bytes cannot be read as a record (MORE: the window holds too little).
@@ -410,8 +456,8 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
         r.size = rd.u();
         break;
       case Kind.ENTER: {
-        r.site = rd.u();
-        const depth = cur.depth + rd.s();
+        enterRecord(rd, cur, r, flags, ctx);
+        const depth = r.depth;
         if (depth < 0) {
           problems.add('negative-depth', 'warning', offset, thread, `ENTER record gives a negative stack depth (${depth}); using 0`);
         }
@@ -421,7 +467,10 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
         break;
       }
       case Kind.EXIT: {
-        const delta = rd.s();
+        const delta = flags !== 0 && ctx.header.minor >= 4 ? flags : rd.s();
+        r.form = flags;
+        r.flags = 0;
+        cur.history = ((cur.history << 2) ^ delta) & HISTORY_MASK;
         const entry = cur.frames.pop();
         if (entry === undefined) {
           problems.add('exit-without-frame', 'warning', offset, thread, 'EXIT record but no frame is open; ignored');

@@ -6,7 +6,11 @@ import { describe, expect, test } from 'vitest';
 import { runDump } from '../../cli/dump.js';
 import { runReport } from '../../cli/report.js';
 import { dumpTraceText } from '../../analysis/dump.js';
-import { ExtKind, KIND_NAMES, READER_MAJOR, READER_MINOR } from '../../analysis/trace/format.js';
+import { ExtKind, Kind, KIND_NAMES, READER_MAJOR, READER_MINOR } from '../../analysis/trace/format.js';
+import { walkRecords } from '../../analysis/trace/records.js';
+import { readHeader } from '../../analysis/trace/header.js';
+import { memorySource } from '../../analysis/trace/byte-source.js';
+import { ProblemLog } from '../../analysis/problems.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { FIXTURES } from '../fixtures/scenarios.js';
 
@@ -55,6 +59,21 @@ describe('fixture files', () => {
     }
     const every = [...KIND_NAMES.filter((k) => k !== 'EXT'), ...Object.keys(ExtKind).map((k) => `EXT/${k}`)];
     expect([...seen].sort()).toEqual(every.sort());
+  });
+
+  test(`the reader's format version's fixtures hold every form of ENTER and EXIT`, () => {
+    const seen = new Set<string>();
+    for (const name of files.filter((f) => f.startsWith(`${current}/`))) {
+      const source = memorySource(new Uint8Array(readFileSync(path.join(traces, name))));
+      walkRecords(source, readHeader(source), {
+        record: (r) => {
+          if (r.kind === Kind.ENTER) seen.add(`ENTER/${r.form}`);
+          if (r.kind === Kind.EXIT) seen.add(r.form === 0 ? 'EXIT/delta' : 'EXIT/in-tag');
+        },
+      }, new ProblemLog());
+    }
+    // 1.4: 0 = site and depth delta, 1 = predicted, 2 = site delta and depth delta; the exit delta as a field or in the tag.
+    expect([...seen].sort()).toEqual(['ENTER/0', 'ENTER/1', 'ENTER/2', 'EXIT/delta', 'EXIT/in-tag']);
   });
 
   for (const name of files) {

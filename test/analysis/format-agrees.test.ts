@@ -7,6 +7,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { packageRoot } from '../../package-root.js';
 import {
+  CallPrediction,
   CHUNK_HEADER_SIZE,
   ExtKind,
   Flag,
@@ -61,6 +62,8 @@ describe('the C runtime and the TypeScript reader agree on the format', () => {
       UNTRACKED: Flag.FREE_UNTRACKED << 4,
       FAILED: Flag.REALLOC_FAILED << 4,
       PARTIAL: Flag.LINKED_PARTIAL << 4,
+      ENTER_PREDICTED: Flag.ENTER_PREDICTED << 4,
+      ENTER_SITE_DELTA: Flag.ENTER_SITE_DELTA << 4,
     });
     // One C bit means "untracked" for FREE and "no new block" for REALLOC.
     expect(Flag.REALLOC_NO_BLOCK).toBe(Flag.FREE_UNTRACKED);
@@ -71,6 +74,7 @@ describe('the C runtime and the TypeScript reader agree on the format', () => {
     expect(internal.get('MW_HEADER_SIZE')).toBe(HEADER_SIZE);
     expect(internal.get('MW_CHUNK_HEAD')).toBe(CHUNK_HEADER_SIZE);
     expect([internal.get('MW_FORMAT_MAJOR'), internal.get('MW_FORMAT_MINOR')]).toEqual([READER_MAJOR, READER_MINOR]);
+    expect([internal.get('MW_PREDICT_BITS'), internal.get('MW_HISTORY_MASK')]).toEqual([CallPrediction.BITS, CallPrediction.HISTORY_MASK]);
   });
 
   test('site kinds: MW_SITE_* of memwrap.h = SiteKind = the encoder\'s S', () => {

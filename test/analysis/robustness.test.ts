@@ -40,7 +40,7 @@ describe('refused files', () => {
     const b = new TraceBuilder({ major: 2, minor: 3 });
     b.thread(0).threadBegin(1);
     expect(refusal(b.build())).toBe(
-      'unsupported trace format version 2.3: this reader reads version 1.3 (major 1) only; a newer cc-memwrap wrote it',
+      'unsupported trace format version 2.3: this reader reads version 1.4 (major 1) only; a newer cc-memwrap wrote it',
     );
     expect(refusal(new TraceBuilder({ major: 2, littleEndian: false }).build())).toMatch(/version 2\.0/);
   });
@@ -63,7 +63,7 @@ describe('refused files', () => {
     const m = decodeTrace(b.build());
     expect(m.events.count).toBe(2);
     expect(m.problems[0]!.severity).toBe('warning');
-    expect(m.problems[0]!.message).toMatch(/EXT record of unknown subkind 9 \(3 payload bytes\) skipped \(the trace is format 1\.5, newer than this reader's 1\.3\)/);
+    expect(m.problems[0]!.message).toMatch(/EXT record of unknown subkind 9 \(3 payload bytes\) skipped \(the trace is format 1\.5, newer than this reader's 1\.4\)/);
   });
 
   test('kind 0 in a 1.0 trace stops the thread as before', () => {
@@ -146,6 +146,39 @@ describe('corrupt data', () => {
     expect(m.problems[0]!.message).toMatch(/unknown record kind 0 \(tag 0xf0\); thread 1's later records are skipped/);
     expect(m.blocks.count).toBe(1);
     expect(m.end.how).toBe('exit');
+  });
+
+  test('format 1.4 call records: a prediction from an empty slot and unknown flag bits stop the thread; 1.3 ignores the bits', () => {
+    const predictedFirst = new TraceBuilder({ minor: 4 });
+    const p = predictedFirst.thread(0);
+    p.threadBegin(1);
+    p.unit(1, DEMO_SITES);
+    const bad = p.mark();
+    p.raw([K.ENTER | 0x10]); // predicted, but nothing was entered yet
+    p.alloc({ site: 0, size: 8, addr: 0x100 });
+    let m = decodeTrace(predictedFirst.build());
+    expect(m.problems.filter((x) => x.severity === 'error')).toHaveLength(1);
+    expect(m.problems[0]!.offset).toBe(predictedFirst.offsetOf(bad));
+    expect(m.problems[0]!.message).toMatch(/corrupt ENTER record: a predicted ENTER record, but the prediction table holds no site for it; thread 0's later records are skipped/);
+    expect(m.blocks.count).toBe(0);
+
+    for (const minor of [3, 4]) {
+      const odd = new TraceBuilder({ minor });
+      const t = odd.thread(0);
+      t.threadBegin(1);
+      t.unit(1, DEMO_SITES);
+      t.raw([K.ENTER | 0x30, 0x01, 0x20]); // flag bits 3: no form of 1.4; in 1.3 the bits mean nothing (site 1, depth 16)
+      t.exit(2);
+      t.end(0, 0);
+      m = decodeTrace(odd.build());
+      if (minor === 3) {
+        expect(m.problems).toEqual([]);
+        expect(kindsOf(m)).toEqual([K.THREAD_BEGIN, K.ENTER, K.EXIT, K.END]);
+      } else {
+        expect(m.problems[0]!.message).toMatch(/corrupt ENTER record: ENTER record with flag bits 0x3, which no form of it has/);
+        expect(kindsOf(m)).toEqual([K.THREAD_BEGIN]);
+      }
+    }
   });
 
   test('over-long varint, and the largest 10-byte one', () => {
