@@ -285,7 +285,7 @@ struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned 
 /* EXIT: exit site - entry site of the frame; format 1.4 puts 1..15 in the
  * tag's flag bits.  The delta as written (not the sites, which a reader knows
  * only through its own frames) goes into the call history. */
-static unsigned char *mw_put_exit(struct mw_thread *t, unsigned char *p, unsigned exit_site, unsigned entry_site)
+static inline __attribute__((always_inline)) unsigned char *mw_put_exit(struct mw_thread *t, unsigned char *p, unsigned exit_site, unsigned entry_site)
 {
   int32_t x = (int32_t)(exit_site - entry_site);
   t->history = ((t->history << 2) ^ (uint32_t)x) & MW_HISTORY_MASK;
