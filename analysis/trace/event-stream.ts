@@ -100,6 +100,23 @@ export function mergeStreams(
   let done = 0;
   let sinceProgress = 0;
 
+  if (threads.length === 1) {
+    // One thread (most programs): its records are the global order as they come, no runs to place.
+    const s = threads[0]!;
+    const r = s.peeked;
+    while (s.hasNext) {
+      if (visit(r) === false) return;
+      if (onProgress !== undefined && ++sinceProgress === 1 << 16) {
+        sinceProgress = 0;
+        done = Math.max(done, r.offset);
+        onProgress(done, total);
+      }
+      s.advance();
+    }
+    onProgress?.(total, total);
+    return;
+  }
+
   // Threads with a next record, by (the key of that record, thread index); ranks index `threads`.
   const heap = new IndexHeap((a, b) => {
     const ka = threads[a]!.peeked.seq;

@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { memorySource, type ByteSource } from '../../analysis/trace/byte-source.js';
 import { withFileSource } from '../../analysis/trace/file-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { streamRecords } from '../../analysis/trace/event-stream.js';
+import { mergeStreams, streamRecords, threadStreams, ThreadStream } from '../../analysis/trace/event-stream.js';
+import { ChunkRecords, parseContext } from '../../analysis/trace/records.js';
 import { Kind } from '../../analysis/trace/format.js';
 import { readHeader } from '../../analysis/trace/header.js';
 import { ProblemLog } from '../../analysis/problems.js';
@@ -44,7 +45,34 @@ function firstDifference(a: string[], b: string[]): string {
   return '';
 }
 
+/** Every record of a trace as a line of its fields, merged from `extra` empty streams besides the trace's own. */
+function mergedRecords(bytes: Uint8Array, extra: number, window?: number): string[] {
+  const source = memorySource(bytes);
+  const header = readHeader(source);
+  const problems = new ProblemLog();
+  const streams = threadStreams(source, header, problems, window);
+  const ctx = parseContext(header, problems);
+  for (let k = 0; k < extra; k++) streams.push(new ThreadStream(1000 + k, [], new ChunkRecords(source, ctx)));
+  const rows: string[] = [];
+  mergeStreams(streams, source.size, (r) => {
+    rows.push(JSON.stringify({ ...r, unit: null }));
+  });
+  for (const p of problems.list()) rows.push(JSON.stringify(p));
+  return rows;
+}
+
 describe('records streamed in the global order', () => {
+  it.each([
+    ['basic', basicTrace().build()],
+    ['killed', killedTrace().build()],
+    ['rare records', rareRecordsTrace().build()],
+  ])('%s: one thread read straight through gives the records the merge of several streams gives', (_, bytes) => {
+    const straight = mergedRecords(bytes, 0);
+    expect(straight.length).toBeGreaterThan(4);
+    expect(firstDifference(straight, mergedRecords(bytes, 1))).toBe('');
+    expect(firstDifference(mergedRecords(bytes, 0, 64), straight)).toBe('');
+  });
+
   it.each([
     ['basic', basicTrace().build()],
     ['two threads', twoThreadsTrace().build()],
