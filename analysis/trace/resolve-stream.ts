@@ -130,15 +130,20 @@ class MetaPass implements RecordVisitor {
 }
 
 /** Block id → block slot, by open addressing on typed arrays (a Map costs several times more per live block). */
-class LiveIds {
+export class LiveIds {
   private keys = new Float64Array(1024);
   private vals = new Int32Array(1024).fill(-1);
   private mask = 1023;
   private count = 0;
 
+  /**
+   * Ids are heap sequence numbers, mostly made and ended near others close in number: sixteen consecutive ids share a
+   * run of sixteen slots (a cache line or two of each column), and the runs are scattered by a multiplicative hash.
+   */
   private slotOf(id: number): number {
-    const h = Math.imul((id | 0) ^ ((id / 4294967296) | 0), 0x9e3779b1);
-    return (h ^ (h >>> 15)) & this.mask;
+    const lo = id | 0;
+    const h = Math.imul((lo >>> 4) ^ ((id / 4294967296) | 0), 0x9e3779b1);
+    return (((h ^ (h >>> 15)) << 4) | (lo & 15)) & this.mask;
   }
 
   get(id: number): number {
