@@ -204,3 +204,12 @@ export const ALLOCATOR_KINDS = new Set<number>([
   SiteKind.STRNDUP,
   SiteKind.PVALLOC,
 ]);
+
+/** ALLOCATOR_KINDS as a table by site kind (a site kind is a byte), for the per-block lookup of the readers. */
+const ALLOCATOR_KIND = new Uint8Array(256);
+for (const k of ALLOCATOR_KINDS) ALLOCATOR_KIND[k] = 1;
+
+/** Whether `kind` (a site kind) is an allocator function's, one of ALLOCATOR_KINDS. */
+export function isAllocatorKind(kind: number): boolean {
+  return ALLOCATOR_KIND[kind] === 1;
+}

@@ -13,7 +13,7 @@
 // Memory: the slots of the live blocks and open frames, a window per thread, the site table; nothing per event.
 // An event's time lies between its thread's TIME records around it, which may come long after it in the global order;
 // when a fold asks for times, each thread has a second stream that reads ahead to its next TIME record.
-import { ALLOCATOR_KINDS, ExtKind, Flag, Kind, LeakClass, SiteKind, isEventKind, kindName } from './format.js';
+import { ExtKind, Flag, Kind, LeakClass, SiteKind, isAllocatorKind, isEventKind, kindName } from './format.js';
 import { readHeader, type TraceHeader } from './header.js';
 import type { ByteSource } from './byte-source.js';
 import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
@@ -53,6 +53,7 @@ interface MetaThread {
  * folds read up to date).
  */
 class MetaPass implements RecordVisitor {
+  /** Events counted in a pass of its own (a one-pass reading counts them in the fold pass, and tells calls and returns only `touch`). */
   events = 0;
   readonly threads = new Map<number, MetaThread>();
   readonly facts: RunFacts;
@@ -75,6 +76,14 @@ class MetaPass implements RecordVisitor {
     }
     this.last = t;
     return t;
+  }
+
+  /**
+   * What a one-pass reading tells it of a call or a return (most records): only the thread, which is the latest as a
+   * rule; a call or a return adds nothing else to the facts.
+   */
+  touch(index: number): void {
+    if (this.last === null || this.last.index !== index) this.thread(index);
   }
 
   record(r: TraceRecord): void {
@@ -236,7 +245,7 @@ class SlotStack {
   count = 0;
 
   push(slot: number): void {
-    this.items = grown(this.items, this.count + 1);
+    if (this.count === this.items.length) this.items = grown(this.items, this.count + 1);
     this.items[this.count++] = slot;
   }
 }
@@ -468,8 +477,12 @@ class FoldPass {
 
   record(r: TraceRecord): void {
     if (r.ignored) return;
-    this.meta?.record(r);
     const kind = r.kind;
+    const meta = this.meta;
+    if (meta !== null) {
+      if (kind === Kind.ENTER || kind === Kind.EXIT) meta.touch(r.thread);
+      else meta.record(r);
+    }
     if (isEventKind(kind)) {
       if (this.pending) this.flush();
       this.resolve(r);
@@ -731,7 +744,7 @@ class FoldPass {
     B.usable[b] = r.usable;
     B.address[b] = r.address;
     B.site[b] = site;
-    B.fn[b] = interposed ? (r.fn > 255 ? 0 : r.fn) : ALLOCATOR_KINDS.has(siteKind) ? siteKind : 0;
+    B.fn[b] = interposed ? (r.fn > 255 ? 0 : r.fn) : isAllocatorKind(siteKind) ? siteKind : 0;
     B.thread[b] = rank;
     B.interposed[b] = interposed ? 1 : 0;
     B.library[b] = NONE;
