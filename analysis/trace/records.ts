@@ -144,7 +144,33 @@ class ByteReader {
     return this.more ? MORE : TRUNCATED;
   }
 
+  /** An unsigned varint: one to three bytes (values below 2^21, nearly all) read here, longer ones by `long`. */
   u(): number {
+    const b = this.b;
+    const p = this.p;
+    const end = this.end;
+    if (p + 2 < end) {
+      const b0 = b[p]!;
+      if (b0 < 0x80) {
+        this.p = p + 1;
+        return b0;
+      }
+      const b1 = b[p + 1]!;
+      if (b1 < 0x80) {
+        this.p = p + 2;
+        return (b0 & 0x7f) | (b1 << 7);
+      }
+      const b2 = b[p + 2]!;
+      if (b2 < 0x80) {
+        this.p = p + 3;
+        return (b0 & 0x7f) | ((b1 & 0x7f) << 7) | (b2 << 14);
+      }
+    }
+    return this.long();
+  }
+
+  /** Any unsigned varint, each byte checked against the window's end. */
+  private long(): number {
     const b = this.b;
     let p = this.p;
     if (p >= this.end) throw this.short();
@@ -174,6 +200,7 @@ class ByteReader {
   /** Zig-zag decoded signed value. */
   s(): number {
     const v = this.u();
+    if (v <= 0x7fffffff) return (v >>> 1) ^ -(v & 1);
     return v % 2 === 0 ? v / 2 : -(v + 1) / 2;
   }
 
