@@ -185,13 +185,17 @@ export class LiveIds {
     }
   }
 
-  /** Removes `id` (linear probing's backward shift: no tombstones, so lookups stay short however many frees). */
-  delete(id: number): void {
+  /**
+   * Removes `id` and returns what it mapped to, NONE if nothing (linear probing's backward shift: no tombstones, so
+   * lookups stay short however many frees).
+   */
+  take(id: number): number {
     const mask = this.mask;
     let i = this.slotOf(id);
+    let value: number;
     for (;;) {
-      const v = this.vals[i]!;
-      if (v < 0) return;
+      value = this.vals[i]!;
+      if (value < 0) return NONE;
       if (this.keys[i] === id) break;
       i = (i + 1) & mask;
     }
@@ -210,6 +214,7 @@ export class LiveIds {
       }
     }
     this.vals[hole] = -1;
+    return value;
   }
 
   private grow(): void {
@@ -578,12 +583,11 @@ class FoldPass {
   }
 
   private endBlock(id: number, r: TraceRecord): number {
-    const b = this.live.get(id);
+    const b = this.live.take(id);
     if (b === NONE) {
       this.run.problems.add('unknown-block', 'warning', r.offset, r.thread, `${kindName(r.kind)} record ends block ${hex(id)}, which is not live (never allocated, already freed, or lost)`);
       return NONE;
     }
-    this.live.delete(id);
     const B = this.blocks;
     B.inUse[b] = 0;
     this.heapReq -= B.requested[b]!;

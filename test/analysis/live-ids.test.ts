@@ -33,13 +33,14 @@ function check(first: number, stride: number, steps: number, freeShare: number, 
       const gone = live[at]!;
       live[at] = live[live.length - 1]!;
       live.pop();
-      table.delete(gone);
+      if (table.take(gone) !== model.get(gone)) wrong++;
       model.delete(gone);
       if (table.get(gone) !== NONE) wrong++;
     }
     if (k % 97 === 0) {
       for (const id of live) if (table.get(id) !== model.get(id)) wrong++;
       if (table.get(first + (k + 1) * stride) !== NONE) wrong++;
+      if (table.take(first + (k + 1) * stride) !== NONE) wrong++;
     }
   }
   for (const id of live) if (table.get(id) !== model.get(id)) wrong++;
