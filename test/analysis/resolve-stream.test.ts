@@ -113,6 +113,19 @@ describe('the streaming reader resolves events as the decoder does', () => {
     expectSame(bytes, memorySource(bytes));
   });
 
+  it('hands every event to every fold, in the order the folds were given, however many there are', () => {
+    const bytes = twoThreadsTrace().build();
+    const events = streamSource(memorySource(bytes)).run(() => []).events;
+    expect(events).toBeGreaterThan(5);
+    for (let n = 0; n <= 11; n++) {
+      const seen: string[] = [];
+      const folds: EventFold[] = Array.from({ length: n }, (_, f) => ({ event: (e: FoldEvent) => void seen.push(`${e.index}:${f}`) }));
+      streamSource(memorySource(bytes)).run(() => folds);
+      const expected = Array.from({ length: events }, (_, i) => Array.from({ length: n }, (_, f) => `${i}:${f}`)).flat();
+      expect(seen, `${n} folds`).toEqual(expected);
+    }
+  });
+
   it('reads a well-formed trace once, a damaged one twice', () => {
     const clean = basicTrace().build();
     expect(expectSame(clean, memorySource(clean))).toBe(1);
