@@ -2,7 +2,7 @@
 // The viewer decodes small traces whole and runs the same folds as the streaming report (event-fold.ts).
 import { Flag, Kind } from './trace/format.js';
 import { NONE, type Model } from './model.js';
-import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import { eventCalls, type EventFold, type FoldBlocks, type FoldEvent, type FoldFrames, type FoldSource, type FoldTables, type TraceEnd, type TraceStart } from './event-fold.js';
 
 /** The facts of a model known before its first event. */
 export function modelStart(model: Model): TraceStart {
@@ -88,6 +88,7 @@ export function foldModel(model: Model, folds: EventFold[]): void {
   const tables = modelTables(model);
   const E = model.events;
   const e = emptyEvent();
+  const handOut = eventCalls(folds);
   const untracked = new Map<number, number>();
   for (let k = 0; k < model.untrackedFrees.count; k++) untracked.set(model.untrackedFrees.event[k]!, model.untrackedFrees.address[k]!);
   const statics = new Map<number, number>();
@@ -132,7 +133,7 @@ export function foldModel(model: Model, folds: EventFold[]): void {
       e.linkedPartial = L.partial[nextLinked] === 1;
       nextLinked++;
     }
-    for (let f = 0; f < folds.length; f++) folds[f]!.event(e, tables);
+    handOut(e, tables);
     if (nextBranch < Br.count) branchesUpTo(i);
   }
   const end = modelEnd(model);

@@ -23,7 +23,7 @@ import { NONE, type CallPath, type SiteTable, type SymbolNamer, type ThreadInfo 
 import { ProblemLog } from '../problems.js';
 import { grown } from './typed-arrays.js';
 import { emptyEvent } from '../model-fold.js';
-import type { EventFold, FoldBlocks, FoldEvent, FoldFrames, FoldSource, FoldTables, TimeTicket, TraceEnd, TraceStart } from '../event-fold.js';
+import { eventCalls, type EventFold, type FoldBlocks, type FoldEvent, type FoldFrames, type FoldSource, type FoldTables, type TimeTicket, type TraceEnd, type TraceStart } from '../event-fold.js';
 
 export interface StreamFoldOptions {
   /** Called now and then with the fraction of the pass done (0…1) and what it is doing. */
@@ -404,41 +404,6 @@ interface PassThread {
   /** Events of this thread so far. */
   ordinal: number;
   clock: ThreadClock | null;
-}
-
-/**
- * A function that calls every fold's `event` in order, each from a call site of its own: one loop's call site would
- * see every fold's class, a megamorphic call per fold and event when a report runs five folds or more.
- */
-function eventCalls(folds: EventFold[]): (e: FoldEvent, tables: FoldTables) => void {
-  const [a, b, c, d] = folds;
-  switch (folds.length) {
-    case 0:
-      return () => {};
-    case 1:
-      return (e, t) => a!.event(e, t);
-    case 2:
-      return (e, t) => {
-        a!.event(e, t);
-        b!.event(e, t);
-      };
-    case 3:
-      return (e, t) => {
-        a!.event(e, t);
-        b!.event(e, t);
-        c!.event(e, t);
-      };
-    default: {
-      const rest = eventCalls(folds.slice(4));
-      return (e, t) => {
-        a!.event(e, t);
-        b!.event(e, t);
-        c!.event(e, t);
-        d!.event(e, t);
-        rest(e, t);
-      };
-    }
-  }
 }
 
 /** One fold pass: the records in the global order resolved into events for the folds. */

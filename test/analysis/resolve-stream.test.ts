@@ -117,12 +117,18 @@ describe('the streaming reader resolves events as the decoder does', () => {
     const bytes = twoThreadsTrace().build();
     const events = streamSource(memorySource(bytes)).run(() => []).events;
     expect(events).toBeGreaterThan(5);
-    for (let n = 0; n <= 11; n++) {
-      const seen: string[] = [];
-      const folds: EventFold[] = Array.from({ length: n }, (_, f) => ({ event: (e: FoldEvent) => void seen.push(`${e.index}:${f}`) }));
-      streamSource(memorySource(bytes)).run(() => folds);
-      const expected = Array.from({ length: events }, (_, i) => Array.from({ length: n }, (_, f) => `${i}:${f}`)).flat();
-      expect(seen, `${n} folds`).toEqual(expected);
+    const sources: [string, () => FoldSource][] = [
+      ['streamed', () => streamSource(memorySource(bytes))],
+      ['decoded', () => modelSource(decodeTrace(bytes))],
+    ];
+    for (const [how, source] of sources) {
+      for (let n = 0; n <= 11; n++) {
+        const seen: string[] = [];
+        const folds: EventFold[] = Array.from({ length: n }, (_, f) => ({ event: (e: FoldEvent) => void seen.push(`${e.index}:${f}`) }));
+        source().run(() => folds);
+        const expected = Array.from({ length: events }, (_, i) => Array.from({ length: n }, (_, f) => `${i}:${f}`)).flat();
+        expect(seen, `${how}, ${n} folds`).toEqual(expected);
+      }
     }
   });
 
