@@ -74,6 +74,8 @@ export class Chart {
   private xAxis: SVGGElement | null = null;
   private readonly screen = new CanvasPainter();
   private readonly ovScreen = new CanvasPainter();
+  /** Widths of x tick labels measured at the current text size (emptied when it changes; bounded). */
+  private readonly tickWidths = new Map<string, number>();
   budgets: BudgetMark[] = [];
   /** How much larger than at 100 % the text is (the page's zoom control). */
   private textScale = 1;
@@ -154,6 +156,7 @@ export class Chart {
    */
   setTextScale(scale: number): void {
     this.textScale = scale;
+    this.tickWidths.clear();
     for (const side of ['left', 'right', 'top', 'bottom'] as const) MARGIN[side] = Math.round(BASE_MARGIN[side] * scale);
     this.resize();
   }
@@ -409,7 +412,17 @@ export class Chart {
       if (tickX > lastX) [last, lastX] = [text, tickX];
     }
     if (last === null) return;
-    const overflow = MARGIN.left + lastX + last.getComputedTextLength() / 2 - (this.geo.width - 1);
+    // Measuring a label lays the page out in the middle of the frame (d3 has just written the ticks): each label's
+    // width is measured once for the text size (see tickWidths), then read from here.
+    const label = last.textContent ?? '';
+    let width = this.tickWidths.get(label);
+    if (width === undefined) {
+      width = last.getComputedTextLength();
+      // A chart out of sight measures 0: not kept.
+      if (this.tickWidths.size >= 4096) this.tickWidths.clear();
+      if (width > 0) this.tickWidths.set(label, width);
+    }
+    const overflow = MARGIN.left + lastX + width / 2 - (this.geo.width - 1);
     if (overflow > 0) last.setAttribute('dx', String(-overflow));
   }
 
