@@ -146,19 +146,24 @@ const UNTHROTTLED_ARGS = [...CHROMIUM_ARGS, '--disable-gpu-vsync', '--disable-fr
 /** Intervals between animation frames while `act` runs: what a person sees, not only the draw call's time. */
 async function frameIntervals(page: Page, act: () => Promise<void>): Promise<number[]> {
   await page.evaluate(() => {
-    const w = window as unknown as { benchFrames: number[]; benchStop: boolean };
-    w.benchFrames = [];
-    w.benchStop = false;
+    // One chain of callbacks per measurement: a chain still waiting for its next frame when the next measurement
+    // starts ends there rather than adding its frames to the new one's.
+    const w = window as unknown as { benchFrames: number[]; benchRun?: number };
+    const run = (w.benchRun ?? 0) + 1;
+    const frames: number[] = [];
+    w.benchRun = run;
+    w.benchFrames = frames;
     const tick = (t: number): void => {
-      w.benchFrames.push(t);
-      if (!w.benchStop) requestAnimationFrame(tick);
+      if (w.benchRun !== run) return;
+      frames.push(t);
+      requestAnimationFrame(tick);
     };
     requestAnimationFrame(tick);
   });
   await act();
   const frames = await page.evaluate(() => {
-    const w = window as unknown as { benchFrames: number[]; benchStop: boolean };
-    w.benchStop = true;
+    const w = window as unknown as { benchFrames: number[]; benchRun: number };
+    w.benchRun++;
     return w.benchFrames;
   });
   return frames.slice(1).map((t, i) => t - frames[i]!);
