@@ -308,6 +308,8 @@ export interface ParseContext {
   readonly problems: ProblemLog;
   /** Said after an unknown kind or subkind when the trace is newer than this reader. */
   readonly versionNote: string;
+  /** Format 1.4 or later: ENTER and EXIT have their compact forms. */
+  readonly compactCalls: boolean;
 }
 
 export function parseContext(header: TraceHeader, problems: ProblemLog): ParseContext {
@@ -315,7 +317,7 @@ export function parseContext(header: TraceHeader, problems: ProblemLog): ParseCo
     header.minor > READER_MINOR
       ? ` (the trace is format ${header.major}.${header.minor}, newer than this reader's ${READER_MAJOR}.${READER_MINOR})`
       : '';
-  return { header, problems, versionNote };
+  return { header, problems, versionNote, compactCalls: header.major === 1 && header.minor >= 4 };
 }
 
 /**
@@ -393,27 +395,29 @@ const { BITS: PREDICT_BITS, HISTORY_MASK } = CallPrediction;
  * Every field is read before the cursor changes, so a record read again whole (MORE) finds it unchanged; every form
  * teaches the table, as the runtime's writer does.
  */
-function enterRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, flags: number, ctx: ParseContext): void {
-  const compact = ctx.header.minor >= 4;
-  const table = compact ? (cur.predict ??= new Int32Array(2 << PREDICT_BITS)) : null;
-  const slot = 2 * (Math.imul(cur.history, 0x9e3779b1) >>> (32 - PREDICT_BITS));
+function enterRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, flags: number, compact: boolean): void {
   let site: number;
   let delta: number;
-  if (!compact || flags === 0) {
+  if (!compact) {
     site = rd.u();
     delta = rd.s();
-  } else if (flags === Flag.ENTER_PREDICTED) {
-    site = table![slot]! >>> 0;
-    delta = table![slot + 1]!;
-    if (site === 0) throw new RecordStop('corrupt', 'a predicted ENTER record, but the prediction table holds no site for it');
-  } else if (flags === Flag.ENTER_SITE_DELTA) {
-    const d = rd.s();
-    delta = rd.s();
-    site = (cur.enterSite + d) >>> 0;
   } else {
-    throw new RecordStop('corrupt', `ENTER record with flag bits 0x${flags.toString(16)}, which no form of it has`);
-  }
-  if (table !== null) {
+    const table = cur.predict ?? (cur.predict = new Int32Array(2 << PREDICT_BITS));
+    const slot = 2 * (Math.imul(cur.history, 0x9e3779b1) >>> (32 - PREDICT_BITS));
+    if (flags === Flag.ENTER_PREDICTED) {
+      site = table[slot]! >>> 0;
+      delta = table[slot + 1]!;
+      if (site === 0) throw new RecordStop('corrupt', 'a predicted ENTER record, but the prediction table holds no site for it');
+    } else if (flags === Flag.ENTER_SITE_DELTA) {
+      const d = rd.s();
+      delta = rd.s();
+      site = (cur.enterSite + d) >>> 0;
+    } else if (flags === 0) {
+      site = rd.u();
+      delta = rd.s();
+    } else {
+      throw new RecordStop('corrupt', `ENTER record with flag bits 0x${flags.toString(16)}, which no form of it has`);
+    }
     table[slot] = site;
     table[slot + 1] = delta;
     cur.history = ((cur.history << 2) ^ site) & HISTORY_MASK;
@@ -483,7 +487,7 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
         r.size = rd.u();
         break;
       case Kind.ENTER: {
-        enterRecord(rd, cur, r, flags, ctx);
+        enterRecord(rd, cur, r, flags, ctx.compactCalls);
         const depth = r.depth;
         if (depth < 0) {
           problems.add('negative-depth', 'warning', offset, thread, `ENTER record gives a negative stack depth (${depth}); using 0`);
@@ -494,7 +498,7 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
         break;
       }
       case Kind.EXIT: {
-        const delta = flags !== 0 && ctx.header.minor >= 4 ? flags : rd.s();
+        const delta = flags !== 0 && ctx.compactCalls ? flags : rd.s();
         r.form = flags;
         r.flags = 0;
         cur.history = ((cur.history << 2) ^ delta) & HISTORY_MASK;
