@@ -97,12 +97,13 @@ static inline unsigned char *mw_put_enter(struct mw_thread *t, unsigned char *p,
 {
   intptr_t dd = (intptr_t)(d - t->last_depth);
   uint32_t *slot = t->predict + 2 * ((uint32_t)(t->history * 2654435761u) >> (32 - MW_PREDICT_BITS));
-  if (slot[0] == site && slot[1] == (uint32_t)dd && mw_g.compact_calls) {
+  int compact = mw_g.compact_calls;
+  if (compact && slot[0] == site && slot[1] == (uint32_t)dd) {
     *p++ = MW_REC_ENTER | MW_F_ENTER_PREDICTED;
   } else {
     slot[0] = site;
     slot[1] = (uint32_t)dd;
-    if (mw_g.compact_calls) {
+    if (compact) {
       *p = MW_REC_ENTER | MW_F_ENTER_SITE_DELTA;
       p = mw_put_sw(p + 1, (intptr_t)(int32_t)(site - t->last_enter));
     } else {

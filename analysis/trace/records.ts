@@ -498,10 +498,11 @@ function parseRecord(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: Par
         break;
       }
       case Kind.EXIT: {
-        const delta = flags !== 0 && ctx.compactCalls ? flags : rd.s();
+        const compact = ctx.compactCalls;
+        const delta = flags !== 0 && compact ? flags : rd.s();
         r.form = flags;
         r.flags = 0;
-        cur.history = ((cur.history << 2) ^ delta) & HISTORY_MASK;
+        if (compact) cur.history = ((cur.history << 2) ^ delta) & HISTORY_MASK;
         const entry = cur.frames.pop();
         if (entry === undefined) {
           problems.add('exit-without-frame', 'warning', offset, thread, 'EXIT record but no frame is open; ignored');
