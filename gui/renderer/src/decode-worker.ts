@@ -6,10 +6,7 @@ import { summarize } from '../../../analysis/summary.js';
 import { staticSeries } from '../../../analysis/timeline.js';
 import { decodeTrace } from '../../../analysis/trace/decode.js';
 import { memorySource } from '../../../analysis/trace/byte-source.js';
-import { readHeader } from '../../../analysis/trace/header.js';
-import { ProblemLog } from '../../../analysis/problems.js';
-import { callPaths, flameTree } from '../../../analysis/call-paths.js';
-import { consumed } from '../../../analysis/consumed.js';
+import { panelExtras } from '../../../analysis/panel-data.js';
 import { type DecodeRequest, type ViewData, type WorkerMessage } from './view-data.js';
 
 interface WorkerScope {
@@ -28,15 +25,6 @@ function buffersOf(value: unknown, out = new Set<ArrayBuffer>(), seen = new Set<
   }
   for (const v of Object.values(value)) buffersOf(v, out, seen);
   return out;
-}
-
-/** `make()`, or why it failed: these views are extras, and the rest of the page does not wait on them. */
-function attempt<T>(make: () => T): T | string {
-  try {
-    return make();
-  } catch (err) {
-    return (err as Error).message;
-  }
 }
 
 scope.onmessage = (e) => {
@@ -71,10 +59,7 @@ scope.onmessage = (e) => {
     scope.postMessage({ type: 'done', data }, [...buffersOf(data)]);
     // Then the flame graph's call paths and the consumed chart, read from the records again (the decoder logged
     // their problems): the page shows the chart without waiting for them.
-    const source = memorySource(bytes);
-    const header = readHeader(source);
-    const flame = attempt(() => flameTree(callPaths(source, header, new ProblemLog(), { peak: true }).root));
-    scope.postMessage({ type: 'extras', flame, consumed: attempt(() => consumed(source, header, new ProblemLog())) });
+    scope.postMessage({ type: 'extras', ...panelExtras(memorySource(bytes)) });
   } catch (err) {
     scope.postMessage({ type: 'error', message: (err as Error).message });
   }
