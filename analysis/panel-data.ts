@@ -247,3 +247,10 @@ export function panelExtras(source: ByteSource, onProgress?: (fraction: number, 
   onProgress?.(0.7, 'the live heap by site');
   return { flame, consumed: attempt(() => consumed(source, header, new ProblemLog())) };
 }
+
+/** What a host hands the page of a trace opened through its index: the panels' data and the seconds it took. */
+export interface IndexPanels {
+  tables: PanelTables;
+  extras: PanelExtras;
+  seconds: number;
+}

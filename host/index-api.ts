@@ -1,7 +1,7 @@
 // What a host answers the page about an index-mode session (host/trace-session.ts), shared by the local server
 // (`/api/index…`) and the Electron main process (its IPC channels): the index's state and facts, the bucket
 // summaries, the fine summaries and the events of a range as compact bytes, one event's detail, the next event of a
-// class. Arguments come from the page as strings and are checked here; a bad one is an IndexRequestError, said in one
+// class, the panels' data. Arguments come from the page as strings and are checked here; a bad one is an IndexRequestError, said in one
 // line.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
 import { encodeFine, encodeRange } from '../analysis/trace-index.js';
@@ -81,4 +81,14 @@ export async function indexNext(session: TraceSession, from: unknown, direction:
 export async function indexReportText(session: TraceSession): Promise<IndexReportReply> {
   void session.index();
   return session.reportState;
+}
+
+/**
+ * The panels' data (IndexPanelsReply) as JSON text, started on the first call: the ready data is the host's JSON as
+ * computed, not parsed and written again.
+ */
+export function indexPanelsText(session: TraceSession): string {
+  const s = session.panels();
+  if (s.state !== 'ready') return JSON.stringify(s);
+  return `{"state":"ready","panels":${s.json}}`;
 }

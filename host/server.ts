@@ -9,7 +9,7 @@ import type { RecentList } from './recent.js';
 import type { LanesReply } from './session-types.js';
 import { isInside } from './source-access.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
-import { IndexRequestError, indexDetail, indexEvents, indexFine, indexNext, indexReportText, indexStatus, indexSummary } from './index-api.js';
+import { IndexRequestError, indexDetail, indexEvents, indexFine, indexNext, indexPanelsText, indexReportText, indexStatus, indexSummary } from './index-api.js';
 
 /** Every API request carries this header with value 1. */
 export const API_HEADER = 'x-cc-memwrap';
@@ -117,6 +117,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return sendJson(res, 200, await indexDetail(run, q('event')));
         case '/api/index/report':
           return sendJson(res, 200, await indexReportText(run));
+        case '/api/index/panels':
+          return send(res, 200, 'application/json; charset=utf-8', indexPanelsText(run));
         case '/api/index/next':
           return sendJson(res, 200, await indexNext(run, q('from'), q('direction'), q('class'), q('thread')));
         default:

@@ -3,6 +3,7 @@ import type { Budgets } from '../analysis/budgets.js';
 import type { StackUnit } from '../analysis/worst-stack.js';
 import type { EventDetail, StackEntry } from '../analysis/event-detail.js';
 import type { IndexMeta } from '../analysis/trace-index.js';
+import type { IndexPanels } from '../analysis/panel-data.js';
 
 export interface RecentEntry {
   path: string;
@@ -39,6 +40,16 @@ export type IndexStatusReply =
 
 /** The report of index mode's panel, computed by the host in the background. */
 export type IndexReportReply = { state: 'waiting' } | { state: 'ready'; text: string } | { state: 'failed'; message: string };
+
+/**
+ * The panels' data of an index-mode session (analysis/panel-data.ts), computed by the host once the page first asks:
+ * waiting for the index, computing (with progress), ready, failed.
+ */
+export type IndexPanelsReply =
+  | { state: 'waiting' }
+  | { state: 'computing'; fraction: number; phase: string }
+  | { state: 'ready'; panels: IndexPanels }
+  | { state: 'failed'; message: string };
 
 /** An event's detail from the host (index mode): what eventDetail and callStackAt give for a decoded model. */
 export interface IndexDetailReply {

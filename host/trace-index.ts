@@ -67,7 +67,7 @@ function writableDir(dir: string): boolean {
 }
 
 /** The trace's size and modification time, which an index must match. */
-function traceStamp(trace: string): { size: number; mtimeMs: number } {
+export function traceStamp(trace: string): { size: number; mtimeMs: number } {
   const st = statSync(trace);
   return { size: st.size, mtimeMs: st.mtimeMs };
 }
@@ -88,14 +88,14 @@ function removeTemporaries(): void {
   temporaries.clear();
 }
 
-function track(file: string): void {
+export function track(file: string): void {
   temporaries.add(file);
   if (hooked) return;
   hooked = true;
   process.on('exit', removeTemporaries);
 }
 
-function untrack(file: string): void {
+export function untrack(file: string): void {
   temporaries.delete(file);
 }
 

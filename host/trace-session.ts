@@ -5,6 +5,7 @@ import { describeReadError } from './read-errors.js';
 import type { SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
 import { TraceFile } from './trace-file.js';
+import { cachedIndexPanels } from './index-panels.js';
 import { cachedIndexReport, indexPathFor, openTraceIndex, useIndex, type BuildProgress, type TraceIndex } from './trace-index.js';
 
 export type { SessionInfo };
@@ -29,6 +30,9 @@ export type IndexState =
   | { state: 'ready'; seconds: number }
   | { state: 'failed'; message: string };
 
+/** How far the panels' data of an index-mode session is; when ready, its JSON text (analysis/panel-data.ts). */
+export type PanelsState = { state: 'waiting' } | { state: 'computing'; fraction: number; phase: string } | { state: 'ready'; json: string } | { state: 'failed'; message: string };
+
 /** A trace that cannot be opened: the message is one line naming the file. */
 export class TraceOpenError extends Error {
   override name = 'TraceOpenError';
@@ -40,6 +44,9 @@ export class TraceSession {
   indexState: IndexState = { state: 'building', fraction: 0, phase: 'starting', seconds: 0 };
   /** Index mode: the report of index mode's panel, computed in the background once the index is ready (and kept beside it). */
   reportState: { state: 'waiting' } | { state: 'ready'; text: string } | { state: 'failed'; message: string } = { state: 'waiting' };
+  /** Index mode: the panels' data (host/index-panels.ts), computed once the page first asks, after the index. */
+  panelsState: PanelsState = { state: 'waiting' };
+  private panelsStarted = false;
   /** Told each step of the index's build (the terminal's progress line). */
   readonly indexListeners = new Set<(p: BuildProgress) => void>();
 
@@ -120,6 +127,24 @@ export class TraceSession {
       this.indexed.catch(() => {});
     }
     return this.indexed;
+  }
+
+  /**
+   * Index mode: starts computing the panels' data (in a worker, once the index is ready; kept beside the index) on the
+   * first call; every call returns how far it is.
+   */
+  panels(): PanelsState {
+    if (!this.panelsStarted) {
+      this.panelsStarted = true;
+      const inputs = { budgets: this.info.budgets, frameSizes: this.info.stack };
+      this.index().then(
+        (ix) => {
+          this.panelsState = { state: 'computing', fraction: 0, phase: 'starting' };
+          return cachedIndexPanels(this.path, ix.file, inputs, (p) => (this.panelsState = { state: 'computing', ...p })).then((json) => (this.panelsState = { state: 'ready', json }));
+        },
+      ).catch((e: unknown) => (this.panelsState = { state: 'failed', message: (e as Error).message }));
+    }
+    return this.panelsState;
   }
 
   source(file: string): SourceResult {

@@ -4,7 +4,7 @@ import type { SourceResult } from '../../host/source-access.js';
 import type { SessionReply } from '../../host/session-types.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import type { OpenDialogResult } from './electron-api.js';
-import { indexDetail, indexEvents, indexFine, indexNext, indexReportText, indexStatus, indexSummary } from '../../host/index-api.js';
+import { indexDetail, indexEvents, indexFine, indexNext, indexPanelsText, indexReportText, indexStatus, indexSummary } from '../../host/index-api.js';
 
 /** Channel names; the preload script (gui/preload/preload.cts) uses the same strings. */
 export const CHANNELS = {
@@ -20,6 +20,7 @@ export const CHANNELS = {
   indexDetail: 'cc-memwrap:index-detail',
   indexNext: 'cc-memwrap:index-next',
   indexReport: 'cc-memwrap:index-report',
+  indexPanels: 'cc-memwrap:index-panels',
 } as const;
 
 
@@ -69,6 +70,7 @@ export function createHandlers(deps: HandlerDeps): Handlers {
     indexDetail: async (event: unknown) => indexDetail(indexed(), event),
     indexNext: async (from: unknown, direction: unknown, cls: unknown, thread: unknown) => indexNext(indexed(), from, direction, cls, thread),
     indexReport: async () => indexReportText(indexed()),
+    indexPanels: async () => indexPanelsText(indexed()),
     traceBytes: async () => {
       if (!state.session) throw new Error('no trace is open');
       return state.session.bytes;

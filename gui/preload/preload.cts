@@ -1,4 +1,4 @@
-// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes twelve calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
+// The preload script: the renderer's only way to the main process. Sandboxed preloads can require nothing but 'electron', so this file stands alone; it exposes thirteen calls on fixed channels (the names of gui/main/ipc.ts's CHANNELS) and passes strings only.
 import type { ContextBridgeLike, IpcRendererLike } from './preload-types.cjs';
 
 const CHANNELS = {
@@ -14,6 +14,7 @@ const CHANNELS = {
   indexDetail: 'cc-memwrap:index-detail',
   indexNext: 'cc-memwrap:index-next',
   indexReport: 'cc-memwrap:index-report',
+  indexPanels: 'cc-memwrap:index-panels',
 } as const;
 
 /** The API object exposed as `window.ccMemwrap`: no Node objects, no raw ipcRenderer, no channel chosen by the page. */
@@ -30,6 +31,7 @@ function preloadApi(ipc: IpcRendererLike) {
     indexFine: (from: unknown, to: unknown) => ipc.invoke(CHANNELS.indexFine, String(from), String(to)),
     indexDetail: (event: unknown) => ipc.invoke(CHANNELS.indexDetail, String(event)),
     indexReport: () => ipc.invoke(CHANNELS.indexReport),
+    indexPanels: () => ipc.invoke(CHANNELS.indexPanels),
     indexNext: (from: unknown, direction: unknown, cls: unknown, thread: unknown) => ipc.invoke(CHANNELS.indexNext, String(from), String(direction), String(cls), String(thread)),
   });
 }

@@ -180,7 +180,7 @@ describe('preload', () => {
     return { exposed, calls };
   }
 
-  test('exposes twelve calls on the main process channels, passing strings only', async () => {
+  test('exposes thirteen calls on the main process channels, passing strings only', async () => {
     const { exposed, calls } = runPreload();
     expect([...exposed.keys()]).toEqual(['ccMemwrap']);
     const api = exposed.get('ccMemwrap')!;
@@ -198,6 +198,7 @@ describe('preload', () => {
     await api.indexDetail!(7);
     await api.indexNext!(-1, 1, 'alloc', 'all');
     await api.indexReport!();
+    await api.indexPanels!();
     expect(calls).toEqual([
       [CHANNELS.session],
       [CHANNELS.traceBytes],
@@ -211,6 +212,7 @@ describe('preload', () => {
       [CHANNELS.indexDetail, '7'],
       [CHANNELS.indexNext, '-1', '1', 'alloc', 'all'],
       [CHANNELS.indexReport],
+      [CHANNELS.indexPanels],
     ]);
   });
 });

@@ -20,6 +20,9 @@ import { bigTrace } from '../support/big-trace.js';
 import { scratch } from '../support/programs.js';
 import { basicTrace } from '../fixtures/scenarios.js';
 import { Kind } from '../../analysis/trace/format.js';
+import { panelTables, type IndexPanels } from '../../analysis/panel-data.js';
+import { FileSource } from '../../analysis/trace/file-source.js';
+import { streamSource } from '../../analysis/trace/resolve-stream.js';
 
 const dir = scratch('trace-index');
 
@@ -211,6 +214,47 @@ describe('the report of index mode', () => {
     const again = await TraceSession.open(trace, { index: true });
     await again.index();
     await expect.poll(() => again.reportState).toEqual({ state: 'ready', text: 'kept' });
+  }, 120_000);
+});
+
+describe('the panels of index mode', () => {
+  test('computed once the page asks, served by the local server as the streamed panels\' data, kept beside the index', async () => {
+    const bytes = bigTrace(400);
+    const trace = write('panels.mwtrace', bytes);
+    const session = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
+    const ix = await session.index();
+    const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
+    const get = async (): Promise<{ state: string; panels?: IndexPanels }> => (await fetch(new URL('api/index/panels', server.url), { headers: { 'x-cc-memwrap': '1' } })).json() as Promise<{ state: string; panels?: IndexPanels }>;
+    try {
+      expect(['waiting', 'computing']).toContain((await get()).state);
+      await expect.poll(async () => (await get()).state, { timeout: 60_000 }).toBe('ready');
+      const { panels } = await get();
+      const file = FileSource.open(trace);
+      try {
+        const streamed = panelTables(streamSource(file), { budgets: { heap: 128 }, frameSizes: session.info.stack });
+        expect(panels!.tables).toEqual(JSON.parse(JSON.stringify(streamed)));
+      } finally {
+        file.close();
+      }
+      const model = decodeTrace(bytes);
+      expect(panels!.tables.summary.events).toBe(model.events.count);
+      expect(panels!.tables.budgets[0]!.exceeded).toBe(true);
+      expect(typeof panels!.extras.flame).toBe('object');
+      expect(existsSync(`${ix.file}.panels`)).toBe(true);
+    } finally {
+      await server.close();
+    }
+    // The next session reads them back; other budgets make them again.
+    const kept = readFileSync(`${ix.file}.panels`, 'utf8');
+    writeFileSync(`${ix.file}.panels`, kept.replace('"events":', '"events":7,"was":'));
+    const again = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
+    again.panels();
+    await expect.poll(() => again.panelsState.state, { timeout: 60_000 }).toBe('ready');
+    expect((again.panelsState as { json: string }).json).toContain('"events":7,"was":');
+    const other = await TraceSession.open(trace, { index: true, budgets: { heap: 4096 } });
+    other.panels();
+    await expect.poll(() => other.panelsState.state, { timeout: 60_000 }).toBe('ready');
+    expect((other.panelsState as { json: string }).json).not.toContain('"was":');
   }, 120_000);
 });
 

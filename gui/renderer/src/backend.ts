@@ -1,5 +1,5 @@
 // How the renderer reaches files: the Electron preload API (window.ccMemwrap), the local server's API, or the data a self-contained HTML report carries in the page itself, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
-import type { IndexDetailReply, IndexReportReply, IndexStatusReply, RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
+import type { IndexDetailReply, IndexPanelsReply, IndexReportReply, IndexStatusReply, RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
 import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../../host/embedded-types.js';
 import { embeddedIndex } from './embedded-index.js';
 
@@ -32,6 +32,8 @@ export interface IndexApi {
   next(from: number, direction: 1 | -1, cls: string, thread: number | null): Promise<number | null>;
   /** The host's report for the panel (summary, heap by function, peaks, leaks), once computed. */
   report(): Promise<IndexReportReply>;
+  /** The panels' data the host computes as it streams the trace (started by the first call), or how far it is. */
+  panels(): Promise<IndexPanelsReply>;
 }
 
 /** The API the Electron preload script exposes (gui/preload/preload.cts). */
@@ -48,6 +50,8 @@ export interface PreloadApi {
   indexDetail(event: string): Promise<IndexDetailReply>;
   indexNext(from: string, direction: string, cls: string, thread: string): Promise<{ event: number | null }>;
   indexReport(): Promise<IndexReportReply>;
+  /** IndexPanelsReply as JSON text. */
+  indexPanels(): Promise<string>;
 }
 
 /** Bytes from the preload as an ArrayBuffer of their own. */
@@ -74,6 +78,7 @@ function electronBackend(api: PreloadApi): Backend {
       fine: async (from, to) => own(await api.indexFine(String(from), String(to))),
       detail: (event) => api.indexDetail(String(event)),
       report: () => api.indexReport(),
+      panels: async () => JSON.parse(await api.indexPanels()) as IndexPanelsReply,
       next: async (from, direction, cls, thread) => (await api.indexNext(String(from), String(direction), cls, thread === null ? 'all' : String(thread))).event,
     },
   };
@@ -158,6 +163,7 @@ function serverBackend(): Backend {
       fine: async (from, to) => bytesOf(await fetch(`./api/index/fine?from=${from}&to=${to}`, { headers: API_HEADERS })),
       detail: async (event) => json<IndexDetailReply>(await fetch(`./api/index/detail?event=${event}`, { headers: API_HEADERS })),
       report: async () => json<IndexReportReply>(await fetch('./api/index/report', { headers: API_HEADERS })),
+      panels: async () => json<IndexPanelsReply>(await fetch('./api/index/panels', { headers: API_HEADERS })),
       next: async (from, direction, cls, thread) =>
         (await json<{ event: number | null }>(await fetch(`./api/index/next?from=${from}&direction=${direction}&class=${encodeURIComponent(cls)}&thread=${thread === null ? 'all' : thread}`, { headers: API_HEADERS }))).event,
     },

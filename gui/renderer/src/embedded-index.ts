@@ -129,6 +129,8 @@ export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Arr
       return found;
     },
     report: async () => ({ state: 'ready', text: embedded.report }),
+    // A report of a large trace carries the host's report text, not the panels' data.
+    panels: async () => ({ state: 'failed', message: 'this report file carries the text report only; cc-memwrap view shows the interactive panels' }),
   };
 }
 

@@ -1,0 +1,82 @@
+// Index mode's panels (analysis/panel-data.ts) computed on the host as it streams the trace: the tables, counts,
+// peaks, leaks, linked frees, leak causes, budgets and stack in one pass of folds (and the leak causes' own), then the
+// flame graph's call paths and the consumed chart, in a worker thread so the server or window keeps answering; kept
+// beside the index as `<index>.panels` (checked against the trace's size and modification time, the index's version
+// and the budgets and frame sizes it was computed with; written under a temporary name and renamed).
+import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { panelExtras, panelTables, type IndexPanels, type PanelInputs } from '../analysis/panel-data.js';
+import { INDEX_VERSION } from '../analysis/trace-index.js';
+import { FileSource } from '../analysis/trace/file-source.js';
+import { streamSource } from '../analysis/trace/resolve-stream.js';
+import { fileSymbolNamer } from './library-symbols.js';
+import { track, traceStamp, untrack } from './trace-index.js';
+
+/** How far the computation is: the fraction of its passes done and what it is doing. */
+export interface PanelsProgress {
+  fraction: number;
+  phase: string;
+}
+
+/**
+ * The panels' data of `trace`, computed in passes over the streamed file (synchronous: the hosts run it in a worker,
+ * indexPanelsInWorker), as JSON text. The first pass (the folds) is most of the fraction; the records' passes the rest.
+ */
+export function indexPanelsJson(trace: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void): string {
+  const t0 = Date.now();
+  const file = FileSource.open(trace);
+  try {
+    const tables = panelTables(streamSource(file.clone(), { symbols: fileSymbolNamer, onProgress: (f) => onProgress?.({ fraction: f * 0.5, phase: 'the tables' }) }), inputs);
+    const extras = panelExtras(file.clone(), (f, phase) => onProgress?.({ fraction: 0.5 + f * 0.5, phase }));
+    const out: IndexPanels = { tables, extras, seconds: (Date.now() - t0) / 1000 };
+    return JSON.stringify(out);
+  } finally {
+    file.close();
+  }
+}
+
+/** The worker script (compiled beside trace-index.ts). */
+const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url));
+
+/** indexPanelsJson in a worker thread when the compiled worker is there. */
+export function indexPanelsInWorker(trace: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void): Promise<string> {
+  if (!existsSync(WORKER)) return Promise.resolve().then(() => indexPanelsJson(trace, inputs, onProgress));
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { workerData: { task: 'panels', trace, inputs } });
+    worker.on('message', (m: { type: 'panels'; json: string } | { type: 'panels-progress'; progress: PanelsProgress } | { type: 'error'; message: string }) => {
+      if (m.type === 'panels-progress') onProgress?.(m.progress);
+      else if (m.type === 'panels') resolve(m.json);
+      else reject(new Error(m.message));
+    });
+    worker.on('error', reject);
+  });
+}
+
+/**
+ * The panels' data of `trace` for the index file `index`, as JSON text: read from `<index>.panels` when it was made
+ * for the trace as it is now with the same inputs, else computed (in a worker thread) and kept there.
+ */
+export async function cachedIndexPanels(trace: string, index: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void): Promise<string> {
+  const file = `${index}.panels`;
+  const key = JSON.stringify({ version: INDEX_VERSION, ...traceStamp(trace), inputs });
+  try {
+    const kept = readFileSync(file, 'utf8');
+    const cut = kept.indexOf('\n');
+    if (cut > 0 && kept.slice(0, cut) === key) return kept.slice(cut + 1);
+  } catch {
+    // none yet, or not one of ours
+  }
+  const json = await indexPanelsInWorker(trace, inputs, onProgress);
+  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    track(tmp);
+    writeFileSync(tmp, `${key}\n${json}`);
+    renameSync(tmp, file);
+  } catch {
+    // a cache that cannot be written is computed again next time
+  } finally {
+    untrack(tmp);
+  }
+  return json;
+}
