@@ -10,6 +10,7 @@ import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '.
 import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { describeEnd } from '../../../analysis/summary.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
+import type { IndexPanelsReply } from '../../../host/session-types.js';
 import { Chart } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
@@ -22,6 +23,7 @@ import { setupProjector } from './projector.js';
 import { SourcePane, type SourceMark } from './source/source-pane.js';
 import { budgetMarks, decodeInWorker } from './decode.js';
 import { Tables } from './tables.js';
+import { IndexTables } from './index-tables.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
 import type { ViewData } from './view-data.js';
 import './styles.css';
@@ -68,10 +70,12 @@ interface PageState {
   /** Index mode: the chart's summaries and fetched events, and the run's sites (for names, search, call lines). */
   index: IndexChartData | null;
   indexRun: Pick<Model, 'sites' | 'program'> | null;
+  /** Index mode: the panels' tables the host computed as it streamed the trace, once they have come. */
+  indexTables: IndexTables | null;
 }
 
 const backend: Backend = pickBackend();
-const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace', instrumentedHeap: null, index: null, indexRun: null };
+const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace', instrumentedHeap: null, index: null, indexRun: null, indexTables: null };
 
 const chart = new Chart(byId('chart'), byId('overview'));
 const source = new SourcePane(() => (state.hostSession ? backend : null), byId('source-head'), byId('source-body'));
@@ -109,6 +113,7 @@ const panels = new Panels(byId('panel-tabs'), byId('panel-body'), {
     setHighlight(allocationsOf(state.view.model, blocks));
     void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]);
   },
+  note: (text) => fill(byId('status-line'), text),
 });
 
 function showError(message: string | null): void {
@@ -329,6 +334,7 @@ function leaveIndexMode(): void {
   if (state.index === null) return;
   state.index = null;
   state.indexRun = null;
+  state.indexTables = null;
   handle.mode = 'whole';
   chart.onTransform = () => {};
   wholeOnlyControls(true);
@@ -393,7 +399,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
       byId('status-line'),
       `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each${backend.name === 'file' ? '' : `, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view`}; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
     );
-    void indexReportPanel(api, data, info);
+    void indexPanels(api, data, info);
     fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
     handle.ready = true;
   } catch (e) {
@@ -404,12 +410,52 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
 }
 
 /**
- * Index mode's panel: the interactive tables need the decoded trace, so the panel shows instead the report the host
- * computes by streaming the trace once (summary, heap by function, peaks, leaks), when it is ready.
+ * Index mode's panels: whole mode's panels, from the data the host computes as it streams the trace (IndexTables),
+ * its progress shown until it comes. Where there are none (a report file carries the text report only), the host's
+ * report instead.
  */
-async function indexReportPanel(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo): Promise<void> {
+async function indexPanels(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo): Promise<void> {
+  fill(byId('panel-tabs'), el('button', { type: 'button', class: 'active' }, 'Panels'));
+  for (;;) {
+    if (state.index !== ix) return;
+    let r: IndexPanelsReply;
+    try {
+      r = await api.panels();
+    } catch (e) {
+      r = { state: 'failed', message: (e as Error).message };
+    }
+    if (state.index !== ix) return;
+    if (r.state === 'ready') {
+      state.indexTables = new IndexTables(state.indexRun!, r.panels);
+      panels.set(state.indexTables.view(), state.indexTables);
+      return;
+    }
+    if (r.state === 'failed') return indexReportPanel(api, ix, info, r.message);
+    const how = r.state === 'waiting' ? 'starting' : `${Math.floor(r.fraction * 100)} %, ${r.phase}`;
+    fill(byId('panel-body'), el('p', { class: 'empty' }, `The host is computing the tables, flame graph and budgets as it streams the trace (${how})…`));
+    await new Promise((done) => setTimeout(done, 500));
+  }
+}
+
+/** Index mode: an attribution row's first event, jumped to (its events are not listed one by one: that needs the whole trace decoded). */
+function jumpToRow(tables: IndexTables, by: 'function' | 'site' | 'thread' | 'library', row: AttributionRow): void {
+  const e = tables.firstEventOf(by, row);
+  if (e === null) return fill(byId('status-line'), `${row.label}: no heap event to jump to.`);
+  setHighlight(new Int32Array(0));
+  jumpTo(e);
+  fill(
+    byId('status-line'),
+    `${row.label}: its first heap event, ${e.toLocaleString('en-US')}. Highlighting all of a row's events needs the whole trace decoded, which the viewer does not do for a trace opened through its index.`,
+  );
+}
+
+/**
+ * Index mode's panel where the host has no panels' data (`why`): the report the host computes by streaming the trace
+ * once (summary, heap by function, peaks, leaks), when it is ready.
+ */
+async function indexReportPanel(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo, why: string): Promise<void> {
   fill(byId('panel-tabs'), el('button', { type: 'button', class: 'active' }, 'Report'));
-  const note = `The interactive tables, flame graph and budgets need the whole trace decoded, which the viewer does not do for a trace opened through its index. This is \`cc-memwrap report --by function --peak --leaks ${info.trace.name}\`, computed on the host as it streams the trace.`;
+  const note = `No interactive tables, flame graph or budgets: ${why}. This is \`cc-memwrap report --by function --peak --leaks ${info.trace.name}\`, computed on the host as it streams the trace.`;
   for (;;) {
     if (state.index !== ix) return;
     let r: Awaited<ReturnType<typeof api.report>>;
@@ -441,6 +487,7 @@ function setHighlight(events: Int32Array): void {
 }
 
 function highlightRow(by: AttributionBy, row: AttributionRow): void {
+  if (state.indexTables !== null && by !== 'file' && by !== 'entry' && by !== 'library-function') return jumpToRow(state.indexTables, by, row);
   if (!state.view) return;
   highlight(eventsOfGroup(state.view.model, { by }, row.key), row.label, row.file, row.line);
 }

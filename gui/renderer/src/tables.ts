@@ -1,4 +1,4 @@
-// The analysis tables behind the panels, computed on first use and kept: a panel costs one pass over the model when it is first opened (about 0.1 s for five million events), not before the first chart.
+// The analysis tables behind the panels, as both modes give them (`PanelTables`): in whole mode computed from the decoded model on first use and kept (`Tables`: a panel costs one pass over the model when it is first opened, about 0.1 s for five million events, not before the first chart); in index mode read from what the host computed as it streamed the trace (index-tables.ts).
 import { attribution, type Attribution, type AttributionBy } from '../../../analysis/attribution.js';
 import { Kind } from '../../../analysis/trace/format.js';
 import { NONE } from '../../../analysis/model.js';
@@ -8,24 +8,42 @@ import type { Model } from '../../../analysis/model.js';
 import { peaks, type Peaks } from '../../../analysis/peak.js';
 import { leakCauses, type LeakCauses } from '../../../analysis/leak-causes.js';
 import { stackReport, type StackReport } from '../../../analysis/stack-report.js';
+import { PANEL_ROWS, type BlockCounts, type PanelBy } from '../../../analysis/panel-data.js';
+import { allocationsOfCallPath } from '../../../analysis/event-sets.js';
 import type { StackInfo } from '../../../host/session-types.js';
 
-/** Blocks made and ended, as the panels count them (vocabulary.ts), and how many of each a realloc did. */
-export interface BlockCounts {
-  allocations: number;
-  frees: number;
-  byRealloc: { allocations: number; frees: number };
-}
+export type { BlockCounts };
 
-/** An attribution table and, by row key, the blocks its events made and ended. */
+/** An attribution table (maybe its first TABLE_ROWS rows) and, by row key, the blocks its events made and ended. */
 export interface AttributionWithBlocks extends Attribution {
   blocks: Map<string, { allocations: number; frees: number }>;
+  /** Groups in all (more than `rows` holds when the host cut the table). */
+  total: number;
 }
 
 /** Rows shown per table; beyond, the panel says how many there are. */
-export const TABLE_ROWS = 500;
+export const TABLE_ROWS = PANEL_ROWS;
 
-export class Tables {
+/** What the panels read, in either mode. */
+export interface PanelTables {
+  /** The run's site table and program (names, the directory paths are shown relative to). */
+  readonly run: Pick<Model, 'sites' | 'program'>;
+  attribution(by: PanelBy): AttributionWithBlocks;
+  blockCounts(): BlockCounts;
+  peaks(): Peaks;
+  /** The blocks listed may be the first TABLE_ROWS (index mode); the classes' counts are whole. */
+  leaks(): LeaksAtExit;
+  /** The allocation event of a block `leaks()` lists, by its row. */
+  leakAllocEvent(block: number): number | null;
+  /** The frees with a linked set (maybe the first TABLE_ROWS), and how many there are. */
+  linked(): { frees: LinkedFree[]; count: number };
+  leakCauses(): LeakCauses;
+  stack(): StackReport;
+  /** The allocations made on a call path and below it, or why they cannot be listed. */
+  callPathAllocations(path: string[]): Int32Array | string;
+}
+
+export class Tables implements PanelTables {
   private readonly memo = new Map<string, unknown>();
 
   /** `stack`: the frame sizes the host read from the traced program; null when the trace came without a host. */
@@ -33,6 +51,10 @@ export class Tables {
     readonly model: Model,
     private readonly stackInfo: StackInfo | null = null,
   ) {}
+
+  get run(): Model {
+    return this.model;
+  }
 
   private once<T>(key: string, make: () => T): T {
     if (!this.memo.has(key)) this.memo.set(key, make());
@@ -49,7 +71,7 @@ export class Tables {
         if (newBlock[e] !== NONE) n.allocations++;
         if (oldBlock[e] !== NONE) n.frees++;
       });
-      return { ...a, blocks };
+      return { ...a, blocks, total: a.rows.length };
     });
   }
 
@@ -77,8 +99,19 @@ export class Tables {
     return this.once('leaks', () => leaksAtExit(this.model));
   }
 
-  linked(): LinkedFree[] {
-    return this.once('linked', () => linkedFrees(this.model));
+  linked(): { frees: LinkedFree[]; count: number } {
+    return this.once('linked', () => {
+      const frees = linkedFrees(this.model);
+      return { frees, count: frees.length };
+    });
+  }
+
+  leakAllocEvent(block: number): number | null {
+    return block >= 0 && block < this.model.blocks.count ? this.model.blocks.allocEvent[block]! : null;
+  }
+
+  callPathAllocations(path: string[]): Int32Array {
+    return allocationsOfCallPath(this.model, path);
   }
 
   leakCauses(): LeakCauses {

@@ -24,6 +24,12 @@ export interface ViewData {
   tablesMs: number;
 }
 
+/**
+ * What the panels read beside the tables: a decoded trace's ViewData, or in index mode the host's panels' data
+ * (`hostSeconds`: how long the host took to compute them).
+ */
+export type PanelView = Pick<ViewData, 'summary' | 'budgets' | 'flame' | 'consumed' | 'decodeMs' | 'tablesMs'> & { hostSeconds?: number };
+
 /** Page → worker. */
 export interface DecodeRequest {
   bytes: ArrayBuffer;

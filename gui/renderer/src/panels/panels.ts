@@ -1,12 +1,12 @@
-// The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, leak causes, budgets, worst-case stack, linked frees, problems. Clicking a row highlights its events on the chart and opens its source; a leak row or a linked free jumps to its event.
+// The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, leak causes, budgets, worst-case stack, linked frees, problems. Clicking a row highlights its events on the chart (index mode: jumps to its first event) and opens its source; a leak row or a linked free jumps to its event. The same panels in both modes: they read `PanelTables` and `PanelView`, which the decoded model or the host's streamed panels' data fill.
 import type { AttributionBy, AttributionRow } from '../../../../analysis/attribution.js';
 import { leakClassLabel, type LeakedBlock } from '../../../../analysis/leaks.js';
 import type { LinkedFree } from '../../../../analysis/linked.js';
 import type { PeakGroup } from '../../../../analysis/peak.js';
 import { formatBytes, formatCount, plural } from '../../../../analysis/units.js';
 import { el, fill } from '../dom.js';
-import { TABLE_ROWS, type Tables } from '../tables.js';
-import type { ViewData } from '../view-data.js';
+import { TABLE_ROWS, type PanelTables } from '../tables.js';
+import type { PanelView } from '../view-data.js';
 import { table } from './table.js';
 import { budgetsPanel } from './budgets-panel.js';
 import { leakCausesPanel } from './leak-causes-panel.js';
@@ -15,7 +15,6 @@ import { FlamePanel } from './flame-panel.js';
 import { consumedPanel } from './consumed-panel.js';
 import { BlockGroups } from '../../../../analysis/block-groups.js';
 import type { FlameNode } from '../../../../analysis/call-paths.js';
-import { allocationsOfCallPath } from '../../../../analysis/event-sets.js';
 import type { SourceMark } from '../source/source-pane.js';
 import { COUNT_WORDS } from '../vocabulary.js';
 
@@ -30,6 +29,8 @@ export interface PanelActions {
   highlight(events: Int32Array, label: string, file: string | null, line: number | null): void;
   /** Highlight a set of blocks' allocations. */
   blocks(blocks: number[], file: string | null, line: number | null): void;
+  /** Say something in the status line (what an interaction could not do, and why). */
+  note(text: string): void;
 }
 
 type PanelName = 'summary' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'causes' | 'budgets' | 'stack' | 'linked' | 'flame' | 'consumed' | 'problems';
@@ -59,8 +60,8 @@ function more(body: HTMLElement, shown: number, total: number): HTMLElement {
 
 export class Panels {
   private current: PanelName = 'summary';
-  private data: ViewData | null = null;
-  private tables: Tables | null = null;
+  private data: PanelView | null = null;
+  private tables: PanelTables | null = null;
   private flame: FlamePanel | null = null;
 
   constructor(
@@ -69,7 +70,7 @@ export class Panels {
     private readonly act: PanelActions,
   ) {}
 
-  set(data: ViewData, tables: Tables): void {
+  set(data: PanelView, tables: PanelTables): void {
     this.data = data;
     this.tables = tables;
     this.flame = null;
@@ -98,7 +99,7 @@ export class Panels {
     if (this.current === 'flame' || this.current === 'consumed') this.show(this.current);
   }
 
-  private render(name: PanelName, d: ViewData, t: Tables): HTMLElement {
+  private render(name: PanelName, d: PanelView, t: PanelTables): HTMLElement {
     switch (name) {
       case 'summary':
         return this.summary(d, t);
@@ -112,20 +113,20 @@ export class Panels {
       case 'leaks':
         return this.leaks(t);
       case 'causes':
-        return leakCausesPanel(t.leakCauses(), t.model.program?.cwd ?? null, this.act);
+        return leakCausesPanel(t.leakCauses(), t.run.program?.cwd ?? null, this.act);
       case 'budgets':
         return budgetsPanel(d.budgets, this.act);
       case 'stack':
-        return stackPanel(t.stack(), t.model.program?.cwd ?? null, this.act);
+        return stackPanel(t.stack(), t.run.program?.cwd ?? null, this.act);
       case 'linked':
-        return this.linked(t.linked());
+        return this.linked(t.linked().frees, t.linked().count);
       case 'flame':
         if (d.flame === null) return el('p', { class: 'empty' }, 'Reading the call paths…');
         this.flame ??= new FlamePanel(d.flame, { frame: (path, n) => this.frame(path, n, t) });
         return this.flame.render(this.width());
       case 'consumed': {
         if (d.consumed === null) return el('p', { class: 'empty' }, 'Reading the live heap by site…');
-        const groups = new BlockGroups(t.model);
+        const groups = new BlockGroups(t.run);
         return consumedPanel(d.consumed, (key) => groups.siteOfKey(key)?.label ?? key, this.width(), (key) => this.site(key, t));
       }
       case 'problems':
@@ -139,17 +140,20 @@ export class Panels {
   }
 
   /** A flame graph frame: the allocations made on its call path (and below it) highlighted, its function's source opened. */
-  private frame(path: string[], n: FlameNode, t: Tables): void {
-    this.act.highlight(allocationsOfCallPath(t.model, path), path.join(';'), n.file, n.line);
+  private frame(path: string[], n: FlameNode, t: PanelTables): void {
+    const events = t.callPathAllocations(path);
+    if (typeof events !== 'string') return this.act.highlight(events, path.join(';'), n.file, n.line);
+    this.act.source(n.file, n.line);
+    this.act.note(`${path.join(';')}: ${events}.`);
   }
 
   /** A consumed band: its site's events highlighted and its source opened (as its By site row does). */
-  private site(key: string, t: Tables): void {
+  private site(key: string, t: PanelTables): void {
     const row = t.attribution('site').rows.find((r) => r.key === key);
     if (row !== undefined) this.act.attributionRow('site', row);
   }
 
-  private summary(d: ViewData, t: Tables): HTMLElement {
+  private summary(d: PanelView, t: PanelTables): HTMLElement {
     const s = d.summary;
     const n = t.blockCounts();
     const w = COUNT_WORDS;
@@ -165,12 +169,14 @@ export class Panels {
       ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
       ['Static', `${bytes(s.static.bytes)} in ${plural(s.static.objects, 'object')}`],
       ['Live at exit', `${plural(s.leaked.blocks, 'block')}, ${bytes(s.leaked.requestedBytes)}`],
-      ['Decoded in', `${Math.round(d.decodeMs)} ms, summary in ${Math.round(d.tablesMs)} ms (in a worker, off the page's thread)`],
+      d.hostSeconds === undefined
+        ? ['Decoded in', `${Math.round(d.decodeMs)} ms, summary in ${Math.round(d.tablesMs)} ms (in a worker, off the page's thread)`]
+        : ['Computed in', `${d.hostSeconds.toFixed(1)} s on the host as it streamed the trace (opened through its index: the page holds no decoded trace)`],
     ];
     return table([{ label: '', cell: (r) => r[0] }, { label: '', cell: (r) => r[1] }], rows, null);
   }
 
-  private attribution(by: AttributionBy, tables: Tables): HTMLElement {
+  private attribution(by: 'function' | 'site' | 'thread' | 'library', tables: PanelTables): HTMLElement {
     const t = tables.attribution(by);
     const shown = t.rows.slice(0, TABLE_ROWS);
     const body = table<AttributionRow>(
@@ -188,11 +194,11 @@ export class Panels {
       (row) => this.act.attributionRow(by, row),
       'no heap events',
     );
-    return more(body, shown.length, t.rows.length);
+    return more(body, shown.length, t.total);
   }
 
   /** The heap peak and what was live at it; the total peak (the toolbar's button) named beside it, so the two are not confused. */
-  private peak(t: Tables): HTMLElement {
+  private peak(t: PanelTables): HTMLElement {
     const { heap: p, total } = t.peaks();
     const go = el('button', { type: 'button', class: 'link', 'data-role': 'heap-peak' }, `Heap peak: ${bytes(p.peakBytes)} at event ${p.event ?? '—'} (${plural(p.liveBlocks, 'live block')})`);
     go.addEventListener('click', () => p.event !== null && this.act.goto(p.event));
@@ -216,7 +222,7 @@ export class Panels {
     return el('div', {}, go, aside, rows);
   }
 
-  private leaks(t: Tables): HTMLElement {
+  private leaks(t: PanelTables): HTMLElement {
     const l = t.leaks();
     if (!l.present) {
       const live: LeakedBlock[] = [];
@@ -232,12 +238,15 @@ export class Panels {
         { label: 'orphaned by', cell: (b) => b.orphanedBy?.at.label ?? '' },
       ],
       blocks,
-      (b) => this.act.goto(t.model.blocks.allocEvent[b.block]!),
+      (b) => {
+        const e = t.leakAllocEvent(b.block);
+        if (e !== null) this.act.goto(e);
+      },
       'no leaks: every block was freed',
-    ), blocks.length, all.length);
+    ), blocks.length, l.classes.reduce((n, c) => n + c.count, 0));
   }
 
-  private linked(all: LinkedFree[]): HTMLElement {
+  private linked(all: LinkedFree[], count: number): HTMLElement {
     const frees = all.slice(0, TABLE_ROWS);
     const t = table<LinkedFree>(
       [
@@ -251,6 +260,6 @@ export class Panels {
       (f) => this.act.goto(f.event),
       'no free had live blocks linked from the freed one',
     );
-    return more(t, frees.length, all.length);
+    return more(t, frees.length, count);
   }
 }

@@ -1,0 +1,102 @@
+// Index mode's panels in real Chromium, on test/programs/bst.c forced into index mode beside the same trace in whole
+// mode: every table panel shows the same text as whole mode's (their numbers come from the host's streamed panels'
+// data, not a decoded trace), a table row jumps to its first event, the flame graph draws the same frames and a frame
+// says why it cannot list its allocations, and the budgets panel shows the same ranges.
+import { copyFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { attribution } from '../../analysis/attribution.js';
+import type { Model } from '../../analysis/model.js';
+import { programsDir, scratch } from '../support/programs.js';
+import { selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
+
+const BUDGETS = { heap: 2048, stack: 600 };
+
+const openPanel = async (page: Page, name: string): Promise<void> => {
+  await page.locator(`#panel-tabs button[data-panel=${name}]`).click();
+  await expect.poll(() => page.locator(`#panel-tabs button[data-panel=${name}].active`).count()).toBe(1);
+};
+const panelText = async (page: Page): Promise<string> => (await page.locator('#panel-body').textContent()) ?? '';
+
+describe('index mode panels', () => {
+  let model: Model;
+  let whole: Viewer;
+  let indexed: Viewer;
+
+  beforeAll(async () => {
+    let trace: string;
+    ({ trace, model } = traceProgram(path.join(programsDir, 'bst.c')));
+    const copy = path.join(scratch('index-panels'), path.basename(trace));
+    copyFileSync(trace, copy);
+    whole = await viewerOn(trace, { budgets: BUDGETS });
+    indexed = await viewerOn(copy, { index: true, budgets: BUDGETS });
+    // The panels come once the host has streamed the trace for them.
+    await indexed.page.waitForSelector('#panel-tabs button[data-panel=function]', { timeout: 60_000 });
+  }, 180_000);
+  afterAll(async () => {
+    await whole?.close();
+    await indexed?.close();
+  });
+
+  test('every table shows what whole mode shows for the same trace', async () => {
+    for (const name of ['function', 'site', 'thread', 'library', 'peak', 'leaks', 'linked', 'budgets', 'causes', 'stack', 'problems']) {
+      await openPanel(whole.page, name);
+      await openPanel(indexed.page, name);
+      const a = await panelText(whole.page);
+      expect(a.length, name).toBeGreaterThan(20);
+      expect(await panelText(indexed.page), name).toBe(a);
+    }
+    // The summary's rows but the last (how the numbers were computed).
+    const rows = async (page: Page): Promise<string[]> => {
+      await openPanel(page, 'summary');
+      return page.locator('#panel-body tr').allTextContents();
+    };
+    const [a, b] = [await rows(whole.page), await rows(indexed.page)];
+    expect(b.slice(0, -1)).toEqual(a.slice(0, -1));
+    expect(a.at(-1)).toMatch(/^Decoded in/);
+    expect(b.at(-1)).toMatch(/^Computed in[\d.]+ s on the host as it streamed the trace/);
+    await openPanel(indexed.page, 'function');
+    await shot(indexed.page, 'index-panels-function');
+    expect(whole.errors).toEqual([]);
+    expect(indexed.errors).toEqual([]);
+  });
+
+  test('a table row jumps to its first event and says why its events are not highlighted', async () => {
+    const { page } = indexed;
+    const first = new Map<string, number>();
+    const rows = attribution(model, { by: 'function' }, (e, key) => first.has(key) || first.set(key, e)).rows;
+    await openPanel(page, 'function');
+    for (const i of [0, rows.length - 1]) {
+      const row = rows[i]!;
+      await page.locator('#panel-body tbody tr').nth(i).click();
+      await expect.poll(() => selectedEvent(page), { timeout: 10_000 }).toBe(first.get(row.key));
+      expect(await page.locator('#status-line').textContent()).toContain(`${row.label}: its first heap event, ${first.get(row.key)!.toLocaleString('en-US')}`);
+    }
+    // A leak row selects the leaked block's allocation, as in whole mode.
+    await openPanel(page, 'leaks');
+    await openPanel(whole.page, 'leaks');
+    await page.locator('#panel-body tbody tr').first().click();
+    await whole.page.locator('#panel-body tbody tr').first().click();
+    await expect.poll(() => selectedEvent(whole.page)).not.toBeNull();
+    await expect.poll(() => selectedEvent(page), { timeout: 10_000 }).toBe(await selectedEvent(whole.page));
+    await shot(page, 'index-panels-row-jump');
+    expect(indexed.errors).toEqual([]);
+  });
+
+  test('the flame graph draws the same frames; a frame opens its source and says what it cannot do', async () => {
+    const frames = async (page: Page): Promise<string[]> => {
+      await openPanel(page, 'flame');
+      await page.waitForSelector('svg.flame-graph g.frame');
+      return page.locator('svg.flame-graph g.frame title').allTextContents();
+    };
+    const a = await frames(whole.page);
+    expect(a.length).toBeGreaterThan(3);
+    expect(await frames(indexed.page)).toEqual(a);
+    const { page } = indexed;
+    await page.locator('svg.flame-graph g.frame').nth(1).click();
+    await expect.poll(() => page.locator('#status-line').textContent()).toMatch(/needs the whole trace decoded/);
+    await shot(page, 'index-panels-flame');
+    expect(indexed.errors).toEqual([]);
+  });
+});
