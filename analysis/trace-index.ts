@@ -776,8 +776,14 @@ export class IndexReader {
       }
       e = bk.first + i1;
     }
-    // Times made non-decreasing as the whole-trace axis has them (monotonicTimes), from the bucket's start.
-    let max = first > 0 ? this.summary[SUMMARY_FIELDS * Math.floor((first - 1) / B) + S.TIME_MAX]! : -Infinity;
+    // Times made non-decreasing as the whole-trace axis has them (monotonicTimes): from the end of the bucket before
+    // the one holding `first`, through that bucket's events before `first`.
+    const k0 = Math.floor(first / B);
+    let max = k0 > 0 ? this.summary[SUMMARY_FIELDS * (k0 - 1) + S.TIME_MAX]! : -Infinity;
+    if (n > 0 && first > k0 * B) {
+      const bk = this.bucket(k0);
+      for (let i = 0; i < first - bk.first; i++) max = Math.max(max, bk.time[i]!);
+    }
     for (let i = 0; i < n; i++) out.times[i] = max = Math.max(max, out.times[i]!);
     return out;
   }

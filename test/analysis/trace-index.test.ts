@@ -58,6 +58,10 @@ describe('trace index', () => {
       expect(Array.from(range.statics)).toEqual(Array.from(statics));
       // Times to the nanosecond.
       expect(Array.from(range.times)).toEqual(Array.from(times, Math.round));
+      // A range that starts inside a bucket has the same times (the wall-time axis of index mode).
+      for (const from of [Math.floor(n / 3), n - 2].filter((f) => f > 0 && f % bucketSize !== 0)) {
+        expect(Array.from(index.range(from, n).times), `from ${from}`).toEqual(Array.from(times.subarray(from), Math.round));
+      }
       expect(Array.from(range.kinds)).toEqual(Array.from(model.events.kind));
       for (let e = 0; e < n; e++) {
         const whole = eventDetail(model, e, statics, orphans);
