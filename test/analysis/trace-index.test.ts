@@ -7,38 +7,9 @@ import { chartSeries, monotonicTimes } from '../../analysis/lod.js';
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { memorySource } from '../../analysis/trace/byte-source.js';
-import { streamSource } from '../../analysis/trace/resolve-stream.js';
-import { decodeFine, decodeRange, encodeFine, encodeRange, F, FINE_FIELDS, IndexFold, IndexReader, NOT_FREED, SUMMARY_FIELDS, S, type IndexStore } from '../../analysis/trace-index.js';
+import { decodeFine, decodeRange, encodeFine, encodeRange, F, FINE_FIELDS, SUMMARY_FIELDS, S } from '../../analysis/trace-index.js';
 import { foldTraces } from '../support/fold-traces.js';
-
-/** Builds an index in memory: the buckets one after the other, the free column as a map, the fine rows in one array. */
-export function memoryIndex(bytes: Uint8Array, bucketSize?: number, fineSize?: number): IndexReader {
-  const parts: Uint8Array[] = [];
-  const frees = new Map<number, number>();
-  let fines: number[] = [];
-  let fold: IndexFold | null = null;
-  streamSource(memorySource(bytes), { window: 4096 }).run((start) => {
-    parts.length = 0;
-    fines = [];
-    fold = new IndexFold(start, { bucket: (b) => parts.push(b), freed: (row, e) => frees.set(row, e), fine: (rows) => fines.push(...rows) }, bucketSize, fineSize);
-    return [fold];
-  });
-  const fineRows = Float32Array.from(fines);
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.length;
-  }
-  const { meta, summary } = (fold as unknown as IndexFold).result();
-  const store: IndexStore = {
-    bucketBytes: (o, n) => all.subarray(o, o + n),
-    freeOf: (row) => frees.get(row) ?? NOT_FREED,
-    fineRows: (first, count) => fineRows.slice(FINE_FIELDS * first, FINE_FIELDS * (first + count)),
-  };
-  return new IndexReader(meta, summary, store);
-}
+import { memoryIndex } from '../support/memory-index.js';
 
 describe('trace index', () => {
   for (const [name, bytes] of foldTraces().filter(([n]) => !n.startsWith('invalid/'))) {

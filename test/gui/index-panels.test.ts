@@ -100,3 +100,50 @@ describe('index mode panels', () => {
     expect(indexed.errors).toEqual([]);
   });
 });
+
+describe('index mode wall-time axis', () => {
+  let model: Model;
+  let whole: Viewer;
+  let indexed: Viewer;
+  type TimeHandle = { events: number; hasEvents(a: number, b: number): boolean; eventClientX(e: number): number | null };
+
+  beforeAll(async () => {
+    let trace: string;
+    ({ trace, model } = traceProgram(path.join(programsDir, 'timed-loop.c')));
+    const copy = path.join(scratch('index-time'), path.basename(trace));
+    copyFileSync(trace, copy);
+    whole = await viewerOn(trace);
+    indexed = await viewerOn(copy, { index: true });
+  }, 180_000);
+  afterAll(async () => {
+    await whole?.close();
+    await indexed?.close();
+  });
+
+  const ticks = async (page: Page): Promise<string[]> => (await page.locator('svg.axes .tick text').allTextContents()).filter((t) => !/B$/.test(t));
+
+  test('wall time puts the events where whole mode puts them; the thread filter says why it is off', async () => {
+    for (const v of [whole, indexed]) await v.page.selectOption('#x-mode', 'time');
+    expect(await indexed.page.locator('#x-mode').inputValue()).toBe('time');
+    const labels = await ticks(whole.page);
+    expect(labels.some((t) => /s$/.test(t))).toBe(true);
+    expect(await ticks(indexed.page)).toEqual(labels);
+    // Once the events in view have come, each sits at its own time, as in whole mode.
+    const n = model.events.count;
+    // A zoom by 1 (the view unchanged) asks for the events in view, as any zoom or pan does.
+    await indexed.page.evaluate(() => (window as unknown as { ccMemwrapView: { zoomBy(f: number): void } }).ccMemwrapView.zoomBy(1));
+    await indexed.page.waitForFunction((count) => (window as unknown as { ccMemwrapView: TimeHandle }).ccMemwrapView.hasEvents(0, count), n);
+    const xs = (page: Page): Promise<(number | null)[]> =>
+      page.evaluate((count) => {
+        const h = (window as unknown as { ccMemwrapView: TimeHandle }).ccMemwrapView;
+        return [0, 1, Math.floor(count / 3), Math.floor(count / 2), count - 2].map((e) => h.eventClientX(e));
+      }, n);
+    const [a, b] = [await xs(whole.page), await xs(indexed.page)];
+    expect(a.every((x) => x !== null), JSON.stringify([a, b])).toBe(true);
+    b.forEach((x, i) => expect(x!).toBeCloseTo(a[i]!, 3));
+    expect(await indexed.page.locator('#thread').isDisabled()).toBe(true);
+    expect(await indexed.page.locator('#thread').getAttribute('title')).toMatch(/summaries are of all threads together/);
+    await shot(indexed.page, 'index-panels-wall-time');
+    expect(indexed.errors).toEqual([]);
+  });
+});

@@ -9,6 +9,7 @@ import { MaskPyramid, MinMaxPyramid, type Extent } from '../../../analysis/lod.j
 import { decodeFine, decodeRange, F, FINE_FIELDS, S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
 import type { IndexApi } from './backend.js';
 import type { ChartData, SeriesColumn } from './chart/columns.js';
+import { indexTimes } from './index-times.js';
 
 /** Events in view at most for them to be fetched one by one; the window fetched is up to twice as wide. */
 export const DETAIL_SPAN = 1 << 18;
@@ -155,7 +156,7 @@ export class IndexChartData {
           return bits;
         },
       },
-      times: new Float64Array(0),
+      times: indexTimes(meta, summary, () => this.window),
       endsAtLastEvent: false,
       representative: (a, b) => this.representative(a, b),
     };

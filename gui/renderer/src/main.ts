@@ -234,6 +234,11 @@ function applyLibcHeap(): void {
  */
 function applyXMode(): void {
   const select = byId<HTMLSelectElement>('x-mode');
+  const ix = state.index;
+  if (select.value === 'time' && ix !== null && !(ix.data.times[0]! < ix.data.times[ix.meta.events - 1]!)) {
+    select.value = 'events';
+    fill(byId('status-line'), 'Wall time not used: all the events share one timestamp (the runtime reads the clock once every 256 records of a thread, and this run is shorter); the x axis stays in event order.');
+  }
   const view = state.view;
   if (select.value === 'time' && view && view.times.length > 0 && distinctSteps(view.times) < 2) {
     select.value = 'events';
@@ -247,12 +252,20 @@ function applyXMode(): void {
   if (mode !== chart.xMode) chart.setMode(mode);
 }
 
-/** The toolbar's controls that need the whole model: off in index mode, saying why. */
+/**
+ * The toolbar's controls that need the whole model: off in index mode, saying why. The thread filter and the libc
+ * toggle would need summaries per thread and per heap kind, which the index does not keep; the wall-time axis comes
+ * from the index's times (index-times.ts).
+ */
 function wholeOnlyControls(on: boolean): void {
-  for (const id of ['x-mode', 'thread', 'show-libc']) {
+  for (const id of ['thread', 'show-libc']) {
     const c = byId<HTMLInputElement | HTMLSelectElement>(id);
     c.disabled = !on;
-    c.title = on ? '' : 'not available for a trace opened through its index (large traces): the chart shows all threads in event order';
+    c.title = on
+      ? ''
+      : id === 'thread'
+        ? 'not available for a trace opened through its index (large traces): its summaries are of all threads together, so the chart shows all threads'
+        : 'not available for a trace opened through its index (large traces): its summaries count the whole heap, libc\'s blocks included';
   }
   if (!on) {
     byId<HTMLSelectElement>('x-mode').value = 'events';
