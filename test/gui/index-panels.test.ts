@@ -1,6 +1,6 @@
 // Index mode's panels in real Chromium, on test/programs/bst.c forced into index mode beside the same trace in whole
 // mode: every table panel shows the same text as whole mode's (their numbers come from the host's streamed panels'
-// data, not a decoded trace), a table row jumps to its first event, the flame graph draws the same frames and a frame
+// data, not a decoded trace), a table row jumps to its first event, Total peak to the peak the host found, the flame graph draws the same frames and a frame
 // says why it cannot list its allocations, and the budgets panel shows the same ranges.
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
@@ -78,6 +78,11 @@ describe('index mode panels', () => {
     await openPanel(whole.page, 'leaks');
     await page.locator('#panel-body tbody tr').first().click();
     await whole.page.locator('#panel-body tbody tr').first().click();
+    await expect.poll(() => selectedEvent(whole.page)).not.toBeNull();
+    await expect.poll(() => selectedEvent(page), { timeout: 10_000 }).toBe(await selectedEvent(whole.page));
+    // The toolbar's Total peak goes to the event the host's peak fold found, as whole mode's does.
+    await whole.page.locator('#peak').click();
+    await page.locator('#peak').click();
     await expect.poll(() => selectedEvent(whole.page)).not.toBeNull();
     await expect.poll(() => selectedEvent(page), { timeout: 10_000 }).toBe(await selectedEvent(whole.page));
     await shot(page, 'index-panels-row-jump');

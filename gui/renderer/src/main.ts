@@ -633,6 +633,9 @@ function walk(direction: 1 | -1): void {
 
 function jumpToPeak(): void {
   const ix = state.index;
+  // Index mode, once the host's panels' data has come: the total peak it found, event for event.
+  const exact = state.indexTables?.peaks();
+  if (ix !== null && exact !== undefined && (exact.total.event ?? exact.heap.event) !== null) return jumpTo((exact.total.event ?? exact.heap.event)!);
   if (ix !== null && backend.index !== null) {
     // The bucket with the most in use, then its fullest event, read from the host.
     const B = ix.meta.bucketSize;
