@@ -62,6 +62,27 @@ describe('index mode panels', () => {
     expect(indexed.errors).toEqual([]);
   });
 
+  test('a column sorts the rows listed, in both modes alike', async () => {
+    const model_ = model;
+    const freed = new Map(attribution(model_, { by: 'site' }).rows.map((r) => [r.label, r.bytesFreed]));
+    for (const v of [whole, indexed]) {
+      await openPanel(v.page, 'site');
+      await v.page.locator('#panel-body th', { hasText: /^bytes freed$/ }).click();
+    }
+    const labels = async (page: Page): Promise<string[]> => page.locator('#panel-body tbody tr td:first-child').allTextContents();
+    const order = await labels(indexed.page);
+    expect(order).toEqual(await labels(whole.page));
+    const values = order.map((l) => freed.get(l)!);
+    expect(values).toEqual([...values].sort((x, y) => y - x));
+    expect(values).not.toEqual(attribution(model_, { by: 'site' }).rows.map((r) => r.bytesFreed));
+    // Again: the other way round.
+    for (const v of [whole, indexed]) await v.page.locator('#panel-body th', { hasText: /^bytes freed/ }).click();
+    const up = await labels(indexed.page);
+    expect(up).toEqual(await labels(whole.page));
+    expect(up.map((l) => freed.get(l)!)).toEqual([...values].reverse());
+    expect(await indexed.page.locator('#panel-body th[aria-sort=ascending]').textContent()).toBe('bytes freed');
+  });
+
   test('a table row jumps to its first event and says why its events are not highlighted', async () => {
     const { page } = indexed;
     const first = new Map<string, number>();

@@ -181,14 +181,14 @@ export class Panels {
     const shown = t.rows.slice(0, TABLE_ROWS);
     const body = table<AttributionRow>(
       [
-        { label: by, cell: (r) => r.label },
-        { label: 'max', cell: (r) => bytes(r.maxBytes), numeric: true },
-        { label: 'net', cell: (r) => bytes(r.netBytes), numeric: true },
-        { label: 'bytes allocated', cell: (r) => bytes(r.bytesAllocated), numeric: true },
-        { label: 'bytes freed', cell: (r) => bytes(r.bytesFreed), numeric: true },
-        { label: COUNT_WORDS.allocations, cell: (r) => formatCount(t.blocks.get(r.key)?.allocations ?? 0), numeric: true },
-        { label: COUNT_WORDS.frees, cell: (r) => formatCount(t.blocks.get(r.key)?.frees ?? 0), numeric: true },
-        { label: COUNT_WORDS.reallocs, cell: (r) => formatCount(r.counts.realloc), numeric: true },
+        { label: by, cell: (r) => r.label, sort: (r) => r.label },
+        { label: 'max', cell: (r) => bytes(r.maxBytes), numeric: true, sort: (r) => r.maxBytes },
+        { label: 'net', cell: (r) => bytes(r.netBytes), numeric: true, sort: (r) => r.netBytes },
+        { label: 'bytes allocated', cell: (r) => bytes(r.bytesAllocated), numeric: true, sort: (r) => r.bytesAllocated },
+        { label: 'bytes freed', cell: (r) => bytes(r.bytesFreed), numeric: true, sort: (r) => r.bytesFreed },
+        { label: COUNT_WORDS.allocations, cell: (r) => formatCount(t.blocks.get(r.key)?.allocations ?? 0), numeric: true, sort: (r) => t.blocks.get(r.key)?.allocations ?? 0 },
+        { label: COUNT_WORDS.frees, cell: (r) => formatCount(t.blocks.get(r.key)?.frees ?? 0), numeric: true, sort: (r) => t.blocks.get(r.key)?.frees ?? 0 },
+        { label: COUNT_WORDS.reallocs, cell: (r) => formatCount(r.counts.realloc), numeric: true, sort: (r) => r.counts.realloc },
       ],
       shown,
       (row) => this.act.attributionRow(by, row),
@@ -207,9 +207,9 @@ export class Panels {
     const aside = el('p', { class: 'hint' }, 'Total peak (heap + stack + static, the toolbar\'s Total peak): ', toTotal, ` = heap ${bytes(total.heapBytes)} + stack ${bytes(total.stackBytes)} + static ${bytes(total.staticBytes)}.`);
     const rows = table<PeakGroup>(
       [
-        { label: 'site live at the peak', cell: (g) => g.label },
-        { label: 'blocks', cell: (g) => formatCount(g.blocks), numeric: true },
-        { label: 'bytes', cell: (g) => bytes(g.bytes), numeric: true },
+        { label: 'site live at the peak', cell: (g) => g.label, sort: (g) => g.label },
+        { label: 'blocks', cell: (g) => formatCount(g.blocks), numeric: true, sort: (g) => g.blocks },
+        { label: 'bytes', cell: (g) => bytes(g.bytes), numeric: true, sort: (g) => g.bytes },
         { label: 'share', cell: (g) => `${(g.share * 100).toFixed(1)} %`, numeric: true },
       ],
       p.bySite,
