@@ -254,3 +254,15 @@ export interface IndexPanels {
   extras: PanelExtras;
   seconds: number;
 }
+
+/** The panels' data as JSON text: typed arrays (the consumed chart's) written as arrays. */
+export function indexPanelsText(panels: IndexPanels): string {
+  return JSON.stringify(panels, (_key, value: unknown) => (ArrayBuffer.isView(value) ? Array.from(value as unknown as ArrayLike<number>) : value));
+}
+
+/** The panels' data read back from indexPanelsText's JSON: the consumed chart's arrays typed again. */
+export function indexPanelsOf(json: IndexPanels): IndexPanels {
+  const c = json.extras.consumed;
+  if (typeof c === 'string') return json;
+  return { ...json, extras: { ...json.extras, consumed: { ...c, ends: Int32Array.from(c.ends), bytes: Float64Array.from(c.bytes) } } };
+}

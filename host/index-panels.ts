@@ -6,7 +6,7 @@
 import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { panelExtras, panelTables, type IndexPanels, type PanelInputs } from '../analysis/panel-data.js';
+import { indexPanelsText, panelExtras, panelTables, type IndexPanels, type PanelInputs } from '../analysis/panel-data.js';
 import { INDEX_VERSION } from '../analysis/trace-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
@@ -30,7 +30,7 @@ export function indexPanelsJson(trace: string, inputs: PanelInputs, onProgress?:
     const tables = panelTables(streamSource(file.clone(), { symbols: fileSymbolNamer, onProgress: (f) => onProgress?.({ fraction: f * 0.5, phase: 'the tables' }) }), inputs);
     const extras = panelExtras(file.clone(), (f, phase) => onProgress?.({ fraction: 0.5 + f * 0.5, phase }));
     const out: IndexPanels = { tables, extras, seconds: (Date.now() - t0) / 1000 };
-    return JSON.stringify(out);
+    return indexPanelsText(out);
   } finally {
     file.close();
   }
@@ -63,7 +63,12 @@ export async function cachedIndexPanels(trace: string, index: string, inputs: Pa
   try {
     const kept = readFileSync(file, 'utf8');
     const cut = kept.indexOf('\n');
-    if (cut > 0 && kept.slice(0, cut) === key) return kept.slice(cut + 1);
+    if (cut > 0 && kept.slice(0, cut) === key) {
+      // A damaged body (a disk error, an edit) is computed again rather than handed to the page.
+      const body = kept.slice(cut + 1);
+      const parsed = JSON.parse(body) as Partial<IndexPanels> | null;
+      if (parsed !== null && typeof parsed === 'object' && typeof parsed.tables === 'object' && typeof parsed.extras === 'object') return body;
+    }
   } catch {
     // none yet, or not one of ours
   }

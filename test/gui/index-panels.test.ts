@@ -40,7 +40,7 @@ describe('index mode panels', () => {
   });
 
   test('every table shows what whole mode shows for the same trace', async () => {
-    for (const name of ['function', 'site', 'thread', 'library', 'peak', 'leaks', 'linked', 'budgets', 'causes', 'stack', 'problems']) {
+    for (const name of ['function', 'site', 'thread', 'library', 'peak', 'leaks', 'linked', 'budgets', 'causes', 'stack', 'consumed', 'problems']) {
       await openPanel(whole.page, name);
       await openPanel(indexed.page, name);
       const a = await panelText(whole.page);

@@ -251,6 +251,13 @@ describe('the panels of index mode', () => {
     again.panels();
     await expect.poll(() => again.panelsState.state, { timeout: 60_000 }).toBe('ready');
     expect((again.panelsState as { json: string }).json).toContain('"events":7,"was":');
+    // A damaged body is computed again, not handed to the page.
+    writeFileSync(`${ix.file}.panels`, kept.slice(0, kept.length - 40));
+    const damaged = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
+    damaged.panels();
+    await expect.poll(() => damaged.panelsState.state, { timeout: 60_000 }).toBe('ready');
+    const original = JSON.parse(kept.slice(kept.indexOf('\n') + 1)) as IndexPanels;
+    expect((JSON.parse((damaged.panelsState as { json: string }).json) as IndexPanels).tables).toEqual(original.tables);
     const other = await TraceSession.open(trace, { index: true, budgets: { heap: 4096 } });
     other.panels();
     await expect.poll(() => other.panelsState.state, { timeout: 60_000 }).toBe('ready');

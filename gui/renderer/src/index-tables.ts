@@ -6,7 +6,7 @@ import type { LeakCauses } from '../../../analysis/leak-causes.js';
 import type { LeaksAtExit } from '../../../analysis/leaks.js';
 import type { LinkedFree } from '../../../analysis/linked.js';
 import type { Model } from '../../../analysis/model.js';
-import type { BlockCounts, IndexPanels, PanelBy } from '../../../analysis/panel-data.js';
+import { indexPanelsOf, type BlockCounts, type IndexPanels, type PanelBy } from '../../../analysis/panel-data.js';
 import type { Peaks } from '../../../analysis/peak.js';
 import type { StackReport } from '../../../analysis/stack-report.js';
 import type { AttributionWithBlocks, PanelTables } from './tables.js';
@@ -15,10 +15,15 @@ import type { PanelView } from './view-data.js';
 export class IndexTables implements PanelTables {
   private readonly tables = new Map<PanelBy, AttributionWithBlocks & { firstEvent: Map<AttributionRow, number> }>();
 
+  private readonly data: IndexPanels;
+
+  /** `data`: as the host's JSON has it (indexPanelsText). */
   constructor(
     readonly run: Pick<Model, 'sites' | 'program'>,
-    private readonly data: IndexPanels,
-  ) {}
+    data: IndexPanels,
+  ) {
+    this.data = indexPanelsOf(data);
+  }
 
   attribution(by: PanelBy): AttributionWithBlocks & { firstEvent: Map<AttributionRow, number> } {
     let t = this.tables.get(by);
