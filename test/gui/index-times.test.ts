@@ -1,10 +1,10 @@
 // Index mode's wall-time axis (gui/renderer/src/index-times.ts) on test/programs/timed-loop.c indexed in small
 // buckets: never stepping back, exact at every bucket's first and last event, exact in the window of events
-// fetched, and between them placed within its bucket's times.
+// fetched, and between them placed within its bucket's times; the chart's search by time agrees with the column.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { monotonicTimes } from '../../analysis/lod.js';
+import { lowerBound, monotonicTimes } from '../../analysis/lod.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import type { IndexRange } from '../../analysis/trace-index.js';
 import { indexTimes } from '../../gui/renderer/src/index-times.js';
@@ -28,7 +28,7 @@ describe('index mode wall-time axis', () => {
     expect(n).toBe(model.events.count);
     expect(whole[n - 1]! > whole[0]!).toBe(true);
     let win: IndexRange | null = null;
-    const times = indexTimes(index.meta, index.summary, () => win);
+    const { times, eventAt } = indexTimes(index.meta, index.summary, () => win);
     expect(times.length).toBe(n);
     const check = (): void => {
       for (let e = 1; e < n; e++) expect(times[e]!, `event ${e}`).toBeGreaterThanOrEqual(times[e - 1]!);
@@ -48,6 +48,11 @@ describe('index mode wall-time axis', () => {
     win = index.range(a, b);
     check();
     for (let e = a; e < b; e++) near(times[e], e, 'in the window');
+    // The chart's search for the event at a time finds what a search through the column finds.
+    for (let i = 0; i <= 50; i++) {
+      const ns = times[0]! + ((times[n - 1]! - times[0]!) * i) / 50;
+      expect(eventAt(ns), `${ns} ns`).toBe(lowerBound(times, ns));
+    }
     expect(times[n]).toBeUndefined();
   });
 });

@@ -5,8 +5,11 @@
 // window's edge inside a bucket the placed times are held to the exact ones, so the axis never steps back.
 import { S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
 
-/** `window()`: the events fetched now, or null. The column reads it at each access. */
-export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () => IndexRange | null): Float64Array {
+/**
+ * `window()`: the events fetched now, or null; read at each access. `times` is the column; `eventAt`, the first event
+ * at or after a time, searches it without going through the column (a chart frame searches once per pixel column).
+ */
+export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () => IndexRange | null): { times: Float64Array; eventAt: (ns: number) => number } {
   const B = meta.bucketSize;
   const count = meta.events;
   const lo = (k: number): number => summary[SUMMARY_FIELDS * k + S.TIME_MIN]!;
@@ -27,7 +30,17 @@ export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () =>
     if (e >= end && k === Math.floor((end - 1) / B)) return Math.max(placed(e), w.times[w.count - 1]!);
     return placed(e);
   };
-  return new Proxy(new Float64Array(0), {
+  const eventAt = (ns: number): number => {
+    let a = 0;
+    let b = count;
+    while (a < b) {
+      const mid = (a + b) >>> 1;
+      if (timeOf(mid) < ns) a = mid + 1;
+      else b = mid;
+    }
+    return a;
+  };
+  const times = new Proxy(new Float64Array(0), {
     get(target, key) {
       if (typeof key === 'string' && /^\d+$/.test(key)) {
         const e = Number(key);
@@ -37,4 +50,5 @@ export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () =>
       return Reflect.get(target, key);
     },
   });
+  return { times, eventAt };
 }

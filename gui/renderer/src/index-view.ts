@@ -132,6 +132,7 @@ export class IndexChartData {
         return out;
       },
     });
+    const time = indexTimes(meta, summary, () => this.window);
     this.data = {
       count,
       series: {
@@ -156,7 +157,8 @@ export class IndexChartData {
           return bits;
         },
       },
-      times: indexTimes(meta, summary, () => this.window),
+      times: time.times,
+      eventAtTime: time.eventAt,
       endsAtLastEvent: false,
       representative: (a, b) => this.representative(a, b),
     };

@@ -2,7 +2,6 @@
 import { axisBottom, axisLeft, brushX, scaleLinear, select, tickStep, zoom, zoomIdentity, type D3BrushEvent, type D3ZoomEvent, type ScaleLinear, type ZoomBehavior, type ZoomTransform } from 'd3';
 import { EVENT_CLASSES, eventClassOfKind } from '../../../../analysis/event-detail.js';
 import { formatBytesFine } from '../../../../analysis/units.js';
-import { lowerBound } from '../../../../analysis/lod.js';
 import { anyIn, byteTicks, layout, MIN_BAR_PX, positionOf, eventAt, representative, type Bars, type ChartData, type Columns, type XMode } from './columns.js';
 import { CLASS_COLOURS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
 import { CanvasPainter, type Painter, type TextStyle } from './painter.js';
@@ -223,8 +222,8 @@ export class Chart {
     let down = this.fullDown;
     if (this.transform.k > 1 && this.shared === null) {
       const [d0, d1] = x.domain() as [number, number];
-      const lo = this.mode === 'events' ? Math.max(0, Math.floor(d0)) : Math.max(0, lowerBound(data.times, d0) - 1);
-      const hi = this.mode === 'events' ? Math.min(data.count, Math.ceil(d1) + 1) : Math.min(data.count, lowerBound(data.times, d1) + 1);
+      const lo = this.mode === 'events' ? Math.max(0, Math.floor(d0)) : Math.max(0, eventAt(data, 'time', d0) - 1);
+      const hi = this.mode === 'events' ? Math.min(data.count, Math.ceil(d1) + 1) : Math.min(data.count, eventAt(data, 'time', d1) + 1);
       if (hi > lo) {
         up = Math.max(1, data.above.extent(lo, hi).max);
         down = Math.max(1, data.heap.extent(lo, hi).max);

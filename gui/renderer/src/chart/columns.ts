@@ -34,6 +34,8 @@ export interface ChartData {
   endsAtLastEvent: boolean;
   /** The fullest event of [a, b) when the data knows better than by scanning its series (index mode). */
   representative?: (a: number, b: number) => number;
+  /** The first event at or after time `ns`, when the data finds it faster than a search through `times` (index mode). */
+  eventAtTime?: (ns: number) => number;
 }
 
 export function chartData(series: ChartSeries, masks: Uint8Array, times: Float64Array): ChartData {
@@ -58,7 +60,7 @@ export interface XScale {
 /** The first event at or after position v of the x domain. */
 export function eventAt(data: ChartData, mode: XMode, v: number): number {
   if (mode === 'events') return Math.min(data.count, Math.max(0, Math.floor(v)));
-  return eventAtTime(data.times, v);
+  return data.eventAtTime ? data.eventAtTime(v) : eventAtTime(data.times, v);
 }
 
 /** Where event e starts on the x domain. */
