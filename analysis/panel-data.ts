@@ -50,7 +50,7 @@ export interface PanelAttribution extends Attribution {
 }
 
 /** What the panels show of a trace, computed on the host as it streams the trace (JSON). */
-export interface PanelTables {
+export interface PanelAggregates {
   summary: Summary;
   blockCounts: BlockCounts;
   attribution: Record<PanelBy, PanelAttribution>;
@@ -159,7 +159,7 @@ function cutLeaks(l: LeaksAtExit, keep: number): LeaksAtExit {
  * peaks, leaks, linked frees, budgets, deepest stack, leak sites), then the leak causes' own passes when a site needs
  * them.
  */
-export function panelTables(source: FoldSource, inputs: PanelInputs): PanelTables {
+export function panelTables(source: FoldSource, inputs: PanelInputs): PanelAggregates {
   const worst = worstCaseOf(inputs.frameSizes.units);
   let folds:
     | {
@@ -250,7 +250,7 @@ export function panelExtras(source: ByteSource, onProgress?: (fraction: number, 
 
 /** What a host hands the page of a trace opened through its index: the panels' data and the seconds it took. */
 export interface IndexPanels {
-  tables: PanelTables;
+  tables: PanelAggregates;
   extras: PanelExtras;
   seconds: number;
 }
