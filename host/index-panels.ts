@@ -11,6 +11,7 @@ import { INDEX_VERSION } from '../analysis/trace-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
 import { fileSymbolNamer } from './library-symbols.js';
+import { describeReadError } from './read-errors.js';
 import { track, traceStamp, untrack } from './trace-index.js';
 
 /** How far the computation is: the fraction of its passes done and what it is doing. */
@@ -25,7 +26,12 @@ export interface PanelsProgress {
  */
 export function indexPanelsJson(trace: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void): string {
   const t0 = Date.now();
-  const file = FileSource.open(trace);
+  let file: FileSource;
+  try {
+    file = FileSource.open(trace);
+  } catch (e) {
+    throw new Error(describeReadError(trace, e));
+  }
   try {
     const tables = panelTables(streamSource(file.clone(), { symbols: fileSymbolNamer, onProgress: (f) => onProgress?.({ fraction: f * 0.5, phase: 'the tables' }) }), inputs);
     const extras = panelExtras(file.clone(), (f, phase) => onProgress?.({ fraction: 0.5 + f * 0.5, phase }));
@@ -59,7 +65,13 @@ export function indexPanelsInWorker(trace: string, inputs: PanelInputs, onProgre
  */
 export async function cachedIndexPanels(trace: string, index: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void): Promise<string> {
   const file = `${index}.panels`;
-  const key = JSON.stringify({ version: INDEX_VERSION, ...traceStamp(trace), inputs });
+  let stamp: { size: number; mtimeMs: number };
+  try {
+    stamp = traceStamp(trace);
+  } catch (e) {
+    throw new Error(describeReadError(trace, e));
+  }
+  const key = JSON.stringify({ version: INDEX_VERSION, ...stamp, inputs });
   try {
     const kept = readFileSync(file, 'utf8');
     const cut = kept.indexOf('\n');

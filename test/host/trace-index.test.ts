@@ -2,7 +2,7 @@
 // server): built once and reused, built again when the trace changes, never left half-written, a truncated trace
 // indexed up to its last whole record, and bad requests said plainly.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
@@ -263,6 +263,18 @@ describe('the panels of index mode', () => {
     await expect.poll(() => other.panelsState.state, { timeout: 60_000 }).toBe('ready');
     expect((other.panelsState as { json: string }).json).not.toContain('"was":');
   }, 120_000);
+});
+
+describe('the panels of index mode, the trace gone', () => {
+  test('a trace removed after its index was built: the panels fail saying so, in one line naming it', async () => {
+    const trace = write('gone.mwtrace', bigTrace(50));
+    const session = await TraceSession.open(trace, { index: true });
+    await session.index();
+    rmSync(trace);
+    expect(session.panels().state).toBe('waiting');
+    await expect.poll(() => session.panelsState.state, { timeout: 60_000 }).toBe('failed');
+    expect(session.panelsState).toEqual({ state: 'failed', message: `${trace}: no such file` });
+  }, 60_000);
 });
 
 describe('index API', () => {
