@@ -197,25 +197,54 @@ export function callPaths(
 ): CallPaths {
   const progress = options.onProgress;
   const passes = options.peak === false ? 1 : 2;
-  const fold = new PathFold();
-  streamRecords(source, header, problems, (r) => fold.record(r), {
+  const p = new CallPathPasses();
+  streamRecords(source, header, problems, (r) => p.first(r), {
     onProgress: progress && ((done, total) => progress(done / total / passes, 'reading records')),
   });
-  for (const b of fold.live.values()) b.node.values.leaked += b.size;
-  if (passes === 2 && fold.peakEvent !== null) {
-    const atPeak = new PathFold(fold.peakEvent);
+  if (passes === 2 && p.wantsSecond()) {
     // The same records again: their problems were logged by the first pass.
-    streamRecords(source, header, new ProblemLog(), (r) => atPeak.record(r), {
+    streamRecords(source, header, new ProblemLog(), (r) => p.second(r), {
       onProgress: progress && ((done, total) => progress(0.5 + done / total / 2, 'blocks live at the peak')),
     });
-    for (const b of atPeak.live.values()) {
+  }
+  return p.result();
+}
+
+/**
+ * callPaths's two passes as record visitors, for a reader that drives them beside other folds over the same records
+ * (analysis/panel-data.ts): `first` on every record, then, when `wantsSecond()`, `second` on every record again (it
+ * returns false once the peak's event is taken), then `result()`.
+ */
+export class CallPathPasses {
+  private readonly fold = new PathFold();
+  private atPeak: PathFold | null = null;
+
+  first(r: TraceRecord): boolean {
+    return this.fold.record(r);
+  }
+
+  /** Whether the heap had a peak (blocks live at it to charge). */
+  wantsSecond(): boolean {
+    return this.fold.peakEvent !== null;
+  }
+
+  second(r: TraceRecord): boolean {
+    this.atPeak ??= new PathFold(this.fold.peakEvent);
+    return this.atPeak.record(r);
+  }
+
+  /** The tree, after the first pass (and the second, when it was read). */
+  result(): CallPaths {
+    const fold = this.fold;
+    for (const b of fold.live.values()) b.node.values.leaked += b.size;
+    for (const b of this.atPeak?.live.values() ?? []) {
       // The second pass built its own tree: find the same path in the first one.
       let node = fold.root;
       for (const name of b.node.path()) node = node.child(name);
       node.values.peak += b.size;
     }
+    return { root: fold.root, peak: { bytes: fold.peakBytes, event: fold.peakEvent }, events: fold.events };
   }
-  return { root: fold.root, peak: { bytes: fold.peakBytes, event: fold.peakEvent }, events: fold.events };
 }
 
 /** The call-path tree as plain data (a viewer draws it as a flame graph): each node's own values, metrics in CALL_PATH_METRICS order. */

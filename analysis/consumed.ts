@@ -85,31 +85,64 @@ const keyName = (key: number): ConsumedKey => (key >= 0 ? `site:${key}` : `inter
 
 /** The live heap by top site, sampled at `buckets` points evenly over the events. */
 export function consumed(source: ByteSource, header: TraceHeader, problems: ProblemLog, options: { sites?: number; buckets?: number } = {}): Consumed {
-  const first = new LiveBySite(() => {});
-  streamRecords(source, header, problems, (r) => first.record(r));
-  const events = first.events;
-  const top = [...first.most.entries()]
-    .filter(([, most]) => most > 0)
-    .sort((a, b) => b[1] - a[1] || a[0] - b[0])
-    .slice(0, options.sites ?? CONSUMED_SITES);
-  const n = Math.min(options.buckets ?? CONSUMED_BUCKETS, events);
-  const ends = new Int32Array(n);
-  for (let b = 0; b < n; b++) ends[b] = Math.floor(((b + 1) * events) / n) - 1;
-  const width = top.length + 1;
-  const bytes = new Float64Array(n * width);
-  let bucket = 0;
-  const second: LiveBySite = new LiveBySite((event) => {
-    if (bucket >= n || event !== ends[bucket]) return;
-    let rest = second.heap;
-    top.forEach(([key], s) => {
-      const v = second.bytes.get(key) ?? 0;
-      bytes[bucket * width + s] = v;
-      rest -= v;
-    });
-    bytes[bucket * width + top.length] = rest;
-    bucket++;
-  });
+  const p = new ConsumedPasses(options);
+  streamRecords(source, header, problems, (r) => p.first(r));
   // The same records again: their problems were logged by the first pass.
-  streamRecords(source, header, new ProblemLog(), (r) => second.record(r));
-  return { events, ends, sites: top.map(([key, most]) => ({ key: keyName(key), maxBytes: most })), bytes };
+  streamRecords(source, header, new ProblemLog(), (r) => p.second(r));
+  return p.result();
+}
+
+/**
+ * consumed's two passes as record visitors, for a reader that drives them beside other folds over the same records
+ * (analysis/panel-data.ts): `first` on every record, `second` on every record again, then `result()`.
+ */
+export class ConsumedPasses {
+  private readonly firstPass = new LiveBySite(() => {});
+  private secondPass: LiveBySite | null = null;
+  private out: Consumed | null = null;
+
+  constructor(private readonly options: { sites?: number; buckets?: number } = {}) {}
+
+  first(r: TraceRecord): void {
+    this.firstPass.record(r);
+  }
+
+  second(r: TraceRecord): void {
+    (this.secondPass ??= this.sampler()).record(r);
+  }
+
+  /** The top sites from the first pass, and the second pass that samples them. */
+  private sampler(): LiveBySite {
+    const first = this.firstPass;
+    const events = first.events;
+    const top = [...first.most.entries()]
+      .filter(([, most]) => most > 0)
+      .sort((a, b) => b[1] - a[1] || a[0] - b[0])
+      .slice(0, this.options.sites ?? CONSUMED_SITES);
+    const n = Math.min(this.options.buckets ?? CONSUMED_BUCKETS, events);
+    const ends = new Int32Array(n);
+    for (let b = 0; b < n; b++) ends[b] = Math.floor(((b + 1) * events) / n) - 1;
+    const width = top.length + 1;
+    const bytes = new Float64Array(n * width);
+    let bucket = 0;
+    const second: LiveBySite = new LiveBySite((event) => {
+      if (bucket >= n || event !== ends[bucket]) return;
+      let rest = second.heap;
+      top.forEach(([key], s) => {
+        const v = second.bytes.get(key) ?? 0;
+        bytes[bucket * width + s] = v;
+        rest -= v;
+      });
+      bytes[bucket * width + top.length] = rest;
+      bucket++;
+    });
+    this.out = { events, ends, sites: top.map(([key, most]) => ({ key: keyName(key), maxBytes: most })), bytes };
+    return second;
+  }
+
+  /** After both passes. */
+  result(): Consumed {
+    if (this.out === null) this.sampler();
+    return this.out!;
+  }
 }

@@ -7,8 +7,8 @@
 // live blocks, never with events.
 import { AttributionFold, type Attribution, type AttributionBy } from './attribution.js';
 import { BudgetFold, type BudgetCheck, type Budgets } from './budgets.js';
-import { callPaths, flameTree, type FlameTree } from './call-paths.js';
-import { consumed, type Consumed } from './consumed.js';
+import { CallPathPasses, flameTree, type FlameTree } from './call-paths.js';
+import { ConsumedPasses, type Consumed } from './consumed.js';
 import { DeepestStackFold } from './deepest-stack.js';
 import type { EventFold, FoldEvent, FoldSource, FoldTables, TraceEnd } from './event-fold.js';
 import { leakCausesAfter, LeakSitesFold, type LeakCauses } from './leak-causes.js';
@@ -22,6 +22,7 @@ import { SummaryFold, type Summary } from './summary.js';
 import type { ByteSource } from './trace/byte-source.js';
 import { Kind } from './trace/format.js';
 import { readHeader } from './trace/header.js';
+import { streamRecords } from './trace/event-stream.js';
 import type { StackUnit } from './worst-stack.js';
 
 /** Rows a panel lists per table (attribution rows, peak groups, leaked blocks, linked frees); beyond, it says how many there are. */
@@ -238,14 +239,76 @@ function attempt<T>(make: () => T): T | string {
 }
 
 /**
- * The flame graph's call-path tree (with the blocks live at the heap's peak: two passes) and the live heap by top site
- * (two passes), read from the records of `source`; their problems are not logged again (the caller's pass did).
+ * The flame graph's call-path tree (with the blocks live at the heap's peak) and the live heap by top site, read from
+ * the records of `source` in two passes that drive both (callPaths's and consumed's passes, CallPathPasses and
+ * ConsumedPasses); their problems are not logged again (the caller's pass did). Either view that fails says why in its
+ * place, the other unharmed.
  */
 export function panelExtras(source: ByteSource, onProgress?: (fraction: number, phase: string) => void): PanelExtras {
   const header = readHeader(source);
-  const flame = attempt(() => flameTree(callPaths(source, header, new ProblemLog(), { peak: true, onProgress: onProgress && ((f, phase) => onProgress(f * 0.7, `call paths: ${phase}`)) }).root));
-  onProgress?.(0.7, 'the live heap by site');
-  return { flame, consumed: attempt(() => consumed(source, header, new ProblemLog())) };
+  let paths: CallPathPasses | null = new CallPathPasses();
+  let live: ConsumedPasses | null = new ConsumedPasses();
+  let flameError = '';
+  let liveError = '';
+  const failed = (e: unknown): string => (e as Error).message;
+  try {
+    streamRecords(
+      source,
+      header,
+      new ProblemLog(),
+      (r) => {
+        if (paths !== null) {
+          try {
+            paths.first(r);
+          } catch (e) {
+            [paths, flameError] = [null, failed(e)];
+          }
+        }
+        if (live !== null) {
+          try {
+            live.first(r);
+          } catch (e) {
+            [live, liveError] = [null, failed(e)];
+          }
+        }
+      },
+      { onProgress: onProgress && ((done, total) => onProgress((done / total) * 0.5, 'call paths and the live heap by site')) },
+    );
+    // The second pass: the blocks live at the heap's peak (up to its event) and the live heap sampled by site.
+    let peakTaken = paths === null || !paths.wantsSecond();
+    streamRecords(
+      source,
+      header,
+      new ProblemLog(),
+      (r) => {
+        if (!peakTaken && paths !== null) {
+          try {
+            peakTaken = !paths.second(r);
+          } catch (e) {
+            [paths, flameError] = [null, failed(e)];
+          }
+        }
+        if (live !== null) {
+          try {
+            live.second(r);
+          } catch (e) {
+            [live, liveError] = [null, failed(e)];
+          }
+        }
+        return !peakTaken || live !== null;
+      },
+      { onProgress: onProgress && ((done, total) => onProgress(0.5 + (done / total) * 0.5, 'the blocks live at the peak, the live heap sampled')) },
+    );
+  } catch (e) {
+    // The records themselves cannot be read: both views say so.
+    return { flame: failed(e), consumed: failed(e) };
+  }
+  const p = paths as CallPathPasses | null;
+  const l = live as ConsumedPasses | null;
+  return {
+    flame: p === null ? flameError : attempt(() => flameTree(p.result().root)),
+    consumed: l === null ? liveError : attempt(() => l.result()),
+  };
 }
 
 /** What a host hands the page of a trace opened through its index: the panels' data and the seconds it took. */

@@ -10,6 +10,10 @@ import { indexPanelsOf, indexPanelsText, PANEL_BY, PANEL_RANGES, PANEL_ROWS, pan
 import { attribution } from '../../analysis/attribution.js';
 import { limitSnapshot } from '../../analysis/peak.js';
 import { summarize } from '../../analysis/summary.js';
+import { callPaths, flameTree } from '../../analysis/call-paths.js';
+import { consumed } from '../../analysis/consumed.js';
+import { ProblemLog } from '../../analysis/problems.js';
+import { readHeader } from '../../analysis/trace/header.js';
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { FileSource } from '../../analysis/trace/file-source.js';
@@ -61,11 +65,18 @@ function expectSamePanels(trace: string, budgets: Budgets | null): void {
   const checks = budgets === null ? [] : checkBudgets(model, budgets);
   expect(streamed.budgets).toEqual(json(checks.map((c) => ({ ...c, ranges: c.ranges.slice(0, PANEL_RANGES) }))));
   // The flame graph and consumed chart: the same records read from the file as from the bytes the page decodes,
-  // typed arrays included after the host's JSON and the page's reading of it.
+  // typed arrays included after the host's JSON and the page's reading of it, as callPaths and consumed give them
+  // each in its own passes.
   const fromFile = FileSource.open(trace, 4096);
   try {
     const text = indexPanelsText({ tables: streamed, extras: panelExtras(fromFile), seconds: 1 });
-    expect(indexPanelsOf(JSON.parse(text) as IndexPanels).extras).toEqual(panelExtras(memorySource(bytes)));
+    // The two views' passes, driven together, give what each gives alone.
+    const alone = memorySource(bytes);
+    const header = readHeader(alone);
+    expect(indexPanelsOf(JSON.parse(text) as IndexPanels).extras).toEqual({
+      flame: flameTree(callPaths(alone, header, new ProblemLog(), { peak: true }).root),
+      consumed: consumed(alone, header, new ProblemLog()),
+    });
   } finally {
     fromFile.close();
   }
