@@ -83,6 +83,26 @@ describe('index mode panels', () => {
     expect(await indexed.page.locator('#panel-body th[aria-sort=ascending]').textContent()).toBe('bytes freed');
   });
 
+  test('while the host computes the panels, the page shows how far it is and the host\'s text report meanwhile', async () => {
+    const page = await indexed.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    let computing = true;
+    await page.route('**/api/index/panels', (route) =>
+      computing ? route.fulfill({ json: { state: 'computing', fraction: 0.42, phase: 'the tables' } }) : route.continue(),
+    );
+    try {
+      await page.goto(indexed.server.url);
+      await expect.poll(() => page.locator('#panel-body p.empty').textContent(), { timeout: 30_000 }).toContain('(42 %, the tables)');
+      await expect.poll(() => page.locator('#panel-body pre.report-text').textContent(), { timeout: 30_000 }).toContain('Heap by function');
+      expect(await page.locator('#panel-tabs button[data-panel]').count()).toBe(0);
+      await shot(page, 'index-panels-computing');
+      computing = false;
+      await page.waitForSelector('#panel-tabs button[data-panel=function]', { timeout: 30_000 });
+      expect(await page.locator('#panel-body pre.report-text').count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
+
   test('a table row jumps to its first event and says why its events are not highlighted', async () => {
     const { page } = indexed;
     const first = new Map<string, number>();

@@ -429,6 +429,10 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
  */
 async function indexPanels(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo): Promise<void> {
   fill(byId('panel-tabs'), el('button', { type: 'button', class: 'active' }, 'Panels'));
+  const waiting = el('p', { class: 'empty' });
+  fill(byId('panel-body'), waiting);
+  // Meanwhile the host's text report (one pass), once it is ready: shown below the panels' progress.
+  let reportShown = false;
   for (;;) {
     if (state.index !== ix) return;
     let r: IndexPanelsReply;
@@ -445,7 +449,15 @@ async function indexPanels(api: NonNullable<Backend['index']>, ix: IndexChartDat
     }
     if (r.state === 'failed') return indexReportPanel(api, ix, info, r.message);
     const how = r.state === 'waiting' ? 'starting' : `${Math.floor(r.fraction * 100)} %, ${r.phase}`;
-    fill(byId('panel-body'), el('p', { class: 'empty' }, `The host is computing the tables, flame graph and budgets as it streams the trace (${how})…`));
+    fill(waiting, `The host is computing the tables, flame graph and budgets as it streams the trace (${how})…`);
+    if (!reportShown) {
+      const report = await api.report().catch(() => null);
+      if (state.index !== ix) return;
+      if (report?.state === 'ready') {
+        reportShown = true;
+        byId('panel-body').append(el('p', { class: 'hint' }, `Meanwhile, \`cc-memwrap report --by function --peak --leaks ${info.trace.name}\`, computed on the host as it streamed the trace:`), el('pre', { class: 'report-text' }, report.text));
+      }
+    }
     await new Promise((done) => setTimeout(done, 500));
   }
 }
