@@ -35,16 +35,10 @@
 #define MW_STRIPES (1u << MW_STRIPE_BITS)
 #define MW_SLOTS_FIRST 16u
 
-/* What the index knows of a live block. */
-struct mw_entry {
-  uint64_t id;
-  size_t size;
-};
-
 /* A hash-table slot (blocks the bitmap cannot hold). */
 struct mw_slot {
   uintptr_t addr;               /* 0 = empty */
-  struct mw_entry e;
+  struct mw_block e;
 };
 
 struct mw_stripe {
@@ -54,20 +48,7 @@ struct mw_stripe {
   struct mw_slot *slots;
 } __attribute__((aligned(64)));
 
-/* ---- the bitmap's regions ---- */
-
-#define MW_G (2 * sizeof(void *))       /* granule: bytes per bit */
-#define MW_G_SHIFT (sizeof(void *) == 8 ? 4 : 3)
-#define MW_WORD_BITS (8 * sizeof(unsigned long))
-#if UINTPTR_MAX > 0xffffffffu
-#define MW_REGION_SHIFT 26
-#define MW_ADDR_BITS 48
-#else
-#define MW_REGION_SHIFT 22
-#define MW_ADDR_BITS 32
-#endif
-#define MW_REGION_GRANULES ((size_t)1 << (MW_REGION_SHIFT - MW_G_SHIFT))
-#define MW_REGIONS ((size_t)1 << (MW_ADDR_BITS - MW_REGION_SHIFT))
+/* ---- the bitmap's regions (layout: struct mw_region, mw-internal.h) ---- */
 
 /* A bitmap word's granules lie in one 4 KiB page, so in one stripe: every
  * change to a word happens under that stripe's lock, and a plain
@@ -75,15 +56,9 @@ struct mw_stripe {
  * readers below see whole words) cannot lose another writer's bit. */
 _Static_assert(MW_WORD_BITS * MW_G <= 4096, "a bitmap word spans more than a page");
 
-struct mw_region {
-  struct mw_region *next;       /* every region made, for mw_index_live */
-  uintptr_t base;
-  unsigned long bits[MW_REGION_GRANULES / MW_WORD_BITS] __attribute__((aligned(64)));
-  struct mw_entry entries[MW_REGION_GRANULES];
-};
-
 struct mw_region **mw_regions;  /* MW_REGIONS pointers (NULL until the first block) */
 struct mw_region *mw_region_list;
+int mw_blocks_hashed;           /* a stripe has made a hash table (cleared only in a fork child) */
 
 struct mw_stripe mw_stripes[MW_STRIPES];
 uintptr_t mw_blocks_lo_inv;     /* ~lowest block address (0 = none yet) */
@@ -122,6 +97,7 @@ static int mw_stripe_grow(struct mw_stripe *s)
   size_t n = s->mask ? (s->mask + 1) * 2 : MW_SLOTS_FIRST;
   struct mw_slot *fresh = mmap(NULL, mw_slots_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (fresh == MAP_FAILED) return 0;
+  __atomic_store_n(&mw_blocks_hashed, 1, __ATOMIC_RELAXED); /* before any block goes in: read by mw_index_maybe_fast */
   struct mw_slot *old = s->slots;
   size_t old_n = s->mask ? s->mask + 1 : 0;
   s->slots = fresh;
@@ -163,8 +139,9 @@ static void mw_widen(uintptr_t addr, size_t size)
 
 /* The region holding addr, made (mapped and published) if `make`; NULL when
  * the bitmap cannot hold a block at addr. */
-static struct mw_region *mw_region_of(uintptr_t addr, int make)
+static __attribute__((noinline)) struct mw_region *mw_region_make(uintptr_t addr)
 {
+  const int make = 1;
 #if MW_ADDR_BITS < 64 && UINTPTR_MAX > 0xffffffffu
   if (addr >> MW_ADDR_BITS) return NULL;
 #endif
@@ -199,14 +176,11 @@ static struct mw_region *mw_region_of(uintptr_t addr, int make)
   return fresh;
 }
 
-static inline size_t mw_granule(const struct mw_region *r, uintptr_t addr)
+static inline struct mw_region *mw_region_of(uintptr_t addr, int make)
 {
-  return (size_t)((addr - r->base) >> MW_G_SHIFT);
-}
-
-static inline int mw_bit(const struct mw_region *r, size_t g)
-{
-  return (int)((__atomic_load_n(&r->bits[g / MW_WORD_BITS], __ATOMIC_RELAXED) >> (g % MW_WORD_BITS)) & 1);
+  struct mw_region *r = mw_region_find(addr);
+  if (MW_LIKELY(r != NULL) || !make) return r;
+  return mw_region_make(addr);
 }
 
 /* Under the stripe lock of g's page (see the _Static_assert above). */
@@ -237,7 +211,7 @@ static inline struct mw_stripe *mw_stripe_at(uintptr_t addr)
 /* A live block found under its stripe's lock. */
 struct mw_ref {
   struct mw_stripe *s;          /* locked */
-  struct mw_entry *e;           /* NULL: not a live block */
+  struct mw_block *e;           /* NULL: not a live block */
   struct mw_region *r;          /* bitmap: the region and granule; NULL: hash slot */
   size_t i;                     /* granule, or hash slot */
 };
@@ -328,11 +302,26 @@ void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
   mw_unlock(&s->lock);
 }
 
-/* Removes addr's block and returns it; 0 if addr is not a live block. */
+/* Removes addr's block and returns it; 0 if addr is not a live block.  The
+ * bitmap's case (every free of a block it holds) is written out here, so a
+ * free costs a lock, a bit, an entry and no calls. */
 int mw_index_take(uintptr_t addr, struct mw_block *out)
 {
+  struct mw_stripe *s = mw_stripe_at(addr);
+  struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_find(addr);
+  mw_lock(&s->lock);
+  if (MW_LIKELY(r != NULL)) {
+    size_t g = mw_granule(r, addr);
+    if (MW_LIKELY(mw_bit(r, g))) {
+      *out = r->entries[g];
+      mw_bit_set(r, g, 0);
+      s->count--;
+      mw_unlock(&s->lock);
+      return 1;
+    }
+  }
   struct mw_ref ref;
-  mw_lookup_locked(addr, &ref);
+  mw_lookup_in(s, addr, &ref);
   int found = ref.e != NULL;
   if (found) {
     out->id = ref.e->id;
