@@ -418,8 +418,15 @@ struct mw_region {
   struct mw_region *next;       /* every region made, for mw_index_live */
   uintptr_t base;
   unsigned long bits[MW_REGION_GRANULES / MW_WORD_BITS] __attribute__((aligned(64)));
-  struct mw_block entries[MW_REGION_GRANULES];
+  uint64_t entries[MW_REGION_GRANULES]; /* id << MW_SIZE_BITS | requested size, or MW_SIZE_SIDE */
 };
+/* An entry packs a block's id (below 2^40) and requested size (below
+ * MW_SIZE_SIDE) into 8 bytes; a block whose id or size does not fit keeps
+ * MW_SIZE_SIDE in its entry and its full (id, size) in its stripe's hash
+ * table, beside its bit. */
+#define MW_SIZE_BITS 24
+#define MW_SIZE_SIDE (((uint64_t)1 << MW_SIZE_BITS) - 1)
+#define MW_ID_PACKED ((uint64_t)1 << (64 - MW_SIZE_BITS))
 extern struct mw_region **mw_regions;  /* MW_REGIONS pointers (NULL until the first block) */
 extern int mw_blocks_hashed;           /* some stripe has a hash table (blocks the bitmap cannot hold) */
 
