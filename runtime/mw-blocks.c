@@ -142,17 +142,16 @@ static void mw_widen(uintptr_t addr, size_t size)
   }
 }
 
-/* The region holding addr, made (mapped and published) if `make`; NULL when
- * the bitmap cannot hold a block at addr. */
+/* The region holding addr, made (mapped and published) if there is none yet;
+ * NULL when the bitmap cannot hold a block at addr.  Out of line: it runs once
+ * per 64 MiB region. */
 static __attribute__((noinline)) struct mw_region *mw_region_make(uintptr_t addr)
 {
-  const int make = 1;
 #if MW_ADDR_BITS < 64 && UINTPTR_MAX > 0xffffffffu
   if (addr >> MW_ADDR_BITS) return NULL;
 #endif
   struct mw_region **top = __atomic_load_n(&mw_regions, __ATOMIC_ACQUIRE);
   if (!top) {
-    if (!make) return NULL;
     void *m = mmap(NULL, MW_REGIONS * sizeof *top, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return NULL;
@@ -166,7 +165,7 @@ static __attribute__((noinline)) struct mw_region *mw_region_make(uintptr_t addr
   }
   size_t k = (size_t)(addr >> MW_REGION_SHIFT);
   struct mw_region *r = __atomic_load_n(&top[k], __ATOMIC_ACQUIRE);
-  if (r || !make) return r;
+  if (r) return r;
   void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return NULL;
   struct mw_region *fresh = m;
@@ -181,6 +180,7 @@ static __attribute__((noinline)) struct mw_region *mw_region_make(uintptr_t addr
   return fresh;
 }
 
+/* The region holding addr; with `make`, made if there is none yet. */
 static inline struct mw_region *mw_region_of(uintptr_t addr, int make)
 {
   struct mw_region *r = mw_region_find(addr);
