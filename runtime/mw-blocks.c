@@ -4,11 +4,16 @@
  *
  * A start-of-block bitmap: one bit per granule (2 × pointer size: 16 bytes
  * on 64-bit, 8 on 32-bit, glibc's smallest malloc alignment or a divisor of
- * it), set on allocation, cleared on free.  Beside the bits, one entry per
- * granule holds the block's id and requested size, so an allocation or a
- * free writes two places found by shifts alone, next to those the previous
- * one wrote, and a word that is no block start costs one load of a bit (the
- * linked scan's common case).  Both live in regions of 64 MiB of address
+ * it), set on allocation, cleared on free.  Beside the bits, one 8-byte entry
+ * per granule packs the block's id (below 2^40) and requested size (below
+ * 16 MiB − 1), so an allocation or a free writes two places found by shifts
+ * alone, next to those the previous one wrote, and a word that is no block
+ * start costs one load of a bit (the linked scan's common case).  A block
+ * whose id or size does not fit keeps its bit, MW_SIZE_SIDE in its entry and
+ * its full id and size in its stripe's hash table (a side entry).  Packing
+ * halves the entries' cache lines against a 16-byte (id, size) pair: on
+ * binary-trees the entries missed the cache about as often as the program's
+ * own nodes.  Both live in regions of 64 MiB of address
  * space (4 MiB on 32-bit), each one mmap made on the region's first block
  * with MAP_NORESERVE: only the pages blocks touch are ever backed.  A
  * top-level table of region pointers (one mmap, MAP_NORESERVE too) covers
@@ -35,39 +40,21 @@
 #define MW_STRIPES (1u << MW_STRIPE_BITS)
 #define MW_SLOTS_FIRST 16u
 
-/* What the index knows of a live block. */
-struct mw_entry {
-  uint64_t id;
-  size_t size;
-};
-
 /* A hash-table slot (blocks the bitmap cannot hold). */
 struct mw_slot {
   uintptr_t addr;               /* 0 = empty */
-  struct mw_entry e;
+  struct mw_block e;
 };
 
 struct mw_stripe {
   int lock;
-  unsigned count;
+  unsigned count;               /* live blocks in the stripe */
+  unsigned hashed;              /* hash slots in use (blocks outside the bitmap, and side entries) */
   size_t mask;                  /* slots − 1; 0 = no table yet */
   struct mw_slot *slots;
 } __attribute__((aligned(64)));
 
-/* ---- the bitmap's regions ---- */
-
-#define MW_G (2 * sizeof(void *))       /* granule: bytes per bit */
-#define MW_G_SHIFT (sizeof(void *) == 8 ? 4 : 3)
-#define MW_WORD_BITS (8 * sizeof(unsigned long))
-#if UINTPTR_MAX > 0xffffffffu
-#define MW_REGION_SHIFT 26
-#define MW_ADDR_BITS 48
-#else
-#define MW_REGION_SHIFT 22
-#define MW_ADDR_BITS 32
-#endif
-#define MW_REGION_GRANULES ((size_t)1 << (MW_REGION_SHIFT - MW_G_SHIFT))
-#define MW_REGIONS ((size_t)1 << (MW_ADDR_BITS - MW_REGION_SHIFT))
+/* ---- the bitmap's regions (layout: struct mw_region, mw-internal.h) ---- */
 
 /* A bitmap word's granules lie in one 4 KiB page, so in one stripe: every
  * change to a word happens under that stripe's lock, and a plain
@@ -75,15 +62,9 @@ struct mw_stripe {
  * readers below see whole words) cannot lose another writer's bit. */
 _Static_assert(MW_WORD_BITS * MW_G <= 4096, "a bitmap word spans more than a page");
 
-struct mw_region {
-  struct mw_region *next;       /* every region made, for mw_index_live */
-  uintptr_t base;
-  unsigned long bits[MW_REGION_GRANULES / MW_WORD_BITS] __attribute__((aligned(64)));
-  struct mw_entry entries[MW_REGION_GRANULES];
-};
-
 struct mw_region **mw_regions;  /* MW_REGIONS pointers (NULL until the first block) */
 struct mw_region *mw_region_list;
+int mw_blocks_hashed;           /* a stripe has made a hash table (cleared only in a fork child) */
 
 struct mw_stripe mw_stripes[MW_STRIPES];
 uintptr_t mw_blocks_lo_inv;     /* ~lowest block address (0 = none yet) */
@@ -148,7 +129,7 @@ static void mw_remove_at(struct mw_stripe *s, size_t i)
     i = j;
   }
   s->slots[i].addr = 0;
-  s->count--;
+  s->hashed--;
 }
 
 static void mw_widen(uintptr_t addr, size_t size)
@@ -161,16 +142,16 @@ static void mw_widen(uintptr_t addr, size_t size)
   }
 }
 
-/* The region holding addr, made (mapped and published) if `make`; NULL when
- * the bitmap cannot hold a block at addr. */
-static struct mw_region *mw_region_of(uintptr_t addr, int make)
+/* The region holding addr, made (mapped and published) if there is none yet;
+ * NULL when the bitmap cannot hold a block at addr.  Out of line: it runs once
+ * per 64 MiB region. */
+static __attribute__((noinline)) struct mw_region *mw_region_make(uintptr_t addr)
 {
 #if MW_ADDR_BITS < 64 && UINTPTR_MAX > 0xffffffffu
   if (addr >> MW_ADDR_BITS) return NULL;
 #endif
   struct mw_region **top = __atomic_load_n(&mw_regions, __ATOMIC_ACQUIRE);
   if (!top) {
-    if (!make) return NULL;
     void *m = mmap(NULL, MW_REGIONS * sizeof *top, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (m == MAP_FAILED) return NULL;
@@ -184,7 +165,7 @@ static struct mw_region *mw_region_of(uintptr_t addr, int make)
   }
   size_t k = (size_t)(addr >> MW_REGION_SHIFT);
   struct mw_region *r = __atomic_load_n(&top[k], __ATOMIC_ACQUIRE);
-  if (r || !make) return r;
+  if (r) return r;
   void *m = mmap(NULL, sizeof *r, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (m == MAP_FAILED) return NULL;
   struct mw_region *fresh = m;
@@ -199,14 +180,12 @@ static struct mw_region *mw_region_of(uintptr_t addr, int make)
   return fresh;
 }
 
-static inline size_t mw_granule(const struct mw_region *r, uintptr_t addr)
+/* The region holding addr; with `make`, made if there is none yet. */
+static inline struct mw_region *mw_region_of(uintptr_t addr, int make)
 {
-  return (size_t)((addr - r->base) >> MW_G_SHIFT);
-}
-
-static inline int mw_bit(const struct mw_region *r, size_t g)
-{
-  return (int)((__atomic_load_n(&r->bits[g / MW_WORD_BITS], __ATOMIC_RELAXED) >> (g % MW_WORD_BITS)) & 1);
+  struct mw_region *r = mw_region_find(addr);
+  if (MW_LIKELY(r != NULL) || !make) return r;
+  return mw_region_make(addr);
 }
 
 /* Under the stripe lock of g's page (see the _Static_assert above). */
@@ -237,34 +216,54 @@ static inline struct mw_stripe *mw_stripe_at(uintptr_t addr)
 /* A live block found under its stripe's lock. */
 struct mw_ref {
   struct mw_stripe *s;          /* locked */
-  struct mw_entry *e;           /* NULL: not a live block */
-  struct mw_region *r;          /* bitmap: the region and granule; NULL: hash slot */
-  size_t i;                     /* granule, or hash slot */
+  int found;                    /* 0: not a live block */
+  struct mw_block b;            /* its id and requested size */
+  struct mw_region *r;          /* in the bitmap: its region and granule (NULL: not) */
+  size_t g;
+  int slotted;                  /* a hash slot holds it (outside the bitmap, or a side entry) */
+  size_t i;                     /* that slot */
 };
 
+/* The hash slot of addr in s, if any (stripe locked). */
+static inline int mw_slot_of(const struct mw_stripe *s, uintptr_t addr, size_t *i)
+{
+  if (!s->mask) return 0;
+  *i = mw_probe(s, addr, mw_hash(addr));
+  return s->slots[*i].addr != 0;
+}
+
 /* Finds addr's block in its stripe, which the caller has locked.  A block
- * lives in the bitmap or in the hash table, never both: the bitmap takes
- * every block it can hold. */
+ * lives in the bitmap (its entry packed, or MW_SIZE_SIDE and a side entry in
+ * the hash table) or only in the hash table: the bitmap takes every block it
+ * can hold. */
 static void mw_lookup_in(struct mw_stripe *s, uintptr_t addr, struct mw_ref *ref)
 {
   ref->s = s;
-  ref->e = NULL;
+  ref->found = 0;
   ref->r = NULL;
-  struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_of(addr, 0);
+  ref->slotted = 0;
+  struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_find(addr);
   if (r) {
     size_t g = mw_granule(r, addr);
     if (mw_bit(r, g)) {
+      uint64_t e = r->entries[g];
       ref->r = r;
-      ref->i = g;
-      ref->e = &r->entries[g];
-      return;
+      ref->g = g;
+      ref->found = 1;
+      if (MW_LIKELY((e & MW_SIZE_SIDE) != MW_SIZE_SIDE)) {
+        ref->b.id = e >> MW_SIZE_BITS;
+        ref->b.size = (size_t)(e & MW_SIZE_SIDE);
+        return;
+      }
     }
   }
-  if (!s->mask) return;
-  size_t i = mw_probe(s, addr, mw_hash(addr));
-  if (s->slots[i].addr) {
-    ref->i = i;
-    ref->e = &s->slots[i].e;
+  if (mw_slot_of(s, addr, &ref->i)) {
+    ref->slotted = 1;
+    ref->found = 1;
+    ref->b = s->slots[ref->i].e;
+  } else if (ref->r) {
+    ref->found = 0; /* a side entry that could not be stored: unknown, as if never indexed */
+    ref->r = NULL;
   }
 }
 
@@ -287,13 +286,25 @@ static inline int mw_surely_absent(uintptr_t addr)
 
 static void mw_ref_remove(struct mw_ref *ref)
 {
-  if (ref->r) {
-    mw_bit_set(ref->r, ref->i, 0);
-    ref->s->count--;
-  } else {
-    mw_remove_at(ref->s, ref->i);
-  }
-  ref->e = NULL;
+  if (ref->r) mw_bit_set(ref->r, ref->g, 0);
+  if (ref->slotted) mw_remove_at(ref->s, ref->i);
+  ref->s->count--;
+  ref->found = 0;
+}
+
+/* Stores (addr, id, size) in s's hash table (locked); 0 when there is no
+ * memory for it. */
+static int mw_slot_put(struct mw_stripe *s, uintptr_t addr, uint64_t id, size_t size)
+{
+  if ((!s->mask || (s->hashed + 1) * 2 > s->mask + 1) && !mw_stripe_grow(s) &&
+      (!s->mask || s->hashed + 1 > s->mask))
+    return 0;
+  size_t i = mw_probe(s, addr, mw_hash(addr));
+  if (!s->slots[i].addr) s->hashed++;
+  s->slots[i].addr = addr;
+  s->slots[i].e.id = id;
+  s->slots[i].e.size = size;
+  return 1;
 }
 
 /* Adds (or replaces: the address was reused) a live block. */
@@ -305,41 +316,67 @@ void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
   mw_lock(&s->lock);
   if (MW_LIKELY(r != NULL)) {
     size_t g = mw_granule(r, addr);
-    r->entries[g].id = id;
-    r->entries[g].size = size;
-    if (!mw_bit(r, g)) {
+    int was = mw_bit(r, g);
+    if (MW_LIKELY(id < MW_ID_PACKED && size < MW_SIZE_SIDE)) {
+      if (MW_UNLIKELY(was) && (r->entries[g] & MW_SIZE_SIDE) == MW_SIZE_SIDE) {
+        size_t i;
+        if (mw_slot_of(s, addr, &i)) mw_remove_at(s, i); /* the replaced block's side entry */
+      }
+      r->entries[g] = id << MW_SIZE_BITS | (uint64_t)size;
+    } else if (mw_slot_put(s, addr, id, size)) {
+      r->entries[g] = MW_SIZE_SIDE;
+    } else {
+      if (was) {
+        mw_bit_set(r, g, 0); /* no memory for the index: the block stays unknown */
+        s->count--;
+      }
+      mw_unlock(&s->lock);
+      return;
+    }
+    if (!was) {
       mw_bit_set(r, g, 1);
       s->count++;
     }
     mw_unlock(&s->lock);
     return;
   }
-  uint64_t h = mw_hash(addr);
-  if ((!s->mask || (s->count + 1) * 2 > s->mask + 1) && !mw_stripe_grow(s) &&
-      (!s->mask || s->count + 1 > s->mask)) {
-    mw_unlock(&s->lock); /* no memory for the index: the block stays unknown */
-    return;
+  size_t i;
+  int was = mw_slot_of(s, addr, &i);
+  if (mw_slot_put(s, addr, id, size)) {
+    if (!was) s->count++;
+    __atomic_store_n(&mw_blocks_hashed, 1, __ATOMIC_RELAXED); /* read by mw_index_maybe_fast */
   }
-  size_t i = mw_probe(s, addr, h);
-  if (!s->slots[i].addr) s->count++;
-  s->slots[i].addr = addr;
-  s->slots[i].e.id = id;
-  s->slots[i].e.size = size;
-  mw_unlock(&s->lock);
+  mw_unlock(&s->lock); /* without memory for the index the block stays unknown */
 }
 
-/* Removes addr's block and returns it; 0 if addr is not a live block. */
+/* Removes addr's block and returns it; 0 if addr is not a live block.  The
+ * bitmap's case with a packed entry (nearly every free) is written out here,
+ * so a free costs a lock, a bit, an entry and no calls. */
 int mw_index_take(uintptr_t addr, struct mw_block *out)
 {
+  struct mw_stripe *s = mw_stripe_at(addr);
+  struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_find(addr);
+  mw_lock(&s->lock);
+  if (MW_LIKELY(r != NULL)) {
+    size_t g = mw_granule(r, addr);
+    uint64_t e = r->entries[g];
+    if (MW_LIKELY(mw_bit(r, g)) && MW_LIKELY((e & MW_SIZE_SIDE) != MW_SIZE_SIDE)) {
+      out->id = e >> MW_SIZE_BITS;
+      out->size = (size_t)(e & MW_SIZE_SIDE);
+      mw_bit_set(r, g, 0);
+      s->count--;
+      mw_unlock(&s->lock);
+      return 1;
+    }
+  }
   struct mw_ref ref;
-  mw_lookup_locked(addr, &ref);
-  int found = ref.e != NULL;
+  mw_lookup_in(s, addr, &ref);
+  int found = ref.found;
   if (found) {
-    out->id = ref.e->id;
-    out->size = ref.e->size;
+    *out = ref.b;
     mw_ref_remove(&ref);
   }
-  mw_unlock(&ref.s->lock);
+  mw_unlock(&s->lock);
   return found;
 }
 
@@ -356,7 +393,7 @@ void mw_index_forget(uintptr_t addr, int may_wait)
     return;
   struct mw_ref ref;
   mw_lookup_in(s, addr, &ref);
-  if (ref.e) mw_ref_remove(&ref);
+  if (ref.found) mw_ref_remove(&ref);
   mw_unlock(&s->lock);
 }
 
@@ -370,7 +407,7 @@ int mw_index_drop(uintptr_t addr, uint64_t id)
 {
   struct mw_ref ref;
   mw_lookup_locked(addr, &ref);
-  int found = ref.e != NULL && ref.e->id == id;
+  int found = ref.found && ref.b.id == id;
   if (found) mw_ref_remove(&ref);
   mw_unlock(&ref.s->lock);
   return found;
@@ -385,15 +422,14 @@ int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, s
   if (mw_surely_absent(addr)) return 0;
   struct mw_ref ref;
   mw_lookup_locked(addr, &ref);
-  if (ref.e) {
-    out->id = ref.e->id;
-    out->size = ref.e->size;
+  if (ref.found) {
+    *out = ref.b;
     size_t n = out->size < max ? out->size : max;
     if (n) memcpy(buf, (const void *)addr, n);
     *copied = n;
   }
   mw_unlock(&ref.s->lock);
-  return ref.e != NULL;
+  return ref.found;
 }
 
 int mw_index_find(uintptr_t addr, struct mw_block *out)
@@ -413,7 +449,10 @@ size_t mw_index_live(struct mw_live_block *out, size_t max)
     struct mw_stripe *s = &mw_stripes[k];
     mw_lock(&s->lock);
     for (size_t i = 0; s->mask && i <= s->mask; i++) {
-      if (!s->slots[i].addr) continue;
+      uintptr_t a = s->slots[i].addr;
+      if (!a) continue;
+      struct mw_region *r = (a & (MW_G - 1)) ? NULL : mw_region_find(a);
+      if (r && mw_bit(r, mw_granule(r, a))) continue; /* a side entry: the bitmap's walk lists it */
       if (n < max) {
         out[n].addr = s->slots[i].addr;
         out[n].id = s->slots[i].e.id;
@@ -435,10 +474,19 @@ size_t mw_index_live(struct mw_live_block *out, size_t max)
       while (bits) {
         size_t g = w * MW_WORD_BITS + (size_t)__builtin_ctzl(bits);
         bits &= bits - 1;
+        uintptr_t a = r->base + ((uintptr_t)g << MW_G_SHIFT);
+        uint64_t e = r->entries[g];
+        size_t i;
+        if ((e & MW_SIZE_SIDE) == MW_SIZE_SIDE && !mw_slot_of(s, a, &i)) continue;
         if (n < max) {
-          out[n].addr = r->base + ((uintptr_t)g << MW_G_SHIFT);
-          out[n].id = r->entries[g].id;
-          out[n].size = r->entries[g].size;
+          out[n].addr = a;
+          if ((e & MW_SIZE_SIDE) == MW_SIZE_SIDE) {
+            out[n].id = s->slots[i].e.id;
+            out[n].size = s->slots[i].e.size;
+          } else {
+            out[n].id = e >> MW_SIZE_BITS;
+            out[n].size = (size_t)(e & MW_SIZE_SIDE);
+          }
         }
         n++;
       }
@@ -464,8 +512,8 @@ size_t mw_index_read(uintptr_t addr, uint64_t id, size_t off, void *buf, size_t 
   struct mw_ref ref;
   mw_lookup_locked(addr, &ref);
   size_t got = 0;
-  if (ref.e && ref.e->id == id && off < ref.e->size) {
-    got = ref.e->size - off < n ? ref.e->size - off : n;
+  if (ref.found && ref.b.id == id && off < ref.b.size) {
+    got = ref.b.size - off < n ? ref.b.size - off : n;
     memcpy(buf, (const unsigned char *)addr + off, got);
   }
   mw_unlock(&ref.s->lock);
@@ -499,8 +547,10 @@ void mw_index_reset_child(void)
     s->slots = NULL;
     s->mask = 0;
     s->count = 0;
+    s->hashed = 0;
     s->lock = 0;
   }
+  mw_blocks_hashed = 0;
   struct mw_region *r = mw_region_list;
   while (r) {
     struct mw_region *next = r->next;

@@ -60,7 +60,7 @@ static inline unsigned char *mw_put_addr(struct mw_thread *t, unsigned char *p, 
 
 /* A new block p of `req` bytes: index it, write ALLOC.  fn != 0 = interposed; kind = the allocator (fn, or the
  * instrumented site's kind), for online mode's counts. */
-static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, unsigned kind, uintptr_t ra, void *p, size_t req)
+static inline __attribute__((always_inline)) void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, unsigned kind, uintptr_t ra, void *p, size_t req)
 {
   uint64_t seq = mw_next_seq();
   mw_index_insert((uintptr_t)p, seq, req);
@@ -80,7 +80,7 @@ static void mw_rec_alloc(struct mw_thread *t, unsigned site, unsigned fn, unsign
   if (fn) mw_write_caller(t, ra);
 }
 
-static void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p)
+static inline __attribute__((always_inline)) void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p)
 {
   struct mw_block b;
   int known = mw_index_take((uintptr_t)p, &b), partial = 0;

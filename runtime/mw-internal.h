@@ -398,10 +398,73 @@ struct mw_block {
   uint64_t id;
   size_t size;
 };
+
+/* The start-of-block bitmap's layout, here so that the hot paths (the linked
+ * scan's test of each word, a free's take, an allocation's insert) find a
+ * block's region, bit and entry inline; mw-blocks.c describes it. */
+#define MW_G (2 * sizeof(void *))       /* granule: bytes per bit */
+#define MW_G_SHIFT (sizeof(void *) == 8 ? 4 : 3)
+#define MW_WORD_BITS (8 * sizeof(unsigned long))
+#if UINTPTR_MAX > 0xffffffffu
+#define MW_REGION_SHIFT 26
+#define MW_ADDR_BITS 48
+#else
+#define MW_REGION_SHIFT 22
+#define MW_ADDR_BITS 32
+#endif
+#define MW_REGION_GRANULES ((size_t)1 << (MW_REGION_SHIFT - MW_G_SHIFT))
+#define MW_REGIONS ((size_t)1 << (MW_ADDR_BITS - MW_REGION_SHIFT))
+struct mw_region {
+  struct mw_region *next;       /* every region made, for mw_index_live */
+  uintptr_t base;
+  unsigned long bits[MW_REGION_GRANULES / MW_WORD_BITS] __attribute__((aligned(64)));
+  uint64_t entries[MW_REGION_GRANULES]; /* id << MW_SIZE_BITS | requested size, or MW_SIZE_SIDE */
+};
+/* An entry packs a block's id (below 2^40) and requested size (below
+ * MW_SIZE_SIDE) into 8 bytes; a block whose id or size does not fit keeps
+ * MW_SIZE_SIDE in its entry and its full (id, size) in its stripe's hash
+ * table, beside its bit. */
+#define MW_SIZE_BITS 24
+#define MW_SIZE_SIDE (((uint64_t)1 << MW_SIZE_BITS) - 1)
+#define MW_ID_PACKED ((uint64_t)1 << (64 - MW_SIZE_BITS))
+extern struct mw_region **mw_regions;  /* MW_REGIONS pointers (NULL until the first block) */
+extern int mw_blocks_hashed;           /* some stripe has a hash table (blocks the bitmap cannot hold) */
+
+/* The region holding addr, or NULL (none made yet, or above the bitmap's
+ * addresses).  A region pointer is published after its mapping exists
+ * (release/acquire). */
+static inline struct mw_region *mw_region_find(uintptr_t addr)
+{
+#if MW_ADDR_BITS < 64 && UINTPTR_MAX > 0xffffffffu
+  if (addr >> MW_ADDR_BITS) return NULL;
+#endif
+  struct mw_region **top = __atomic_load_n(&mw_regions, __ATOMIC_ACQUIRE);
+  if (MW_UNLIKELY(!top)) return NULL;
+  return __atomic_load_n(&top[addr >> MW_REGION_SHIFT], __ATOMIC_ACQUIRE);
+}
+
+static inline size_t mw_granule(const struct mw_region *r, uintptr_t addr)
+{
+  return (size_t)((addr - r->base) >> MW_G_SHIFT);
+}
+
+static inline int mw_bit(const struct mw_region *r, size_t g)
+{
+  return (int)((__atomic_load_n(&r->bits[g / MW_WORD_BITS], __ATOMIC_RELAXED) >> (g % MW_WORD_BITS)) & 1);
+}
 void mw_index_insert(uintptr_t addr, uint64_t id, size_t size);
 int mw_index_take(uintptr_t addr, struct mw_block *out);
 int mw_index_find(uintptr_t addr, struct mw_block *out);
 int mw_index_maybe(uintptr_t addr);
+/* Unlocked and inline, for the linked scan: 0 when addr is surely not a live
+ * block's start (its bit is clear, and no stripe holds a hash table). */
+static inline int mw_index_maybe_fast(uintptr_t addr)
+{
+  if (addr & (MW_G - 1)) return 0;
+  struct mw_region *r = mw_region_find(addr);
+  if (r && mw_bit(r, mw_granule(r, addr))) return 1;
+  return MW_UNLIKELY(__atomic_load_n(&mw_blocks_hashed, __ATOMIC_RELAXED)) && mw_index_maybe(addr);
+}
 void mw_index_forget(uintptr_t addr, int may_wait);
 int mw_index_drop(uintptr_t addr, uint64_t id);
 int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, size_t *copied);

@@ -93,7 +93,7 @@ static int mw_scan_words(struct mw_scan *s, const uintptr_t *words, size_t count
   for (size_t k = 0; k < count; k++) {
     uintptr_t w = words[k];
     if (MW_LIKELY((w & align) || w - lo >= span)) continue; /* cannot be a block start */
-    if (!mw_index_maybe(w)) continue;                        /* its start bit is clear */
+    if (!mw_index_maybe_fast(w)) continue;                   /* its start bit is clear */
     size_t slot = mw_slot(s, w);
     if (s->gens[slot] == s->gen) continue; /* visited */
     struct mw_block b;
@@ -120,11 +120,38 @@ static int mw_scan_words(struct mw_scan *s, const uintptr_t *words, size_t count
   return 1;
 }
 
+/* Might any of the `count` words be a live block's start?  The first look at
+ * a freed block: most hold none (no pointers, or pointers to blocks already
+ * freed), and then the scan's scratch is never touched. */
+static int mw_any_start(const uintptr_t *words, size_t count, uintptr_t lo, uintptr_t hi)
+{
+  const uintptr_t span = hi - lo, align = 2 * sizeof(void *) - 1;
+  for (size_t k = 0; k < count; k++) {
+    uintptr_t w = words[k];
+    if (MW_LIKELY((w & align) || w - lo >= span)) continue;
+    if (mw_index_maybe_fast(w)) return 1;
+  }
+  return 0;
+}
+
 unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *partial)
 {
   struct mw_scan s;
   *partial = 0;
   if (!mw_g.link_blocks || !mw_g.link_bytes) return 0;
+  {
+    uintptr_t lo, hi;
+    mw_index_bounds(&lo, &hi);
+    if (hi <= lo) return 0;
+    size_t first = size & ~(MW_W - 1), most = mw_g.link_bytes & ~(MW_W - 1);
+    mw_quiet_begin();
+    int any = mw_any_start(block, (first < most ? first : most) / MW_W, lo, hi);
+    mw_quiet_end();
+    if (!any) {
+      *partial = first > most;
+      return 0;
+    }
+  }
   if (!t->scan_map) {
     size_t len = mw_align_up(mw_scan_layout(&s, 0), mw_g.page);
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
