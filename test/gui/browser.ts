@@ -1,5 +1,5 @@
 // Shared machinery of the viewer's browser tests: build the renderer once into a scratch folder, serve a trace with the real local server, and drive Chromium (the system's, through playwright-core).
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -201,6 +201,19 @@ export async function viewerOn(trace: string, options: SessionOptions = {}): Pro
       await server.close();
     },
   };
+}
+
+/**
+ * `source`'s trace shown twice: whole, and through its index from a copy of its own (the index goes beside the trace,
+ * so the whole-mode viewer reads the trace alone).
+ */
+export async function wholeAndIndexed(source: string, scratchName: string, options: SessionOptions = {}): Promise<{ model: Model; whole: Viewer; indexed: Viewer }> {
+  const { trace, model } = traceProgram(source);
+  const copy = path.join(scratch(scratchName), path.basename(trace));
+  copyFileSync(trace, copy);
+  const whole = await viewerOn(trace, options);
+  const indexed = await viewerOn(copy, { ...options, index: true });
+  return { model, whole, indexed };
 }
 
 /**

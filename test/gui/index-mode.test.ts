@@ -7,9 +7,8 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { Model } from '../../analysis/model.js';
 import { Kind } from '../../analysis/trace/format.js';
-import { programsDir, scratch } from '../support/programs.js';
-import { clickEvent, paintedPixels, selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
-import { copyFileSync } from 'node:fs';
+import { programsDir } from '../support/programs.js';
+import { clickEvent, paintedPixels, selectedEvent, shot, wholeAndIndexed, type Viewer } from './browser.js';
 
 type Handle = { mode: string; events: number; selected: number | null; hasEvents(a: number, b: number): boolean; hasFine(a: number, b: number): boolean; zoomToEvents(a: number, b: number): void };
 
@@ -36,13 +35,7 @@ describe('index mode', () => {
   let indexed: Viewer;
 
   beforeAll(async () => {
-    let trace: string;
-    ({ trace, model } = traceProgram(path.join(programsDir, 'bst.c')));
-    // The index goes beside the trace: a copy of its own, so the whole-mode viewer reads the trace alone.
-    const copy = path.join(scratch('index-mode'), path.basename(trace));
-    copyFileSync(trace, copy);
-    whole = await viewerOn(trace);
-    indexed = await viewerOn(copy, { index: true });
+    ({ model, whole, indexed } = await wholeAndIndexed(path.join(programsDir, 'bst.c'), 'index-mode'));
   }, 120_000);
   afterAll(async () => {
     await whole?.close();

@@ -2,14 +2,13 @@
 // mode: every table panel shows the same text as whole mode's (their numbers come from the host's streamed panels'
 // data, not a decoded trace), a table row jumps to its first event, Total peak to the peak the host found, the flame graph draws the same frames and a frame
 // says why it cannot list its allocations, and the budgets panel shows the same ranges.
-import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { attribution } from '../../analysis/attribution.js';
 import type { Model } from '../../analysis/model.js';
-import { programsDir, scratch } from '../support/programs.js';
-import { selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
+import { programsDir } from '../support/programs.js';
+import { selectedEvent, shot, wholeAndIndexed, type Viewer } from './browser.js';
 
 const BUDGETS = { heap: 2048, stack: 600 };
 
@@ -25,12 +24,7 @@ describe('index mode panels', () => {
   let indexed: Viewer;
 
   beforeAll(async () => {
-    let trace: string;
-    ({ trace, model } = traceProgram(path.join(programsDir, 'bst.c')));
-    const copy = path.join(scratch('index-panels'), path.basename(trace));
-    copyFileSync(trace, copy);
-    whole = await viewerOn(trace, { budgets: BUDGETS });
-    indexed = await viewerOn(copy, { index: true, budgets: BUDGETS });
+    ({ model, whole, indexed } = await wholeAndIndexed(path.join(programsDir, 'bst.c'), 'index-panels', { budgets: BUDGETS }));
     // The panels come once the host has streamed the trace for them.
     await indexed.page.waitForSelector('#panel-tabs button[data-panel=function]', { timeout: 60_000 });
   }, 180_000);
@@ -154,12 +148,7 @@ describe('index mode wall-time axis', () => {
   type TimeHandle = { events: number; hasEvents(a: number, b: number): boolean; eventClientX(e: number): number | null };
 
   beforeAll(async () => {
-    let trace: string;
-    ({ trace, model } = traceProgram(path.join(programsDir, 'timed-loop.c')));
-    const copy = path.join(scratch('index-time'), path.basename(trace));
-    copyFileSync(trace, copy);
-    whole = await viewerOn(trace);
-    indexed = await viewerOn(copy, { index: true });
+    ({ model, whole, indexed } = await wholeAndIndexed(path.join(programsDir, 'timed-loop.c'), 'index-time'));
   }, 180_000);
   afterAll(async () => {
     await whole?.close();
