@@ -233,9 +233,15 @@ const Z_FRAME = 64;
 const HEAP_KIND = new Uint8Array(256);
 for (const k of [Kind.ALLOC, Kind.FREE, Kind.REALLOC]) HEAP_KIND[k] = 1;
 
-/** The fold that builds an index: tells `sink` each bucket as it fills, and keeps the summaries and the meta facts. */
+/**
+ * The fold that builds an index: tells `sink` each bucket as it fills, and keeps the summaries and the meta facts. With
+ * `events` false it builds only what the chart draws (the summaries, the fine rows, the meta's sites, threads, search
+ * numbers, extremes and end): no bucket bytes, no frees, no times (the summaries' time fields are NaN, `blocks`,
+ * `frames` and `live` are empty), which reads the trace once without the second reading times need and encodes
+ * nothing per event — the viewer's first chart, drawn while the events are indexed.
+ */
 export class IndexFold implements EventFold {
-  readonly needsTime = true;
+  readonly needsTime: boolean;
   private readonly w = new ByteWriter();
   private summary = new Float64Array(SUMMARY_FIELDS * 64);
   private buckets = 0;
@@ -259,9 +265,19 @@ export class IndexFold implements EventFold {
   private fineAt = 0;
   private inFine = 0;
   private fines = 0;
-  private fMin = { above: 0, heap: 0 };
-  private fMax = { above: 0, heap: 0, statics: 0 };
+  private fAboveMin = 0;
+  private fAboveMax = 0;
+  private fHeapMin = 0;
+  private fHeapMax = 0;
+  private fStaticMax = 0;
   private fMask = 0;
+  // The current bucket's extremes and classes (its summary row, written when it closes).
+  private bAboveMin = Infinity;
+  private bAboveMax = -Infinity;
+  private bHeapMin = Infinity;
+  private bHeapMax = -Infinity;
+  private bStaticMax = -Infinity;
+  private bMask = 0;
 
   constructor(
     private readonly start: TraceStart,
@@ -270,7 +286,10 @@ export class IndexFold implements EventFold {
     private readonly bucketSize = INDEX_BUCKET,
     /** Events per fine summary (tests use small ones). */
     private readonly fineSize = INDEX_FINE,
+    /** Whether every event is written (false: the summaries only). */
+    private readonly events = true,
   ) {
+    this.needsTime = events;
     this.orphans = new OrphanFold(start);
     for (let k = 0; k < 256; k++) this.bitOfKind[k] = eventClassBit(eventClassOfKind(k));
   }
@@ -279,11 +298,11 @@ export class IndexFold implements EventFold {
     const k = this.buckets;
     this.summary = grown(this.summary, SUMMARY_FIELDS * (k + 1));
     const r = this.summary.subarray(SUMMARY_FIELDS * k, SUMMARY_FIELDS * (k + 1));
-    r[S.TIME_MIN] = Infinity;
-    r[S.TIME_MAX] = -Infinity;
-    r[S.ABOVE_MIN] = r[S.HEAP_MIN] = Infinity;
-    r[S.ABOVE_MAX] = r[S.HEAP_MAX] = r[S.STATIC_MAX] = -Infinity;
-    r[S.MASK] = 0;
+    r[S.TIME_MIN] = this.events ? Infinity : NaN;
+    r[S.TIME_MAX] = this.events ? -Infinity : NaN;
+    this.bAboveMin = this.bHeapMin = Infinity;
+    this.bAboveMax = this.bHeapMax = this.bStaticMax = -Infinity;
+    this.bMask = 0;
     r[S.OFFSET] = this.offset;
     r[S.BLOCK_START] = this.blocks;
     r[S.FRAME_START] = this.frames;
@@ -291,18 +310,33 @@ export class IndexFold implements EventFold {
   }
 
   private close(): void {
-    const bytes = this.w.take();
-    this.summary[SUMMARY_FIELDS * this.buckets + S.LENGTH] = bytes.length;
-    this.offset += bytes.length;
-    this.sink.bucket(bytes);
+    const r = SUMMARY_FIELDS * this.buckets;
+    const s = this.summary;
+    s[r + S.ABOVE_MIN] = this.bAboveMin;
+    s[r + S.ABOVE_MAX] = this.bAboveMax;
+    s[r + S.HEAP_MIN] = this.bHeapMin;
+    s[r + S.HEAP_MAX] = this.bHeapMax;
+    s[r + S.STATIC_MAX] = this.bStaticMax;
+    s[r + S.MASK] = this.bMask;
+    if (this.events) {
+      const bytes = this.w.take();
+      this.summary[SUMMARY_FIELDS * this.buckets + S.LENGTH] = bytes.length;
+      this.offset += bytes.length;
+      this.sink.bucket(bytes);
+    }
     this.buckets++;
     this.inBucket = 0;
   }
 
   event(e: FoldEvent, tables: FoldTables): void {
-    this.orphans.event(e, tables);
     if (e.index >= MAX_INDEX_EVENTS) throw new RangeError(`the trace has more than ${MAX_INDEX_EVENTS.toLocaleString('en-US')} events, more than an index holds`);
     if (this.inBucket === 0) this.open();
+    if (!this.events) {
+      if (e.kind === Kind.STATIC) this.statics += e.value;
+      this.summarize(e);
+      return;
+    }
+    this.orphans.event(e, tables);
     const w = this.w;
     // The most one event writes besides its linked set (whose blocks make room each).
     w.ensure(256);
@@ -381,59 +415,61 @@ export class IndexFold implements EventFold {
     p.heapU = e.heapUsable;
     p.statics = this.statics;
     p.frame = frameRow;
-
-    // The bucket's summary: what the chart draws (stack + static above the axis, the heap below).
-    const r = SUMMARY_FIELDS * this.buckets;
-    const s = this.summary;
-    const above = e.stackTotal + this.statics;
     if (e.time > this.timeMax) this.timeMax = e.time;
-    if (this.timeMax < s[r + S.TIME_MIN]!) s[r + S.TIME_MIN] = this.timeMax;
-    s[r + S.TIME_MAX] = this.timeMax;
-    if (above < s[r + S.ABOVE_MIN]!) s[r + S.ABOVE_MIN] = above;
-    if (above > s[r + S.ABOVE_MAX]!) s[r + S.ABOVE_MAX] = above;
-    if (e.heapRequested < s[r + S.HEAP_MIN]!) s[r + S.HEAP_MIN] = e.heapRequested;
-    if (e.heapRequested > s[r + S.HEAP_MAX]!) s[r + S.HEAP_MAX] = e.heapRequested;
-    if (this.statics > s[r + S.STATIC_MAX]!) s[r + S.STATIC_MAX] = this.statics;
-    s[r + S.MASK] = s[r + S.MASK]! | this.bitOfKind[kind]!;
-    if (above > this.maxAbove) this.maxAbove = above;
-    if (e.heapRequested > this.maxHeap) this.maxHeap = e.heapRequested;
-    if (e.site >= this.siteEvents.length) {
-      this.siteEvents = grown(this.siteEvents, e.site + 1);
-      this.siteFirst = grown(this.siteFirst, e.site + 1, NONE);
-    }
-    if (this.siteFirst[e.site] === NONE) this.siteFirst[e.site] = e.index;
-    this.siteEvents[e.site]!++;
-    this.fineEvent(above, e.heapRequested, this.bitOfKind[kind]!);
-
-    if (++this.inBucket === this.bucketSize) this.close();
+    const r = SUMMARY_FIELDS * this.buckets;
+    if (this.timeMax < this.summary[r + S.TIME_MIN]!) this.summary[r + S.TIME_MIN] = this.timeMax;
+    this.summary[r + S.TIME_MAX] = this.timeMax;
+    this.summarize(e);
   }
 
-  /** The fine summary of the event's row: min/max as the bucket's, kept exact until the row is written as Float32. */
-  private fineEvent(above: number, heap: number, bit: number): void {
+  /** The event in its bucket's summary, its fine row and its site's numbers: what the chart draws (stack + static above the axis, the heap below) and the search counts. */
+  private summarize(e: FoldEvent): void {
+    const bit = this.bitOfKind[e.kind]!;
+    const statics = this.statics;
+    const above = e.stackTotal + statics;
+    const heap = e.heapRequested;
+    if (above < this.bAboveMin) this.bAboveMin = above;
+    if (above > this.bAboveMax) this.bAboveMax = above;
+    if (heap < this.bHeapMin) this.bHeapMin = heap;
+    if (heap > this.bHeapMax) this.bHeapMax = heap;
+    if (statics > this.bStaticMax) this.bStaticMax = statics;
+    this.bMask |= bit;
+    if (above > this.maxAbove) this.maxAbove = above;
+    if (heap > this.maxHeap) this.maxHeap = heap;
+    const site = e.site;
+    if (site >= this.siteEvents.length) {
+      this.siteEvents = grown(this.siteEvents, site + 1);
+      this.siteFirst = grown(this.siteFirst, site + 1, NONE);
+    }
+    if (this.siteFirst[site] === NONE) this.siteFirst[site] = e.index;
+    this.siteEvents[site]!++;
+    // The fine summary of the event's row: min/max as the bucket's, kept exact until the row is written as Float32.
     if (this.inFine === 0) {
-      this.fMin.above = this.fMax.above = above;
-      this.fMin.heap = this.fMax.heap = heap;
-      this.fMax.statics = this.statics;
+      this.fAboveMin = this.fAboveMax = above;
+      this.fHeapMin = this.fHeapMax = heap;
+      this.fStaticMax = statics;
       this.fMask = bit;
     } else {
-      if (above < this.fMin.above) this.fMin.above = above;
-      if (above > this.fMax.above) this.fMax.above = above;
-      if (heap < this.fMin.heap) this.fMin.heap = heap;
-      if (heap > this.fMax.heap) this.fMax.heap = heap;
-      if (this.statics > this.fMax.statics) this.fMax.statics = this.statics;
+      if (above < this.fAboveMin) this.fAboveMin = above;
+      if (above > this.fAboveMax) this.fAboveMax = above;
+      if (heap < this.fHeapMin) this.fHeapMin = heap;
+      if (heap > this.fHeapMax) this.fHeapMax = heap;
+      if (statics > this.fStaticMax) this.fStaticMax = statics;
       this.fMask |= bit;
     }
     if (++this.inFine === this.fineSize) this.closeFine();
+
+    if (++this.inBucket === this.bucketSize) this.close();
   }
 
   private closeFine(): void {
     const r = this.fineRows;
     const o = FINE_FIELDS * this.fineAt;
-    r[o + F.ABOVE_MIN] = this.fMin.above;
-    r[o + F.ABOVE_MAX] = this.fMax.above;
-    r[o + F.HEAP_MIN] = this.fMin.heap;
-    r[o + F.HEAP_MAX] = this.fMax.heap;
-    r[o + F.STATIC_MAX] = this.fMax.statics;
+    r[o + F.ABOVE_MIN] = this.fAboveMin;
+    r[o + F.ABOVE_MAX] = this.fAboveMax;
+    r[o + F.HEAP_MIN] = this.fHeapMin;
+    r[o + F.HEAP_MAX] = this.fHeapMax;
+    r[o + F.STATIC_MAX] = this.fStaticMax;
     r[o + F.MASK] = this.fMask;
     this.fines++;
     this.inFine = 0;
@@ -464,7 +500,7 @@ export class IndexFold implements EventFold {
     this.flushFine();
     const sites = this.start.sites;
     const live = { rows: [] as number[], leakClass: [] as number[], orphanedBy: [] as number[] };
-    for (const h of end.liveBlocks) {
+    for (const h of this.events ? end.liveBlocks : []) {
       live.rows.push(tables.blocks.row[h]!);
       live.leakClass.push(tables.blocks.leakClass[h]!);
       live.orphanedBy.push(this.orphans.orphaningEvent(h));
