@@ -162,24 +162,37 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
 }
 
 /**
- * Index mode: opens or builds the trace's index now (the page waits for it), with progress on stderr: a redrawn line
- * on a terminal (rate, time left), else a line every tenth; then how long it took.
+ * Index mode: opens or builds the trace's index now, summaries first (the page draws its chart from them while the
+ * events are indexed), with progress on stderr: a redrawn line on a terminal (rate, time left), else a line every
+ * tenth of each stage; then how long each took.
  */
 function indexWithProgress(session: TraceSession, io: CliIo): void {
   const label = `indexing ${session.info.trace.name}`;
   const line = progressLine(io, label, session.info.trace.bytes);
   let tenth = 0;
+  let stage = 'summaries';
   session.indexListeners.add((p) => {
-    line.update(p.fraction, p.phase);
+    if (p.stage !== stage) [stage, tenth] = [p.stage, 0];
+    const what = p.stage === 'summaries' ? "the chart's summaries" : 'the events';
+    line.update(p.fraction, `${what}, ${p.phase}`);
     if (!io.errIsTTY && Math.floor(p.fraction * 10) > tenth && p.fraction < 1) {
       tenth = Math.floor(p.fraction * 10);
-      io.err(`${label}: ${tenth * 10}%\n`);
+      io.err(`${label}: ${tenth * 10}% (${what})\n`);
     }
   });
+  session.summaries().then(
+    (ix) => {
+      if (ix.events) return;
+      line.done();
+      const s = session.indexState;
+      io.err(`cc-memwrap view: ${session.info.trace.name}: the chart's summaries ready${s.state === 'ready' ? ` (${s.seconds.toFixed(1)} s)` : ''}; indexing the events\n`);
+    },
+    () => {},
+  );
   session.index().then(
     (ix) => {
       line.done();
-      const s = session.indexState;
+      const s = session.eventsState;
       io.err(`cc-memwrap view: ${session.info.trace.name}: index of ${ix.meta.events.toLocaleString('en-US')} events ready${s.state === 'ready' ? ` (${s.seconds.toFixed(1)} s)` : ''}, ${ix.file}\n`);
     },
     (e: unknown) => {

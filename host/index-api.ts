@@ -6,6 +6,7 @@
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
 import { encodeFine, encodeRange } from '../analysis/trace-index.js';
 import type { IndexDetailReply, IndexReportReply, IndexStatusReply } from './session-types.js';
+import type { TraceIndex } from './trace-index.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The most events one range request returns. */
@@ -15,22 +16,44 @@ export class IndexRequestError extends Error {
   override name = 'IndexRequestError';
 }
 
+/**
+ * A request that needs the events while only the summaries are built (the first stage of an index): its message
+ * starts "events: building" and gives how far they are; the page asks again once they are ready (the server's 503).
+ */
+export class EventsBuildingError extends Error {
+  override name = 'EventsBuildingError';
+}
+
+/** The whole index when its events are built; else an EventsBuildingError (or the build's failure) in words. */
+async function withEvents(session: TraceSession): Promise<TraceIndex> {
+  await session.summaries();
+  const ready = session.eventsIndex();
+  if (ready !== null) return ready;
+  const s = session.eventsState;
+  if (s.state === 'failed') throw new Error(`the events could not be indexed: ${s.message}`);
+  const pct = s.state === 'building' ? Math.floor(s.fraction * 100) : 100;
+  throw new EventsBuildingError(`events: building ${pct}% (the chart's summaries are ready; the events are indexed after them, then this works)`);
+}
+
 function count(text: unknown, what: string): number {
   if (typeof text !== 'string' || !/^\d{1,15}$/.test(text)) throw new IndexRequestError(`${what} must be a whole number, got ${JSON.stringify(text)}`);
   return Number(text);
 }
 
-/** The index's state; when ready, its facts (starting the build if no one has yet). */
+/**
+ * The index's state; when its summaries are ready, its facts and how far its events are (starting the build, summaries
+ * first, if no one has yet).
+ */
 export async function indexStatus(session: TraceSession): Promise<IndexStatusReply> {
-  const ready = session.index();
+  const ready = session.summaries();
   const s = session.indexState;
   if (s.state !== 'ready') return s;
-  return { state: 'ready', seconds: s.seconds, meta: (await ready).meta };
+  return { state: 'ready', seconds: s.seconds, meta: (await ready).meta, events: session.eventsState };
 }
 
 /** The summary table's bytes (Float64, SUMMARY_FIELDS per bucket). */
 export async function indexSummary(session: TraceSession): Promise<Uint8Array> {
-  const ix = await session.index();
+  const ix = await session.summaries();
   return new Uint8Array(ix.summary.buffer, ix.summary.byteOffset, ix.summary.byteLength);
 }
 
@@ -39,7 +62,7 @@ export async function indexEvents(session: TraceSession, from: unknown, to: unkn
   const a = count(from, 'from');
   const b = count(to, 'to');
   if (b < a) throw new IndexRequestError(`the range ${a}–${b} ends before it starts`);
-  const ix = await session.index();
+  const ix = await withEvents(session);
   return encodeRange(ix.reader.range(a, b, MAX_RANGE_EVENTS));
 }
 
@@ -51,14 +74,14 @@ export async function indexFine(session: TraceSession, from: unknown, to: unknow
   const a = count(from, 'from');
   const b = count(to, 'to');
   if (b < a) throw new IndexRequestError(`the range ${a}–${b} ends before it starts`);
-  const ix = await session.index();
+  const ix = await session.summaries();
   return encodeFine(ix.reader.fine(a, b, MAX_FINE_ROWS));
 }
 
 /** Event `event`'s detail and call stack. */
 export async function indexDetail(session: TraceSession, event: unknown): Promise<IndexDetailReply> {
   const e = count(event, 'event');
-  const ix = await session.index();
+  const ix = await withEvents(session);
   if (e >= ix.meta.events) throw new IndexRequestError(`no event ${e.toLocaleString('en-US')}: the trace has ${ix.meta.events.toLocaleString('en-US')}`);
   return { detail: ix.reader.detail(e), stack: ix.reader.callStack(e) };
 }
@@ -73,13 +96,13 @@ export async function indexNext(session: TraceSession, from: unknown, direction:
   // "from" may be -1 (before the first event).
   const start = from === '-1' ? -1 : count(from, 'from');
   const row = thread === 'all' ? null : count(thread, 'thread');
-  const ix = await session.index();
+  const ix = await withEvents(session);
   return { event: ix.reader.nextOfClass(start, direction === '1' ? 1 : -1, eventClassBit(cls as EventClass), row) };
 }
 
 /** The report index mode's panel shows (summary, heap by function, peaks, leaks), once the host has computed it. */
 export async function indexReportText(session: TraceSession): Promise<IndexReportReply> {
-  void session.index();
+  void session.summaries();
   return session.reportState;
 }
 

@@ -1,13 +1,13 @@
 // The worker thread that reads a large trace for the viewer's host (host/trace-index.ts): builds its index
-// (buildIndexFile), or computes the report index mode's panel shows (indexReport) or the data of its panels
-// (indexPanelsJson), so the viewer's server or window keeps answering meanwhile; progress and the result go to the
-// thread that started it.
+// (buildIndexFile) or the summaries the chart draws first (buildSummaryFile), or computes the report index mode's
+// panel shows (indexReport) or the data of its panels (indexPanelsJson), so the viewer's server or window keeps
+// answering meanwhile; progress and the result go to the thread that started it.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PanelInputs } from '../analysis/panel-data.js';
 import { indexPanelsJson } from './index-panels.js';
-import { buildIndexFile, indexReport } from './trace-index.js';
+import { buildIndexFile, buildSummaryFile, indexReport } from './trace-index.js';
 
-const job = workerData as { task: 'index'; trace: string; dest: string } | { task: 'report'; trace: string } | { task: 'panels'; trace: string; inputs: PanelInputs };
+const job = workerData as { task: 'index' | 'summaries'; trace: string; dest: string } | { task: 'report'; trace: string } | { task: 'panels'; trace: string; inputs: PanelInputs };
 let last = 0;
 try {
   if (job.task === 'panels') {
@@ -21,7 +21,7 @@ try {
   } else if (job.task === 'report') {
     parentPort!.postMessage({ type: 'report', text: indexReport(job.trace) });
   } else {
-    buildIndexFile(job.trace, job.dest, (progress) => {
+    (job.task === 'index' ? buildIndexFile : buildSummaryFile)(job.trace, job.dest, (progress) => {
       const now = Date.now();
       if (now - last < 200 && progress.fraction < 1) return;
       last = now;

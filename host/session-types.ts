@@ -32,21 +32,28 @@ export interface SessionInfo {
   mode?: 'index';
 }
 
-/** The index of an index-mode session as the host tells it: building (with progress), ready (with its facts), failed. */
+/** How far a build is: building (with progress), ready, failed. */
+export type BuildState = { state: 'building'; fraction: number; phase: string; seconds: number } | { state: 'ready'; seconds: number } | { state: 'failed'; message: string };
+
+/**
+ * The index of an index-mode session as the host tells it: its summaries building (with progress), ready (with its
+ * facts, and how far its events are: until they are ready, requests for events are refused with "events: building
+ * N%"), failed.
+ */
 export type IndexStatusReply =
   | { state: 'building'; fraction: number; phase: string; seconds: number }
   | { state: 'failed'; message: string }
-  | { state: 'ready'; seconds: number; meta: IndexMeta };
+  | { state: 'ready'; seconds: number; meta: IndexMeta; events: BuildState };
 
 /** The report of index mode's panel, computed by the host in the background. */
 export type IndexReportReply = { state: 'waiting' } | { state: 'ready'; text: string } | { state: 'failed'; message: string };
 
 /**
  * The panels' data of an index-mode session (analysis/panel-data.ts), computed by the host once the page first asks:
- * waiting for the index, computing (with progress), ready, failed.
+ * waiting (for the chart's summaries, which are built first), computing (with progress), ready, failed.
  */
 export type IndexPanelsReply =
-  | { state: 'waiting' }
+  | { state: 'waiting'; for?: string }
   | { state: 'computing'; fraction: number; phase: string }
   | { state: 'ready'; panels: IndexPanels }
   | { state: 'failed'; message: string };

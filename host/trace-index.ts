@@ -3,6 +3,11 @@
 // modification time and the index's format version still match. Written under a temporary name and renamed when
 // whole: an interrupted build (Ctrl-C, a kill) never leaves a cache that looks finished.
 //
+// The viewer builds it in two stages (openTraceIndexStaged): first `<index>.summaries`, the same layout with magic
+// "MWINDXS\n", no bucket bytes and no free column (buildSummaryFile: one light pass, what the chart and the overview
+// draw), then the whole index (buildIndexFile), after which the summaries file is removed. Each is written and renamed
+// as above; a summaries file left by a build stopped in its second stage is whole, and the next build starts from it.
+//
 // File layout (little-endian):
 //   0   "MWINDEX\n"        8   version u32        12  bucket size u32
 //   16  trace size f64     24  trace mtime ms f64 32  bucket bytes f64 (the buckets start at 64)
@@ -18,7 +23,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, NOT_FREED, SUMMARY_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
+import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, INDEX_FINE, NOT_FREED, SUMMARY_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { readHeader } from '../analysis/trace/header.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
@@ -28,6 +33,8 @@ import { computeReport, summaryRequest, type ReportRequest } from '../analysis/r
 import { reportText } from '../analysis/report-text.js';
 
 const MAGIC = 'MWINDEX\n';
+/** The magic of a summaries file (the same layout with no bucket bytes and no free column). */
+const SUMMARIES_MAGIC = 'MWINDXS\n';
 /** The header's bytes: the buckets' events start here. */
 export const INDEX_HEADER = 72;
 const HEADER = INDEX_HEADER;
@@ -240,6 +247,8 @@ export function indexReport(trace: string): string {
 
 export interface BuildProgress {
   fraction: number;
+  /** Which file is being built: the summaries the chart draws (the first stage of the viewer's build), or the whole index with its events. */
+  stage: 'summaries' | 'events';
   phase: string;
   events: number;
   /** Seconds since the build began. */
@@ -251,6 +260,25 @@ export interface BuildProgress {
  * buildIndexInWorker). Returns the file's path.
  */
 export function buildIndexFile(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): string {
+  return writeIndexFile(trace, dest, true, onProgress);
+}
+
+/**
+ * Builds the summaries of `trace` into `dest` (summariesPathFor of its index): the index's file without its events
+ * (IndexFold with `events` false), in one streamed pass that reads the trace once and encodes nothing per event, so
+ * that the viewer draws its first chart while the events are indexed. Returns the file's path.
+ */
+export function buildSummaryFile(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): string {
+  return writeIndexFile(trace, dest, false, onProgress);
+}
+
+/** Where the summaries of the index `indexFile` are kept while its events are built (removed once they are). */
+export function summariesPathFor(indexFile: string): string {
+  return `${indexFile}.summaries`;
+}
+
+function writeIndexFile(trace: string, dest: string, events: boolean, onProgress?: (p: BuildProgress) => void): string {
+  const stage = events ? 'events' : 'summaries';
   removeStale(dest);
   const stamp = traceStamp(trace);
   const tmp = `${dest}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -283,7 +311,7 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
     let fold: IndexFold | null = null;
     const stream = streamSource(source.clone(), {
       symbols: fileSymbolNamer,
-      onProgress: (fraction, phase) => onProgress?.({ fraction, phase, events: 0, seconds: (Date.now() - t0) / 1000 }),
+      onProgress: (fraction, phase) => onProgress?.({ fraction, stage, phase, events: 0, seconds: (Date.now() - t0) / 1000 }),
       onReading: (passes) => {
         // A second reading starts the index again from its first bucket.
         if (passes === 2) [at, fineAt] = [HEADER, 0];
@@ -292,7 +320,7 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
     stream.run((start) => {
       at = HEADER;
       fineAt = 0;
-      fold = new IndexFold(start, sink);
+      fold = new IndexFold(start, sink, INDEX_BUCKET, INDEX_FINE, events);
       return [fold];
     });
     const { meta, summary } = (fold as IndexFold | null)!.result();
@@ -324,7 +352,7 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
     writeAll(fd, new Uint8Array(summary.buffer, summary.byteOffset, summary.byteLength), tableAt);
     const h = new Uint8Array(HEADER);
     const dv = new DataView(h.buffer);
-    h.set(new TextEncoder().encode(MAGIC), 0);
+    h.set(new TextEncoder().encode(events ? MAGIC : SUMMARIES_MAGIC), 0);
     dv.setUint32(8, INDEX_VERSION, true);
     dv.setUint32(12, INDEX_BUCKET, true);
     dv.setFloat64(16, stamp.size, true);
@@ -338,7 +366,7 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
     closeSync(fd);
     renameSync(tmp, dest);
     untrack(tmp);
-    onProgress?.({ fraction: 1, phase: 'index written', events: meta.events, seconds: (Date.now() - t0) / 1000 });
+    onProgress?.({ fraction: 1, stage, phase: events ? 'index written' : 'summaries written', events: meta.events, seconds: (Date.now() - t0) / 1000 });
     return dest;
   } catch (e) {
     try {
@@ -372,12 +400,14 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
 
 // ---- reading ----
 
-/** An index file opened for reading: its meta, summaries and a reader of its buckets. */
+/** An index file opened for reading: its meta, summaries and a reader of its buckets (a summaries file: no buckets). */
 export class TraceIndex {
   private constructor(
     readonly file: string,
     private readonly fd: number,
     readonly reader: IndexReader,
+    /** Whether the file holds the events (false: a summaries file, buildSummaryFile's). */
+    readonly events: boolean,
   ) {}
 
   get meta(): IndexMeta {
@@ -388,14 +418,17 @@ export class TraceIndex {
     return this.reader.summary;
   }
 
-  /** Opens `file` if it is a whole index of `trace` as it is now, else null (missing, stale, another version, damaged). */
-  static open(file: string, trace: string): TraceIndex | null {
+  /**
+   * Opens `file` if it is a whole index of `trace` as it is now (with `summaries`, a whole summaries file of it), else
+   * null (missing, stale, another version, the other kind, damaged).
+   */
+  static open(file: string, trace: string, summaries = false): TraceIndex | null {
     if (!existsSync(file)) return null;
     const fd = openSync(file, 'r');
     try {
       const size = fstatSync(fd).size;
       const h = new Uint8Array(HEADER);
-      if (readAll(fd, h, 0) < HEADER || new TextDecoder().decode(h.subarray(0, 8)) !== MAGIC) throw new Error('not an index');
+      if (readAll(fd, h, 0) < HEADER || new TextDecoder().decode(h.subarray(0, 8)) !== (summaries ? SUMMARIES_MAGIC : MAGIC)) throw new Error('not an index');
       const dv = new DataView(h.buffer);
       const stamp = traceStamp(trace);
       if (dv.getUint32(8, true) !== INDEX_VERSION || dv.getUint32(12, true) !== INDEX_BUCKET) throw new Error('another version');
@@ -419,6 +452,7 @@ export class TraceIndex {
       const one = new Uint8Array(4);
       const store: IndexStore = {
         bucketBytes(offset, length) {
+          if (summaries) throw new Error(`${file}: holds the summaries only, not the events`);
           const out = new Uint8Array(length);
           if (readAll(fd, out, HEADER + offset) < length) throw new Error(`${file}: cut short`);
           return out;
@@ -434,7 +468,7 @@ export class TraceIndex {
           return out;
         },
       };
-      return new TraceIndex(file, fd, new IndexReader(meta, table, store));
+      return new TraceIndex(file, fd, new IndexReader(meta, table, store), !summaries);
     } catch {
       closeSync(fd);
       return null;
@@ -456,11 +490,58 @@ const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url)
 export async function openTraceIndex(trace: string, onProgress?: (p: BuildProgress) => void, dest = indexPathFor(trace)): Promise<TraceIndex> {
   const cached = TraceIndex.open(dest, trace);
   if (cached !== null) return cached;
-  if (existsSync(WORKER)) await buildIndexInWorker(trace, dest, onProgress);
-  else buildIndexFile(trace, dest, onProgress);
-  const built = TraceIndex.open(dest, trace);
-  if (built === null) throw new Error(`${dest}: the index just built cannot be read (did the trace change while it was read?)`);
+  return buildStage(trace, dest, 'index', onProgress);
+}
+
+/** Builds the index (or the summaries file) of `trace` at `dest` in a worker when it is compiled, then opens it. */
+async function buildStage(trace: string, dest: string, task: 'index' | 'summaries', onProgress?: (p: BuildProgress) => void): Promise<TraceIndex> {
+  if (existsSync(WORKER)) await buildIndexInWorker(trace, dest, task, onProgress);
+  else if (task === 'index') buildIndexFile(trace, dest, onProgress);
+  else buildSummaryFile(trace, dest, onProgress);
+  const built = TraceIndex.open(dest, trace, task === 'summaries');
+  if (built === null) throw new Error(`${dest}: the ${task === 'index' ? 'index' : 'summaries'} just built cannot be read (did the trace change while it was read?)`);
   return built;
+}
+
+/** The index of a trace in two stages: what the chart draws first, the events after. */
+export interface StagedIndex {
+  /** The summaries: the whole index when it is cached, else its summaries file (cached, or built first). */
+  summaries: Promise<TraceIndex>;
+  /** The whole index, events and all: cached, or built once the summaries are there. */
+  index: Promise<TraceIndex>;
+}
+
+/**
+ * The index of `trace` for the viewer, summaries first: the cached index when it matches (both stages at once); else
+ * the summaries file (summariesPathFor: cached, or built in one light pass), then the whole index built after it, the
+ * summaries file removed once the index is there. `beforeEvents` (tests) holds the second stage until it resolves.
+ */
+export function openTraceIndexStaged(trace: string, onProgress?: (p: BuildProgress) => void, dest = indexPathFor(trace), beforeEvents?: () => Promise<void>): StagedIndex {
+  const cached = TraceIndex.open(dest, trace);
+  const file = summariesPathFor(dest);
+  removeStale(file);
+  if (cached !== null) {
+    // A build stopped between its index and the removal of its summaries leaves them: not needed now.
+    try {
+      unlinkSync(file);
+    } catch {
+      // none
+    }
+    return { summaries: Promise.resolve(cached), index: Promise.resolve(cached) };
+  }
+  const kept = TraceIndex.open(file, trace, true);
+  const summaries = kept !== null ? Promise.resolve(kept) : buildStage(trace, file, 'summaries', onProgress);
+  const index = summaries.then(async () => {
+    await beforeEvents?.();
+    const ix = await buildStage(trace, dest, 'index', onProgress);
+    try {
+      unlinkSync(file);
+    } catch {
+      // removed already
+    }
+    return ix;
+  });
+  return { summaries, index };
 }
 
 /**
@@ -501,9 +582,9 @@ export function indexReportInWorker(trace: string): Promise<string> {
 }
 
 /** Builds in a worker thread; Ctrl-C (SIGINT, SIGTERM) during the build removes its temporary files and exits. */
-function buildIndexInWorker(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): Promise<void> {
+function buildIndexInWorker(trace: string, dest: string, task: 'index' | 'summaries', onProgress?: (p: BuildProgress) => void): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { task: 'index', trace, dest } });
+    const worker = new Worker(WORKER, { workerData: { task, trace, dest } });
     const onSignal = (signal: NodeJS.Signals): void => {
       void worker.terminate().then(() => {
         const dir = path.dirname(dest);

@@ -2,11 +2,11 @@
 import path from 'node:path';
 import type { Budgets } from '../analysis/budgets.js';
 import { describeReadError } from './read-errors.js';
-import type { SessionInfo } from './session-types.js';
+import type { BuildState, SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
 import { TraceFile } from './trace-file.js';
 import { cachedIndexPanels } from './index-panels.js';
-import { cachedIndexReport, indexPathFor, openTraceIndex, useIndex, type BuildProgress, type TraceIndex } from './trace-index.js';
+import { cachedIndexReport, indexPathFor, openTraceIndex, openTraceIndexStaged, useIndex, type BuildProgress, type StagedIndex, type TraceIndex } from './trace-index.js';
 
 export type { SessionInfo };
 
@@ -22,16 +22,15 @@ export interface SessionOptions {
   index?: boolean;
   /** Where the index is kept (default: indexPathFor(trace)). */
   indexFile?: string;
+  /** Tests: holds the index's second stage (its events) until it resolves. */
+  beforeIndexEvents?: () => Promise<void>;
 }
 
-/** How far the index of an index-mode session is. */
-export type IndexState =
-  | { state: 'building'; fraction: number; phase: string; seconds: number }
-  | { state: 'ready'; seconds: number }
-  | { state: 'failed'; message: string };
+/** How far the index of an index-mode session is: its summaries (indexState), and its events (eventsState). */
+export type IndexState = BuildState;
 
 /** How far the panels' data of an index-mode session is; when ready, its JSON text (analysis/panel-data.ts). */
-export type PanelsState = { state: 'waiting' } | { state: 'computing'; fraction: number; phase: string } | { state: 'ready'; json: string } | { state: 'failed'; message: string };
+export type PanelsState = { state: 'waiting'; for?: string } | { state: 'computing'; fraction: number; phase: string } | { state: 'ready'; json: string } | { state: 'failed'; message: string };
 
 /** A trace that cannot be opened: the message is one line naming the file. */
 export class TraceOpenError extends Error {
@@ -39,12 +38,14 @@ export class TraceOpenError extends Error {
 }
 
 export class TraceSession {
-  private indexed: Promise<TraceIndex> | null = null;
-  /** The index's progress (index mode): what the page is told while it waits. */
+  private staged: StagedIndex | null = null;
+  /** The summaries' progress (index mode): what the page is told while it waits for its first chart. */
   indexState: IndexState = { state: 'building', fraction: 0, phase: 'starting', seconds: 0 };
+  /** The events' progress (index mode): ready once the whole index is; until then requests for events are refused in words. */
+  eventsState: IndexState = { state: 'building', fraction: 0, phase: 'waiting for the summaries', seconds: 0 };
   /** Index mode: the report of index mode's panel, computed in the background once the index is ready (and kept beside it). */
   reportState: { state: 'waiting' } | { state: 'ready'; text: string } | { state: 'failed'; message: string } = { state: 'waiting' };
-  /** Index mode: the panels' data (host/index-panels.ts), computed once the page first asks, after the index. */
+  /** Index mode: the panels' data (host/index-panels.ts), computed once the page first asks, after the chart's summaries. */
   panelsState: PanelsState = { state: 'waiting' };
   private panelsStarted = false;
   /** Told each step of the index's build (the terminal's progress line). */
@@ -56,6 +57,7 @@ export class TraceSession {
     readonly sources: SourceAccess,
     readonly info: SessionInfo,
     private readonly indexFile: string | null,
+    private readonly beforeIndexEvents?: () => Promise<void>,
   ) {}
 
   /** Reads and checks a trace (header only; damage later in the file is the decoder's to report). */
@@ -87,7 +89,7 @@ export class TraceSession {
       stack: trace.stackInfo(),
       ...(index ? { mode: 'index' as const } : {}),
     };
-    return new TraceSession(trace.path, trace, new SourceAccess(named.files, root), info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null);
+    return new TraceSession(trace.path, trace, new SourceAccess(named.files, root), info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents);
   }
 
   /** Every byte of the trace (whole mode: the page decodes them). An index-mode session never reads them whole. */
@@ -96,53 +98,97 @@ export class TraceSession {
     return this.trace.bytes;
   }
 
-  /** Index mode: the session's index, opened from the cache or built on the first call (later calls share it). */
+  /**
+   * Index mode: the session's whole index, events and all (later calls share it). Opened from the cache, or built
+   * after the summaries when summaries() started the build, else built at once (`report --html` needs the events).
+   */
   index(): Promise<TraceIndex> {
-    if (this.indexFile === null) return Promise.reject(new Error(`${this.info.trace.name} is not opened through an index`));
-    if (this.indexed === null) {
-      const t0 = Date.now();
-      this.indexed = openTraceIndex(
-        this.path,
-        (p) => {
-          this.indexState = { state: 'building', fraction: p.fraction, phase: p.phase, seconds: p.seconds };
-          for (const l of this.indexListeners) l(p);
-        },
-        this.indexFile,
-      ).then(
-        (ix) => {
-          this.indexState = { state: 'ready', seconds: (Date.now() - t0) / 1000 };
-          // Then the panel's report, in another pass on another thread: the chart does not wait for it.
-          cachedIndexReport(this.path, ix.file).then(
-            (text) => (this.reportState = { state: 'ready', text }),
-            (e: unknown) => (this.reportState = { state: 'failed', message: (e as Error).message }),
-          );
-          return ix;
-        },
-        (e: unknown) => {
-          this.indexState = { state: 'failed', message: (e as Error).message };
-          throw e;
-        },
-      );
-      // A failure is told through indexState and to whoever awaits; no unhandled rejection meanwhile.
-      this.indexed.catch(() => {});
-    }
-    return this.indexed;
+    return this.stages(false).index;
   }
 
   /**
-   * Index mode: starts computing the panels' data (in a worker, once the index is ready; kept beside the index) on the
-   * first call; every call returns how far it is.
+   * Index mode: what the chart draws (the whole index when cached, else its summaries file, cached or built first in
+   * one light pass); the events are built after them, in the background (eventsState, then index()).
+   */
+  summaries(): Promise<TraceIndex> {
+    return this.stages(true).summaries;
+  }
+
+  private stages(summariesFirst: boolean): StagedIndex {
+    if (this.indexFile === null) {
+      const refused = Promise.reject(new Error(`${this.info.trace.name} is not opened through an index`));
+      return { summaries: refused, index: refused };
+    }
+    if (this.staged === null) {
+      const t0 = Date.now();
+      const seconds = (): number => (Date.now() - t0) / 1000;
+      const onProgress = (p: BuildProgress): void => {
+        const s = { state: 'building' as const, fraction: p.fraction, phase: p.phase, seconds: p.seconds };
+        if (p.stage === 'summaries' || !summariesFirst) this.indexState = s;
+        if (p.stage === 'events') this.eventsState = s;
+        for (const l of this.indexListeners) l(p);
+      };
+      const whole = summariesFirst ? null : openTraceIndex(this.path, onProgress, this.indexFile);
+      const staged = whole === null ? openTraceIndexStaged(this.path, onProgress, this.indexFile, this.beforeIndexEvents) : { summaries: whole, index: whole };
+      const failed = (e: unknown): never => {
+        const message = (e as Error).message;
+        if (this.indexState.state !== 'ready') this.indexState = { state: 'failed', message };
+        this.eventsState = { state: 'failed', message };
+        throw e;
+      };
+      const summaries = staged.summaries.then((ix) => {
+        this.indexState = { state: 'ready', seconds: seconds() };
+        if (!ix.events && this.eventsState.state === 'building') this.eventsState = { state: 'building', fraction: 0, phase: 'starting', seconds: 0 };
+        return ix;
+      }, failed);
+      const index = staged.index.then((ix) => {
+        this.indexState = this.indexState.state === 'ready' ? this.indexState : { state: 'ready', seconds: seconds() };
+        this.eventsState = { state: 'ready', seconds: seconds() };
+        // The whole index stands in for the summaries from now on; their file is closed once requests under way with it are done.
+        if (this.staged !== null) this.staged = { summaries: Promise.resolve(ix), index: this.staged.index };
+        void summaries.then(
+          (s) => {
+            if (s !== ix) setTimeout(() => s.close(), 1000).unref();
+          },
+          () => {},
+        );
+        // Then the panel's report, in another pass on another thread: the chart does not wait for it.
+        cachedIndexReport(this.path, ix.file).then(
+          (text) => (this.reportState = { state: 'ready', text }),
+          (e: unknown) => (this.reportState = { state: 'failed', message: (e as Error).message }),
+        );
+        return ix;
+      }, failed);
+      // A failure is told through the states and to whoever awaits; no unhandled rejection meanwhile.
+      summaries.catch(() => {});
+      index.catch(() => {});
+      this.staged = { summaries, index };
+    }
+    return this.staged;
+  }
+
+  /** Index mode: the whole index if its events are built, else null (eventsState says how far they are). */
+  eventsIndex(): Promise<TraceIndex> | null {
+    return this.eventsState.state === 'ready' ? this.index() : null;
+  }
+
+  /**
+   * Index mode: starts computing the panels' data (in a worker; kept beside the index as `<index>.panels`) on the first
+   * call; every call returns how far it is. The panels' passes read the trace only, not the index: they start once the
+   * chart's summaries are ready (not beside their build, which the first chart waits for) and run while the events are
+   * indexed.
    */
   panels(): PanelsState {
     if (!this.panelsStarted) {
       this.panelsStarted = true;
       const inputs = { budgets: this.info.budgets, frameSizes: this.info.stack };
-      this.index().then(
-        (ix) => {
+      if (this.indexState.state !== 'ready') this.panelsState = { state: 'waiting', for: "the chart's summaries" };
+      this.summaries()
+        .then(() => {
           this.panelsState = { state: 'computing', fraction: 0, phase: 'starting' };
-          return cachedIndexPanels(this.path, ix.file, inputs, (p) => (this.panelsState = { state: 'computing', ...p })).then((json) => (this.panelsState = { state: 'ready', json }));
-        },
-      ).catch((e: unknown) => (this.panelsState = { state: 'failed', message: (e as Error).message }));
+          return cachedIndexPanels(this.path, this.indexFile!, inputs, (p) => (this.panelsState = { state: 'computing', ...p })).then((json) => (this.panelsState = { state: 'ready', json }));
+        })
+        .catch((e: unknown) => (this.panelsState = { state: 'failed', message: (e as Error).message }));
     }
     return this.panelsState;
   }

@@ -256,14 +256,27 @@ async function bigMain(named: string | undefined): Promise<void> {
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const lines: string[] = [];
   try {
-    // 1. No index yet: the page waits while the host builds it.
+    // 1. No index yet: the page waits while the host builds the summaries, draws the chart, and the events are
+    // indexed after it; a jump asked for at once waits for them.
     const cpu0 = process.cpuUsage();
     let host = await indexServer(trace);
     let page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const built = await openOnce(page, host.url, 1_800_000);
-    const cpu = process.cpuUsage(cpu0);
+    const cpuFirst = process.cpuUsage(cpu0);
     const state = host.session.indexState;
-    const buildS = state.state === 'ready' ? state.seconds : NaN;
+    const summariesS = state.state === 'ready' ? state.seconds : NaN;
+    const early = Math.floor(built.events * 0.37);
+    const j0 = performance.now();
+    await page.fill('#search', String(early));
+    await page.press('#search', 'Enter');
+    await page.waitForFunction(() => !document.querySelector<HTMLElement>('#events-state')!.hidden, null, { timeout: 60_000 }).catch(() => {});
+    const notice = await page.locator('#events-state').textContent();
+    await page.waitForFunction((e) => (document.querySelector('#detail dl.facts dd')?.textContent ?? '').startsWith(`${e} · `), early, { timeout: 1_800_000, polling: 100 });
+    const earlyJump = (performance.now() - j0) / 1000;
+    await host.session.index();
+    const cpu = process.cpuUsage(cpu0);
+    const eventsState = host.session.eventsState;
+    const buildS = eventsState.state === 'ready' ? eventsState.seconds : NaN;
     // The panel's report, computed once after the index (and kept beside it): measured, and awaited so that the
     // frames below are not measured beside it.
     const r0 = performance.now();
@@ -326,7 +339,8 @@ async function bigMain(named: string | undefined): Promise<void> {
     const indexMib = statSync(indexPathFor(trace)).size / 1048576;
     lines.push(
       `trace: ${events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace}); index ${indexMib.toFixed(1)} MiB (${indexPathFor(trace)})`,
-      `first chart with the index built on the way: ${(built.timings.firstChart / 1000).toFixed(1)} s (index built in ${buildS.toFixed(1)} s, host CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s; target ≤ 30 s)`,
+      `first chart with the index built on the way: ${(built.timings.firstChart / 1000).toFixed(1)} s (its summaries built in ${summariesS.toFixed(1)} s, host CPU ${((cpuFirst.user + cpuFirst.system) / 1e6).toFixed(1)} s; target ≤ 30 s)`,
+      `  then the events indexed: whole index ready ${buildS.toFixed(1)} s after the build began (host CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s for both stages); a jump asked for at the first chart shown after ${earlyJump.toFixed(1)} s, the page saying "${(notice ?? '').split(' — ')[0]}" meanwhile`,
       `first chart with the index cached, 3 page loads: median ${(median(cached) / 1000).toFixed(2)} s (${cached.map((t) => (t / 1000).toFixed(2)).join(', ')}; target ≤ 3 s)`,
       ...frameLines({ idle, frames: intervals }, free),
       `the panel's report (one more pass, after the index): ready ${reportS.toFixed(1)} s after the first chart, then kept beside the index`,

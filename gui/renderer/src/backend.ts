@@ -2,6 +2,7 @@
 import type { IndexDetailReply, IndexPanelsReply, IndexReportReply, IndexStatusReply, RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
 import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../../host/embedded-types.js';
 import { embeddedIndex } from './embedded-index.js';
+import { EventsWatch } from './index-events.js';
 
 export type { RecentEntry, SourceResult };
 export type SessionInfo = SessionReply;
@@ -34,6 +35,13 @@ export interface IndexApi {
   report(): Promise<IndexReportReply>;
   /** The panels' data the host computes as it streams the trace (started by the first call), or how far it is. */
   panels(): Promise<IndexPanelsReply>;
+  /** A host that builds the events after the summaries: their state, and requests for them held until they are ready. */
+  eventsWatch?: EventsWatch;
+}
+
+/** A host's index API with its requests for events held while the host still builds them (index-events.ts). */
+function heldForEvents(api: IndexApi): IndexApi {
+  return new EventsWatch(api.status).wrap(api);
 }
 
 /** The API the Electron preload script exposes (gui/preload/preload.cts). */
@@ -71,7 +79,7 @@ function electronBackend(api: PreloadApi): Backend {
     source: (file) => api.source(file),
     openRecent: (path) => api.openRecent(path),
     openDialog: () => api.openDialog(),
-    index: {
+    index: heldForEvents({
       status: () => api.indexStatus(),
       summary: async () => own(await api.indexSummary()),
       events: async (from, to) => own(await api.indexEvents(String(from), String(to))),
@@ -80,7 +88,7 @@ function electronBackend(api: PreloadApi): Backend {
       report: () => api.indexReport(),
       panels: async () => JSON.parse(await api.indexPanels()) as IndexPanelsReply,
       next: async (from, direction, cls, thread) => (await api.indexNext(String(from), String(direction), cls, thread === null ? 'all' : String(thread))).event,
-    },
+    }),
   };
 }
 
@@ -156,7 +164,7 @@ function serverBackend(): Backend {
       return info;
     },
     openDialog: null,
-    index: {
+    index: heldForEvents({
       status: async () => json<IndexStatusReply>(await fetch('./api/index', { headers: API_HEADERS })),
       summary: async () => bytesOf(await fetch('./api/index/summary', { headers: API_HEADERS })),
       events: async (from, to) => bytesOf(await fetch(`./api/index/events?from=${from}&to=${to}`, { headers: API_HEADERS })),
@@ -166,7 +174,7 @@ function serverBackend(): Backend {
       panels: async () => json<IndexPanelsReply>(await fetch('./api/index/panels', { headers: API_HEADERS })),
       next: async (from, direction, cls, thread) =>
         (await json<{ event: number | null }>(await fetch(`./api/index/next?from=${from}&direction=${direction}&class=${encodeURIComponent(cls)}&thread=${thread === null ? 'all' : thread}`, { headers: API_HEADERS }))).event,
-    },
+    }),
   };
 }
 

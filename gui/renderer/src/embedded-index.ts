@@ -96,7 +96,7 @@ export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Arr
   const reader = new WindowReader(embedded, summary, bucketBytes, partial, outside);
   const inWindow = (e: number): boolean => e >= first && e < end;
   return {
-    status: async () => ({ state: 'ready', seconds: 0, meta: embedded.meta }),
+    status: async () => ({ state: 'ready', seconds: 0, meta: embedded.meta, events: { state: 'ready', seconds: 0 } }),
     summary: async () => summary.buffer.slice(0) as ArrayBuffer,
     async events(from, to) {
       const a = Math.max(from, first);

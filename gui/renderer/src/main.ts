@@ -6,6 +6,8 @@ import { allocationsOf, eventsOfGroup, findSites, findSitesIn, nextEventOfClass,
 import type { Model } from '../../../analysis/model.js';
 import { decodeRange, siteTableOf } from '../../../analysis/trace-index.js';
 import { IndexChartData } from './index-view.js';
+import { eventsNotice } from './index-events.js';
+import type { BuildState } from '../../../host/session-types.js';
 import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
 import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { describeEnd } from '../../../analysis/summary.js';
@@ -345,6 +347,7 @@ async function loadFile(file: File): Promise<void> {
 /** Back to whole mode (a whole trace is shown): the index's data dropped, the controls on again. */
 function leaveIndexMode(): void {
   if (state.index === null) return;
+  byId('events-state').hidden = true;
   state.index = null;
   state.indexRun = null;
   state.indexTables = null;
@@ -413,6 +416,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
       `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each${backend.name === 'file' ? '' : `, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view`}; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
     );
     void indexPanels(api, data, info);
+    followEvents(api, status.events);
     fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
     handle.ready = true;
   } catch (e) {
@@ -420,6 +424,19 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
     loadingTitle(null);
     showError(`Cannot show ${info.trace.name}: ${(e as Error).message}`);
   }
+}
+
+/** Index mode: the notice of the events while the host builds them (index-events.ts), until they are ready. */
+function followEvents(api: NonNullable<Backend['index']>, events: BuildState | undefined): void {
+  const box = byId('events-state');
+  const show = (s: BuildState): void => {
+    const text = eventsNotice(s);
+    box.hidden = text === null;
+    fill(box, text ?? '');
+  };
+  if (api.eventsWatch === undefined || events === undefined) return show({ state: 'ready', seconds: 0 });
+  api.eventsWatch.onChange = show;
+  api.eventsWatch.follow(events);
 }
 
 /**
@@ -548,6 +565,8 @@ async function selectIndexed(e: number): Promise<void> {
   if (api === null || ix === null || e < 0 || e >= ix.meta.events) return;
   const ticket = ++selecting;
   state.selected = e;
+  const notice = api.eventsWatch && eventsNotice(api.eventsWatch.current);
+  if (notice) fill(byId('detail'), el('p', { class: 'hint' }, `Event ${e.toLocaleString('en-US')}: ${notice}. Its detail shows here then.`));
   try {
     const r = await api.detail(e);
     if (ticket !== selecting || state.index !== ix) return;

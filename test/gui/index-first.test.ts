@@ -1,0 +1,62 @@
+// Index mode while the host still builds the events of a trace's index (its second stage, held here until the test
+// lets it go): the chart is drawn from the summaries at once, the page says "events: building N%", an event jumped to
+// waits for them saying so in the detail pane, and once they are built the event's detail and its bars are shown and
+// the notice is gone.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { bigTrace } from '../support/big-trace.js';
+import { scratch } from '../support/programs.js';
+import { paintedPixels, selectedEvent, shot, viewerOn, type Viewer } from './browser.js';
+
+type Handle = { mode: string; events: number; hasEvents(a: number, b: number): boolean };
+
+describe('index mode, summaries first', () => {
+  let viewer: Viewer;
+  let events: number;
+  let release: () => void = () => {};
+
+  beforeAll(async () => {
+    const bytes = bigTrace(30_000);
+    events = decodeTrace(bytes).events.count;
+    const trace = path.join(scratch('index-first'), 'first.mwtrace');
+    writeFileSync(trace, bytes);
+    const gate = new Promise<void>((r) => (release = r));
+    viewer = await viewerOn(trace, { index: true, beforeIndexEvents: () => gate });
+  }, 120_000);
+  afterAll(async () => {
+    release();
+    await viewer?.close();
+  });
+
+  test('the chart is drawn from the summaries while the events are built, and the page says so', async () => {
+    const { page } = viewer;
+    const h = await page.evaluate(() => {
+      const v = (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView;
+      return { mode: v.mode, events: v.events };
+    });
+    expect(h).toEqual({ mode: 'index', events });
+    expect(await paintedPixels(page)).toBeGreaterThan(5000);
+    await expect.poll(() => page.locator('#events-state').isVisible()).toBe(true);
+    expect(await page.locator('#events-state').textContent()).toMatch(/^events: building \d+% — /);
+    await shot(page, 'index-mode-events-building');
+  });
+
+  test('an event jumped to waits for the events, saying so, then shows its detail and bars', async () => {
+    const { page } = viewer;
+    const target = Math.floor(events * 0.6);
+    await page.fill('#search', String(target));
+    await page.press('#search', 'Enter');
+    await expect.poll(() => page.locator('#detail').textContent()).toMatch(new RegExp(`^Event ${target.toLocaleString('en-US')}: events: building \\d+%`));
+    // Held, not failed: still waiting a moment later.
+    await page.waitForTimeout(1500);
+    expect(await selectedEvent(page)).toBeNull();
+    expect(await page.locator('#error').isVisible()).toBe(false);
+    release();
+    await expect.poll(() => selectedEvent(page), { timeout: 60_000 }).toBe(target);
+    await page.waitForFunction((e) => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.hasEvents(e - 10, e + 10), target);
+    await expect.poll(() => page.locator('#events-state').isVisible()).toBe(false);
+    expect(viewer.errors).toEqual([]);
+  });
+});

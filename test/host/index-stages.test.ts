@@ -1,0 +1,155 @@
+// The viewer's index in two stages (host/trace-index.ts openTraceIndexStaged): the summaries file first — what the
+// chart and the overview draw, the same as the whole index's — served while the events are indexed; requests that
+// need the events refused in words ("events: building N%", the server's 503) until they are built, then answered; the
+// summaries file removed once the index stands; a build stopped in the second stage leaves no index and a whole
+// summaries file that the next build starts from; a stale one is built again.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { callStackAt, eventDetail } from '../../analysis/event-detail.js';
+import { decodeFine, S, SUMMARY_FIELDS } from '../../analysis/trace-index.js';
+import { staticSeries } from '../../analysis/timeline.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { buildSummaryFile, openTraceIndexStaged, summariesPathFor, TraceIndex, type BuildProgress } from '../../host/trace-index.js';
+import { startServer } from '../../host/server.js';
+import { TraceSession } from '../../host/trace-session.js';
+import { RecentList } from '../../host/recent.js';
+import { packageRoot } from '../../package-root.js';
+import { bigTrace } from '../support/big-trace.js';
+import { scratch } from '../support/programs.js';
+import { basicTrace } from '../fixtures/scenarios.js';
+
+const dir = scratch('index-stages');
+
+function write(name: string, bytes: Uint8Array): string {
+  const p = path.join(dir, name);
+  writeFileSync(p, bytes);
+  return p;
+}
+
+/** The fields of the summary table the chart draws (not the byte offsets and times only the whole index has). */
+const CHART_FIELDS = [S.ABOVE_MIN, S.ABOVE_MAX, S.HEAP_MIN, S.HEAP_MAX, S.STATIC_MAX, S.MASK];
+
+function chartFields(summary: Float64Array): number[] {
+  const out: number[] = [];
+  for (let k = 0; k < summary.length / SUMMARY_FIELDS; k++) for (const f of CHART_FIELDS) out.push(summary[SUMMARY_FIELDS * k + f]!);
+  return out;
+}
+
+describe('the index in two stages', () => {
+  test('the summaries are served before the events; requests for events are refused in words, then answered', async () => {
+    const bytes = bigTrace(20_000);
+    const trace = write('staged.mwtrace', bytes);
+    const file = `${trace}.mwindex`;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const session = await TraceSession.open(trace, { index: true, beforeIndexEvents: () => gate });
+    const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
+    const get = async (p: string): Promise<Response> => fetch(new URL(p, server.url), { headers: { 'x-cc-memwrap': '1' } });
+    try {
+      let status = (await (await get('api/index')).json()) as { state: string; meta: { events: number }; events: { state: string } };
+      while (status.state === 'building') {
+        await new Promise((r) => setTimeout(r, 20));
+        status = (await (await get('api/index')).json()) as typeof status;
+      }
+      const model = decodeTrace(bytes);
+      expect(status.state).toBe('ready');
+      expect(status.meta.events).toBe(model.events.count);
+      expect(status.events.state).toBe('building');
+      expect(existsSync(summariesPathFor(file))).toBe(true);
+      expect(existsSync(file)).toBe(false);
+      // What the chart draws: the summaries and the fine rows.
+      const summary = new Float64Array(await (await get('api/index/summary')).arrayBuffer());
+      expect(summary.length).toBe(Math.ceil(model.events.count / 16384) * SUMMARY_FIELDS);
+      const fine = await get(`api/index/fine?from=0&to=${model.events.count}`);
+      expect(fine.status).toBe(200);
+      const fineRows = decodeFine(await fine.arrayBuffer());
+      // What needs the events: refused, saying how far they are.
+      for (const q of ['api/index/events?from=0&to=100', 'api/index/detail?event=5', 'api/index/next?from=-1&direction=1&class=free&thread=all']) {
+        const r = await get(q);
+        expect(r.status, q).toBe(503);
+        expect(((await r.json()) as { error: string }).error, q).toMatch(/^events: building \d+% /);
+      }
+      release();
+      const ix = await session.index();
+      // The build ran on this thread (tests run the sources, without the compiled worker): the server closes the
+      // connections that idled through it before the next request.
+      await new Promise((r) => setTimeout(r, 100));
+      expect(ix.events).toBe(true);
+      expect(session.eventsState.state).toBe('ready');
+      const after = (await (await get('api/index')).json()) as typeof status;
+      expect(after.events.state).toBe('ready');
+      // The same chart as the whole index draws, which stands in for the summaries from now on.
+      expect(chartFields(summary)).toEqual(chartFields(ix.summary));
+      expect(decodeFine(await (await get(`api/index/fine?from=0&to=${model.events.count}`)).arrayBuffer())).toEqual(fineRows);
+      const detail = (await (await get('api/index/detail?event=5')).json()) as { detail: unknown; stack: unknown };
+      const whole = eventDetail(model, 5, staticSeries(model));
+      expect(detail.detail).toEqual({ ...whole, timeNs: Math.round(whole.timeNs) });
+      expect(detail.stack).toEqual(callStackAt(model, 5));
+      expect((await get('api/index/events?from=0&to=100')).status).toBe(200);
+      expect(existsSync(file)).toBe(true);
+      expect(existsSync(summariesPathFor(file))).toBe(false);
+    } finally {
+      release();
+      await server.close();
+    }
+  }, 120_000);
+
+  test('a cached index serves both stages at once; a kept summaries file is reused, a stale one built again', async () => {
+    const trace = write('kept.mwtrace', basicTrace().build());
+    const file = `${trace}.mwindex`;
+    const stages = (p: BuildProgress[]): string[] => [...new Set(p.map((x) => x.stage))];
+    // A summaries file of the trace as it is: the next build starts from it.
+    buildSummaryFile(trace, summariesPathFor(file));
+    let steps: BuildProgress[] = [];
+    let staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    expect((await staged.summaries).events).toBe(false);
+    (await staged.index).close();
+    expect(stages(steps)).toEqual(['events']);
+    expect(existsSync(summariesPathFor(file))).toBe(false);
+    // The index cached: no build at all.
+    steps = [];
+    staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    expect(await staged.summaries).toBe(await staged.index);
+    (await staged.index).close();
+    expect(steps).toEqual([]);
+    // The trace changed after a summaries file was written: neither it nor the index is used.
+    buildSummaryFile(trace, summariesPathFor(file));
+    utimesSync(trace, new Date(), new Date(Date.now() + 5000));
+    expect(TraceIndex.open(summariesPathFor(file), trace, true)).toBeNull();
+    steps = [];
+    staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    (await staged.summaries).close();
+    (await staged.index).close();
+    expect(stages(steps)).toEqual(['summaries', 'events']);
+    // A summaries file is not an index, nor the other way round.
+    expect(TraceIndex.open(file, trace, true)).toBeNull();
+    buildSummaryFile(trace, summariesPathFor(file));
+    expect(TraceIndex.open(summariesPathFor(file), trace)).toBeNull();
+  });
+
+  test("Ctrl-C during `view`'s second stage leaves no index, a whole summaries file and no temporary file", async () => {
+    const trace = write('second.mwtrace', bigTrace(400_000));
+    const child = spawn(path.join(packageRoot, 'bin', 'cc-memwrap'), ['view', '--browser', trace], { env: { ...process.env, MEMWRAP_VIEW_INDEX: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+    const building = await Promise.race([
+      new Promise<boolean>((resolve) =>
+        child.stderr.on('data', (d: Buffer) => {
+          err += d.toString();
+          if (/indexing second\.mwtrace: [1-9]0% \(the events\)/.test(err)) resolve(true);
+        }),
+      ),
+      exited.then(() => false),
+    ]);
+    expect(building, err).toBe(true);
+    expect(err).toMatch(/the chart's summaries ready \(\d+\.\d s\); indexing the events/);
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(readdirSync(dir).filter((n) => n.startsWith('second.mwtrace.'))).toEqual(['second.mwtrace.mwindex.summaries']);
+    const kept = TraceIndex.open(path.join(dir, 'second.mwtrace.mwindex.summaries'), trace, true);
+    expect(kept?.meta.events).toBeGreaterThan(0);
+    kept?.close();
+  }, 120_000);
+});
