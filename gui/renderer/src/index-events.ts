@@ -21,12 +21,19 @@ export function eventsNotice(s: BuildState): string | null {
   return `events: building ${Math.floor(s.fraction * 100)}% — the chart is drawn from the summaries; details, events one by one and jumps work once they are indexed`;
 }
 
+/** A held request that a newer one of its kind replaced before the events were ready. */
+export class SupersededError extends Error {
+  override name = 'SupersededError';
+}
+
 /** The events' state as the page knows it, followed from the host while they are built. */
 export class EventsWatch {
   private state: BuildState = { state: 'ready', seconds: 0 };
   private ready: Promise<void> = Promise.resolve();
   private release: () => void = () => {};
   private polling = false;
+  private raw: IndexApi | null = null;
+  private wrapped: IndexApi | null = null;
   /** Told each change of the events' state (the page's notice). */
   onChange: (s: BuildState) => void = () => {};
 
@@ -70,8 +77,11 @@ export class EventsWatch {
     }
   }
 
-  /** `call`, sent again once the events are ready whenever the host says they are still being built. */
-  async held<T>(call: () => Promise<T>): Promise<T> {
+  /**
+   * `call`, sent again once the events are ready whenever the host says they are still being built; unless `stale`
+   * says by then that a newer request took its place (it is then refused with SupersededError, not sent).
+   */
+  async held<T>(call: () => Promise<T>, stale: () => boolean = () => false): Promise<T> {
     for (;;) {
       try {
         return await call();
@@ -79,18 +89,42 @@ export class EventsWatch {
         if (!eventsBuilding(e)) throw e;
         if (this.state.state !== 'building') this.set({ state: 'building', fraction: Number(/(\d+)%/.exec((e as Error).message)?.[1] ?? 0) / 100, phase: 'indexing the events', seconds: 0 });
         await this.ready;
+        if (stale()) throw new SupersededError('a newer window of events was asked for while the events were built');
       }
     }
   }
 
   /** `api` with its requests for events held while the events are built; `eventsWatch` is this watch. */
   wrap(api: IndexApi): IndexApi {
-    return {
+    this.raw = api;
+    return (this.wrapped = {
       ...api,
       events: (from, to) => this.held(() => api.events(from, to)),
       detail: (event) => this.held(() => api.detail(event)),
       next: (from, direction, cls, thread) => this.held(() => api.next(from, direction, cls, thread)),
       eventsWatch: this,
+    });
+  }
+
+  /**
+   * The API `wrap` made, for the chart (which shows one window of events at a time): of the windows of events it
+   * asks for while they are built, only the latest is sent when they are ready; the view the others were asked for
+   * has moved on.
+   */
+  latestWindow(): IndexApi {
+    const raw = this.raw;
+    const wrapped = this.wrapped;
+    if (raw === null || wrapped === null) throw new Error('latestWindow: no API wrapped');
+    let latest = 0;
+    return {
+      ...wrapped,
+      events: (from, to) => {
+        const mine = ++latest;
+        return this.held(
+          () => raw.events(from, to),
+          () => mine !== latest,
+        );
+      },
     };
   }
 }

@@ -379,7 +379,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
     state.tables = null;
     state.allData = null;
     state.instrumentedHeap = null;
-    const data = new IndexChartData(meta, summary, api);
+    const data = new IndexChartData(meta, summary, api.eventsWatch?.latestWindow() ?? api);
     state.index = data;
     state.indexRun = { sites: siteTableOf(meta), program: meta.program };
     state.data = data.data;
@@ -624,6 +624,8 @@ chart.onHover = (e, clientX, clientY, columnEvents) => {
   const api = backend.index;
   if (e !== null && state.index !== null && api !== null) {
     if (hovered?.event === e) return showTooltip(byId('tooltip'), byId('chart-area'), hovered, { clientX, clientY, columnEvents });
+    // No tooltip while the host builds the events (a hover does not wait for them as a click does).
+    if (api.eventsWatch?.current.state === 'building') return hideTooltip(byId('tooltip'));
     const ticket = ++hovering;
     api.detail(e).then(
       (r) => {
