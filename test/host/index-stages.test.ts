@@ -2,9 +2,9 @@
 // chart and the overview draw, the same as the whole index's — served while the events are indexed; requests that
 // need the events refused in words ("events: building N%", the server's 503) until they are built, then answered; the
 // summaries file removed once the index stands; a build stopped in the second stage leaves no index and a whole
-// summaries file that the next build starts from; a stale one is built again.
+// summaries file that the next build starts from; a stale or damaged one is built again.
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventDetail } from '../../analysis/event-detail.js';
@@ -96,7 +96,7 @@ describe('the index in two stages', () => {
     }
   }, 120_000);
 
-  test('a cached index serves both stages at once; a kept summaries file is reused, a stale one built again', async () => {
+  test('a cached index serves both stages at once; a kept summaries file is reused, a stale or damaged one built again', async () => {
     const trace = write('kept.mwtrace', basicTrace().build());
     const file = `${trace}.mwindex`;
     const stages = (p: BuildProgress[]): string[] => [...new Set(p.map((x) => x.stage))];
@@ -127,6 +127,15 @@ describe('the index in two stages', () => {
     expect(TraceIndex.open(file, trace, true)).toBeNull();
     buildSummaryFile(trace, summariesPathFor(file));
     expect(TraceIndex.open(summariesPathFor(file), trace)).toBeNull();
+    // A summaries file cut short (a disk that filled up, say) is not read: built again.
+    rmSync(file);
+    truncateSync(summariesPathFor(file), statSync(summariesPathFor(file)).size - 9);
+    expect(TraceIndex.open(summariesPathFor(file), trace, true)).toBeNull();
+    steps = [];
+    staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    (await staged.summaries).close();
+    (await staged.index).close();
+    expect(stages(steps)).toEqual(['summaries', 'events']);
   });
 
   test("Ctrl-C during `view`'s second stage leaves no index, a whole summaries file and no temporary file", async () => {
