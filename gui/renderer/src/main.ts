@@ -565,7 +565,7 @@ async function selectIndexed(e: number): Promise<void> {
   if (api === null || ix === null || e < 0 || e >= ix.meta.events) return;
   const ticket = ++selecting;
   state.selected = e;
-  const notice = api.eventsWatch && eventsNotice(api.eventsWatch.current);
+  const notice = api.eventsWatch?.current.state === 'building' && eventsNotice(api.eventsWatch.current);
   if (notice) fill(byId('detail'), el('p', { class: 'hint' }, `Event ${e.toLocaleString('en-US')}: ${notice}. Its detail shows here then.`));
   try {
     const r = await api.detail(e);
