@@ -2,7 +2,8 @@
 // chart and the overview draw, the same as the whole index's — served while the events are indexed; requests that
 // need the events refused in words ("events: building N%", the server's 503) until they are built, then answered; the
 // summaries file removed once the index stands; a build stopped in the second stage leaves no index and a whole
-// summaries file that the next build starts from; a stale or damaged one is built again.
+// summaries file that the next build starts from; a stale or damaged one is built again. The panels' data (which reads
+// the trace, not the index) is computed and served once the summaries are ready, while the events are built.
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,9 @@ import { packageRoot } from '../../package-root.js';
 import { bigTrace } from '../support/big-trace.js';
 import { scratch } from '../support/programs.js';
 import { basicTrace } from '../fixtures/scenarios.js';
+import { panelTables, type IndexPanels } from '../../analysis/panel-data.js';
+import { FileSource } from '../../analysis/trace/file-source.js';
+import { streamSource } from '../../analysis/trace/resolve-stream.js';
 
 const dir = scratch('index-stages');
 
@@ -160,5 +164,49 @@ describe('the index in two stages', () => {
     const kept = TraceIndex.open(path.join(dir, 'second.mwtrace.mwindex.summaries'), trace, true);
     expect(kept?.meta.events).toBeGreaterThan(0);
     kept?.close();
+  }, 120_000);
+});
+
+describe('the panels of index mode beside the two stages', () => {
+  test("the panels' data waits for the chart's summaries only: computed and served while the events are built, kept beside the index", async () => {
+    const bytes = bigTrace(3_000);
+    const trace = write('panels-staged.mwtrace', bytes);
+    const file = `${trace}.mwindex`;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const session = await TraceSession.open(trace, { index: true, budgets: { heap: 128 }, beforeIndexEvents: () => gate });
+    // Asked before anything is built: it says what it waits for.
+    expect(session.panels()).toEqual({ state: 'waiting', for: "the chart's summaries" });
+    const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
+    const get = async (p: string): Promise<Response> => fetch(new URL(p, server.url), { headers: { 'x-cc-memwrap': '1' } });
+    try {
+      await session.summaries();
+      await expect.poll(async () => ((await (await get('api/index/panels')).json()) as { state: string }).state, { timeout: 60_000 }).toBe('ready');
+      // The events are still held: the panels did not wait for them.
+      expect(session.eventsState.state).toBe('building');
+      expect((await get('api/index/detail?event=5')).status).toBe(503);
+      const { panels } = (await (await get('api/index/panels')).json()) as { panels: IndexPanels };
+      const source = FileSource.open(trace);
+      try {
+        expect(panels.tables).toEqual(JSON.parse(JSON.stringify(panelTables(streamSource(source), { budgets: { heap: 128 }, frameSizes: session.info.stack }))));
+      } finally {
+        source.close();
+      }
+      expect(panels.tables.summary.events).toBe(decodeTrace(bytes).events.count);
+      // Kept beside the index to come, not beside the summaries file (removed once the index stands).
+      expect(existsSync(`${file}.panels`)).toBe(true);
+      expect(existsSync(`${summariesPathFor(file)}.panels`)).toBe(false);
+      release();
+      await session.index();
+      expect(existsSync(`${file}.panels`)).toBe(true);
+      // The next session reads them back from there, whichever stage it is in.
+      const again = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
+      again.panels();
+      await expect.poll(() => again.panelsState.state, { timeout: 60_000 }).toBe('ready');
+      expect(JSON.parse((again.panelsState as { json: string }).json)).toEqual(panels);
+    } finally {
+      release();
+      await server.close();
+    }
   }, 120_000);
 });

@@ -55,6 +55,23 @@ export class IndexChartData {
   private winPyramids: { above: MinMaxPyramid; heap: MinMaxPyramid; statics: MinMaxPyramid; masks: MaskPyramid } | null = null;
   private readonly bucket: { aboveMin: Float64Array; aboveMax: Float64Array; heapMin: Float64Array; heapMax: Float64Array; staticMax: Float64Array; mask: Uint8Array };
   private readonly pyr: { aboveMin: MinMaxPyramid; aboveMax: MinMaxPyramid; heapMin: MinMaxPyramid; heapMax: MinMaxPyramid; staticMax: MinMaxPyramid; mask: MinMaxPyramid };
+  /**
+   * Whether the summaries carry the buckets' times (the wall-time axis): not those of the first stage of a build (the
+   * summaries file), which come with the events (takeTimes).
+   */
+  get hasTimes(): boolean {
+    return this.meta.buckets === 0 || !Number.isNaN(this.summary[S.TIME_MIN]!);
+  }
+
+  /** The buckets' times from the whole index's summaries (`whole`, the same buckets), once its events are built. */
+  takeTimes(whole: Float64Array): void {
+    if (whole.length !== this.summary.length) throw new Error(`the index's summaries have ${whole.length / SUMMARY_FIELDS} buckets, not ${this.meta.buckets}`);
+    for (let k = 0; k < this.meta.buckets; k++) {
+      this.summary[SUMMARY_FIELDS * k + S.TIME_MIN] = whole[SUMMARY_FIELDS * k + S.TIME_MIN]!;
+      this.summary[SUMMARY_FIELDS * k + S.TIME_MAX] = whole[SUMMARY_FIELDS * k + S.TIME_MAX]!;
+    }
+  }
+
   private fetching: { from: number; to: number } | null = null;
   private fine: FineWindow | null = null;
   private fetchingFine: { from: number; to: number } | null = null;
@@ -65,7 +82,7 @@ export class IndexChartData {
 
   constructor(
     readonly meta: IndexMeta,
-    summary: Float64Array,
+    private readonly summary: Float64Array,
     private readonly api: IndexApi,
   ) {
     const n = meta.buckets;

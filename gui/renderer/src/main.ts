@@ -237,6 +237,10 @@ function applyLibcHeap(): void {
 function applyXMode(): void {
   const select = byId<HTMLSelectElement>('x-mode');
   const ix = state.index;
+  if (select.value === 'time' && ix !== null && !ix.hasTimes) {
+    select.value = 'events';
+    fill(byId('status-line'), `Wall time not used yet: ${NO_TIMES_YET}; the x axis stays in event order.`);
+  }
   if (select.value === 'time' && ix !== null && !(ix.data.times[0]! < ix.data.times[ix.meta.events - 1]!)) {
     select.value = 'events';
     fill(byId('status-line'), 'Wall time not used: all the events share one timestamp (the runtime reads the clock once every 256 records of a thread, and this run is shorter); the x axis stays in event order.');
@@ -348,6 +352,9 @@ async function loadFile(file: File): Promise<void> {
 function leaveIndexMode(): void {
   if (state.index === null) return;
   byId('events-state').hidden = true;
+  const time = byId<HTMLSelectElement>('x-mode').querySelector<HTMLOptionElement>('option[value=time]')!;
+  time.disabled = false;
+  time.title = '';
   state.index = null;
   state.indexRun = null;
   state.indexTables = null;
@@ -416,7 +423,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
       `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each${backend.name === 'file' ? '' : `, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view`}; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
     );
     void indexPanels(api, data, info);
-    followEvents(api, status.events);
+    followEvents(api, data, status.events);
     fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
     handle.ready = true;
   } catch (e) {
@@ -426,13 +433,42 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
   }
 }
 
-/** Index mode: the notice of the events while the host builds them (index-events.ts), until they are ready. */
-function followEvents(api: NonNullable<Backend['index']>, events: BuildState | undefined): void {
+/** Why the wall-time axis waits in index mode while the events are built. */
+const NO_TIMES_YET = "the chart's summaries are built first, without times (reading the trace's times would slow the first chart); the wall-time axis comes with the events";
+
+/**
+ * Index mode: the wall-time choice of the x axis, off with its reason while the summaries carry no times; when the
+ * events are ready, the buckets' times taken from the whole index's summaries and the choice on.
+ */
+function timeChoice(api: NonNullable<Backend['index']>, ix: IndexChartData, events: BuildState): void {
+  const option = byId<HTMLSelectElement>('x-mode').querySelector<HTMLOptionElement>('option[value=time]')!;
+  const on = (yes: boolean): void => {
+    option.disabled = !yes;
+    option.title = yes ? '' : `not yet: ${NO_TIMES_YET}`;
+  };
+  if (ix.hasTimes) return on(true);
+  on(false);
+  if (events.state !== 'ready') return;
+  void api.summary().then(
+    (bytes) => {
+      if (state.index !== ix) return;
+      ix.takeTimes(new Float64Array(bytes));
+      on(ix.hasTimes);
+    },
+    (e: unknown) => {
+      if (state.index === ix) option.title = `not available: the index's summaries could not be read again (${(e as Error).message})`;
+    },
+  );
+}
+
+/** Index mode: the notice of the events while the host builds them (index-events.ts), until they are ready; the wall-time choice with them. */
+function followEvents(api: NonNullable<Backend['index']>, ix: IndexChartData, events: BuildState | undefined): void {
   const box = byId('events-state');
   const show = (s: BuildState): void => {
     const text = eventsNotice(s);
     box.hidden = text === null;
     fill(box, text ?? '');
+    if (state.index === ix) timeChoice(api, ix, s);
   };
   if (api.eventsWatch === undefined || events === undefined) return show({ state: 'ready', seconds: 0 });
   api.eventsWatch.onChange = show;
@@ -465,8 +501,10 @@ async function indexPanels(api: NonNullable<Backend['index']>, ix: IndexChartDat
       return;
     }
     if (r.state === 'failed') return indexReportPanel(api, ix, info, r.message);
-    const how = r.state === 'waiting' ? 'starting' : `${Math.floor(r.fraction * 100)} %, ${r.phase}`;
-    fill(waiting, `The host is computing the tables, flame graph and budgets as it streams the trace (${how})…`);
+    const how = r.state === 'waiting' ? (r.for === undefined ? 'starting' : `waiting for ${r.for}`) : `${Math.floor(r.fraction * 100)} %, ${r.phase}`;
+    const events = api.eventsWatch?.current;
+    const report = reportShown ? '' : events?.state === 'building' ? ` The text report comes after the events are indexed (${Math.floor(events.fraction * 100)}%).` : '';
+    fill(waiting, `The host is computing the tables, flame graph and budgets as it streams the trace (${how})…${report}`);
     if (!reportShown) {
       const report = await api.report().catch(() => null);
       if (state.index !== ix) return;
@@ -509,7 +547,11 @@ async function indexReportPanel(api: NonNullable<Backend['index']>, ix: IndexCha
     if (state.index !== ix) return;
     if (r.state === 'ready') return fill(byId('panel-body'), el('p', { class: 'hint' }, note), el('pre', { class: 'report-text' }, r.text));
     if (r.state === 'failed') return fill(byId('panel-body'), el('p', { class: 'empty' }, `The host could not compute the report: ${r.message}`));
-    fill(byId('panel-body'), el('p', { class: 'empty' }, 'The host is computing the report (one more pass over the trace)…'));
+    const events = api.eventsWatch?.current;
+    fill(
+      byId('panel-body'),
+      el('p', { class: 'empty' }, events?.state === 'building' ? `The host computes the report once the events are indexed (events: building ${Math.floor(events.fraction * 100)}%), in one more pass over the trace…` : 'The host is computing the report (one more pass over the trace)…'),
+    );
     await new Promise((done) => setTimeout(done, 1000));
   }
 }
