@@ -14,6 +14,7 @@ import { FileSource } from '../analysis/trace/file-source.js';
 import { readHeader } from '../analysis/trace/header.js';
 import { ProblemLog } from '../analysis/problems.js';
 import { processIo, progressLine, type CliIo } from './io.js';
+import { recordWorker } from '../analysis/trace/record-worker.js';
 
 export const EXPORT_FORMATS = ['massif', 'csv', 'folded', 'speedscope'] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -176,7 +177,7 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
   const progress = progressLine(io, file, trace.size);
   let text: string;
   try {
-    const source = trace.stream({ onProgress: progress.update });
+    const source = trace.stream({ onProgress: progress.update, reader: recordWorker });
     let end;
     if (format === 'csv') {
       let csv: CsvFold | null = null;

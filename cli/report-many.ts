@@ -12,6 +12,7 @@ import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { progressLine, type CliIo } from './io.js';
 import { severalRefuse, type ReportArgs } from './report-args.js';
+import { recordWorker } from '../analysis/trace/record-worker.js';
 
 /** The named traces, each folder replaced by its `.mwtrace` files in name order. Throws the message to print. */
 export function traceFiles(named: string[]): string[] {
@@ -75,7 +76,7 @@ async function readOne(file: string, label: string, a: ReportArgs, io: CliIo): P
   const trace = await TraceFile.read(file);
   const progress = progressLine(io, label, trace.size);
   try {
-    const result = computeReport(trace.stream({ onProgress: progress.update }), file, request, inputs);
+    const result = computeReport(trace.stream({ onProgress: progress.update, reader: recordWorker }), file, request, inputs);
     progress.done();
     for (const p of result.summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
     return { summary: result.summary, attribution: result.attribution, cwd: result.cwd };

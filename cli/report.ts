@@ -20,6 +20,7 @@ import { TraceSession } from '../host/trace-session.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
 import { namesSeveral, runReportMany } from './report-many.js';
 import { isOnlineTablesFile, runOnlineReport } from './online-report.js';
+import { recordWorker } from '../analysis/trace/record-worker.js';
 
 export { REPORT_HELP };
 
@@ -72,7 +73,7 @@ async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<numb
       const progress = progressLine(io, file, trace.size);
       let report: ReportResult;
       try {
-        const source = trace.stream({ onProgress: progress.update });
+        const source = trace.stream({ onProgress: progress.update, reader: recordWorker });
         report = compareReport({ source, file, inputs: { budgets: budgetsFor(a.budgets, trace), frameSizes: null } });
       } catch (e) {
         if (e instanceof ReportFailure) throw e;
@@ -114,7 +115,7 @@ function compute(trace: TraceFile, a: ReportArgs, io: CliIo): ReportResult {
   const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.stackInfo() : null };
   const progress = progressLine(io, a.file, trace.size);
   try {
-    return computeReport(trace.stream({ onProgress: progress.update }), a.file, a.request, inputs);
+    return computeReport(trace.stream({ onProgress: progress.update, reader: recordWorker }), a.file, a.request, inputs);
   } catch (e) {
     if (e instanceof IntervalError) throw new ReportFailure(`--interval ${a.interval}: ${e.message}`);
     throw new ReportFailure(describeReadError(a.file, e));

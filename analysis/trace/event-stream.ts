@@ -77,6 +77,26 @@ export function threadStreams(source: ByteSource, header: TraceHeader, problems:
 }
 
 /**
+ * The records `mergeStreams` visits, read by someone else (another thread: record-worker.ts) and handed over here: the
+ * same records, problems and progress calls in the same order.
+ */
+export interface MergedReader {
+  /** The trace thread indices that have chunks, sorted (`threadStreams`' streams). */
+  readonly threads: number[];
+  /**
+   * Calls `visit` with every readable record in the global order (the record object is reused), `onProgress` as
+   * `mergeStreams` does, and adds the problems of reading to `problems` in the order one thread would meet them (the
+   * chunk headers' first). Once.
+   */
+  run(problems: ProblemLog, visit: (r: TraceRecord) => void, onProgress?: (done: number, total: number) => void): void;
+  /** Stops the reading and lets go of what it holds (after `run`, or instead of it). */
+  close(): void;
+}
+
+/** Makes a MergedReader for a source, or null when the records are better read here. */
+export type MergedReaderFactory = (source: ByteSource, header: TraceHeader, window: number | undefined) => MergedReader | null;
+
+/**
  * Calls `visit` with every readable record in the global order, until it returns false. The record object is reused:
  * copy what you keep. Problems (damage, truncation) go to `problems`, each thread's in its own stream's order.
  */

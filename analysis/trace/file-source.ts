@@ -22,6 +22,16 @@ export class FileSource implements ByteSource {
     this.buffer = new Uint8Array(0);
   }
 
+  /** The open file's descriptor: another thread of this process may read through it (`ofDescriptor`). */
+  get descriptor(): number {
+    return this.fd;
+  }
+
+  /** A source over a descriptor opened elsewhere in this process (another thread's), which it never closes. */
+  static ofDescriptor(fd: number, size: number, window = FILE_WINDOW): FileSource {
+    return new FileSource(fd, window, size, false);
+  }
+
   /** Reads through the same open file (valid until the original is closed) into a buffer of its own. */
   clone(): FileSource {
     return new FileSource(this.fd, this.window, this.size, false);

@@ -17,7 +17,7 @@ import { ExtKind, Flag, Kind, LeakClass, SiteKind, isAllocatorKind, isEventKind,
 import { readHeader, type TraceHeader } from './header.js';
 import type { ByteSource } from './byte-source.js';
 import { walkRecords, type RecordVisitor, type TraceRecord } from './records.js';
-import { mergeStreams, streamRecords, threadStreams, type ThreadStream } from './event-stream.js';
+import { mergeStreams, streamRecords, threadStreams, type MergedReader, type MergedReaderFactory, type ThreadStream } from './event-stream.js';
 import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts, runEnd, undefinedLibraries } from './run-facts.js';
 import { NONE, type CallPath, type SiteTable, type SymbolNamer, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
@@ -34,6 +34,11 @@ export interface StreamFoldOptions {
   onReading?: (passes: 1 | 2) => void;
   /** Names addresses of the loaded objects (TraceStart.symbols). */
   symbols?: SymbolNamer;
+  /**
+   * Reads the records of a fold pass elsewhere (another thread, record-worker.ts) while this one resolves them and
+   * runs the folds; null from it, or none given: this thread reads them.
+   */
+  reader?: MergedReaderFactory;
 }
 
 /** One thread as the first pass sees it. */
@@ -896,10 +901,17 @@ function twoPasses(r: Reading, build: (start: TraceStart) => EventFold[]): Trace
   const start: TraceStart = { header: r.header, program: meta.facts.program, libraries: libraryNames(meta.facts), sites, ...symbols(r), events: meta.events, threads: threadIndices.length };
   const folds = build(start);
   const pass = new FoldPass(run, folds, scoutsFor(r, folds), null);
-  streamRecords(r.source, r.header, new ProblemLog(), (rec) => pass.record(rec), {
-    window: r.options.window,
-    onProgress: progress && ((done, total) => progress(0.5 + (0.5 * done) / total, 'reading the events')),
-  });
+  const onProgress = progress && ((done: number, total: number) => progress(0.5 + (0.5 * done) / total, 'reading the events'));
+  const reader = r.options.reader?.(r.source, r.header, r.options.window) ?? null;
+  if (reader === null) {
+    streamRecords(r.source, r.header, new ProblemLog(), (rec) => pass.record(rec), { window: r.options.window, onProgress });
+  } else {
+    try {
+      reader.run(new ProblemLog(), (rec) => pass.record(rec), onProgress);
+    } finally {
+      reader.close();
+    }
+  }
   r.options.onReading?.(2);
   return pass.finish(pass.end());
 }
@@ -910,8 +922,18 @@ function twoPasses(r: Reading, build: (start: TraceStart) => EventFold[]): Trace
  */
 function onePass(r: Reading, build: (start: TraceStart) => EventFold[]): TraceEnd | null {
   const problems = r.headerProblems.copy();
-  const streams = threadStreams(r.source, r.header, problems, r.options.window);
-  const threadIndices = streams.map((t) => t.index);
+  const reader = r.options.reader?.(r.source, r.header, r.options.window) ?? null;
+  try {
+    return onePassWith(r, build, problems, reader);
+  } finally {
+    reader?.close();
+  }
+}
+
+/** `onePass` with the records read here (`reader` null) or by `reader`. */
+function onePassWith(r: Reading, build: (start: TraceStart) => EventFold[], problems: ProblemLog, reader: MergedReader | null): TraceEnd | null {
+  // The chunk headers' problems (and those of each thread's first record) come first, as one thread meets them.
+  const streams = reader === null ? threadStreams(r.source, r.header, problems, r.options.window) : null;
   const prelude = new RunFacts(new ProblemLog());
   streamRecords(r.source, r.header, new ProblemLog(), (rec) => {
     // A thread's first record is its THREAD_BEGIN; the program and the first units follow it.
@@ -923,6 +945,7 @@ function onePass(r: Reading, build: (start: TraceStart) => EventFold[]): TraceEn
     return true;
   }, { window: r.options.window });
   const sites = buildSites(prelude, new ProblemLog());
+  const threadIndices = streams === null ? reader!.threads : streams.map((t) => t.index);
   const start: TraceStart = { header: r.header, program: prelude.program, libraries: libraryNames(prelude), sites, ...symbols(r), events: -1, threads: threadIndices.length };
   const folds = build(start);
   if (folds.some((f) => f.needsEventCount === true)) return null;
@@ -941,7 +964,9 @@ function onePass(r: Reading, build: (start: TraceStart) => EventFold[]): TraceEn
   const run: StreamRun = { header: r.header, facts: meta.facts, sites, threadIndices, osTids: threadIndices.map(() => null), problems };
   const pass = new FoldPass(run, folds, scoutsFor(r, folds), meta);
   const progress = r.options.onProgress;
-  mergeStreams(streams, r.source.size, (rec) => pass.record(rec), progress && ((done, total) => progress(done / total, 'reading the events')));
+  const onProgress = progress && ((done: number, total: number) => progress(done / total, 'reading the events'));
+  if (streams !== null) mergeStreams(streams, r.source.size, (rec) => pass.record(rec), onProgress);
+  else reader!.run(problems, (rec) => pass.record(rec), onProgress);
   const end = pass.end();
   const exact =
     !pass.broken &&

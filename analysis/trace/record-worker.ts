@@ -1,0 +1,476 @@
+// The records of a trace file in the global order, read and parsed by a second thread (Node's worker_threads) while
+// this one resolves them and runs the folds: the reading half of a pass on another core. The worker runs the same
+// reader as one thread does (event-stream.ts: threadStreams and mergeStreams over records.ts), so the records, the
+// problems and their order, and the progress calls are the same; only where the work is done changes.
+//
+// The worker writes each record as a few numbers into batches of a ring of shared memory (RING slots of SLOT numbers,
+// so memory is fixed, whatever the trace's length); records of rare kinds (UNIT, PROGRAM, LIBRARY, END, LEAKS …),
+// the problems and an error go as messages, each marked in the batch where it belongs. The thread that reads waits on
+// the ring with Atomics.wait and takes messages with receiveMessageOnPort: it stays one synchronous loop, as a pass
+// by one thread is.
+//
+// Node only, like file-source.ts: the browser's worker reads bytes in memory, one thread.
+import { MessageChannel, receiveMessageOnPort, Worker, isMainThread, workerData, type MessagePort } from 'node:worker_threads';
+import type { ByteSource } from './byte-source.js';
+import { FileSource } from './file-source.js';
+import { ExtKind, Kind } from './format.js';
+import { readHeader, type TraceHeader } from './header.js';
+import { TraceRecord } from './records.js';
+import { mergeStreams, threadStreams, type MergedReader } from './event-stream.js';
+import { ProblemLog, type Severity } from '../problems.js';
+
+/** Numbers per batch, batches in the ring: 32 MiB of shared memory in all, some 100 ms of the reading thread's work. */
+const SLOT = 1 << 19;
+const RING = 8;
+/** A worker that has filled the ring waits until the reading thread has emptied this many slots (one wake-up each time). */
+const REFILL = RING / 2;
+/** The most numbers one record written inline takes; a record that would take more goes as a message. */
+const MAX_INLINE = 1024;
+/** A thread index at or above this goes as a message (an inline record's head holds it in 23 bits). */
+const MAX_INLINE_THREAD = 1 << 23;
+
+/** Batch entries that are not records (a record's head is >= 0). */
+const MESSAGE = -1;
+const PROGRESS = -2;
+
+/**
+ * ctrl[]: batches published, batches consumed, the worker has ended (1) or failed (2), the reading thread waits for a
+ * batch (1), the worker waits for room (1), then each slot's length. A side wakes the other only when it waits: a
+ * wake-up costs more than a batch of records.
+ */
+const PUBLISHED = 0;
+const CONSUMED = 1;
+const ENDED = 2;
+const MAIN_WAITS = 3;
+const WORKER_WAITS = 4;
+const LENGTHS = 5;
+
+/** Traces smaller than this are read by one thread: a worker takes some tens of milliseconds to start. */
+export const WORKER_MIN_BYTES = 32 << 20;
+
+interface Job {
+  kind: 'mwtrace-records';
+  fd: number;
+  size: number;
+  window: number | undefined;
+  sourceWindow: number;
+  progress: boolean;
+  ctrl: SharedArrayBuffer;
+  data: SharedArrayBuffer;
+  port: MessagePort;
+}
+
+type ProblemMessage = { problem: [code: string, severity: Severity, offset: number | null, thread: number | null, message: string] };
+type Message =
+  | ProblemMessage
+  | { record: Partial<TraceRecord> }
+  | { threads: number[]; problems: ProblemMessage['problem'][] }
+  | { error: { message: string; code?: string; name: string } };
+
+/**
+ * A reader of `source`'s records on a worker thread, or null when this source cannot be read there (not a file) or
+ * is too small for it to pay (`minBytes`). MEMWRAP_READ_WORKER=0 never uses one, =1 always (for files).
+ */
+export function recordWorker(source: ByteSource, _header: TraceHeader, window: number | undefined, minBytes = WORKER_MIN_BYTES): MergedReader | null {
+  const choice = process.env.MEMWRAP_READ_WORKER;
+  // The worker runs this module compiled (dist/); run from its TypeScript source (tests), one thread reads.
+  if (choice === '0' || !(source instanceof FileSource) || !import.meta.url.endsWith('.js')) return null;
+  if (choice !== '1' && source.size < minBytes) return null;
+  return new WorkerReader(source, window);
+}
+
+class WorkerReader implements MergedReader {
+  private readonly worker: Worker;
+  private readonly port: MessagePort;
+  private readonly ctrl: Int32Array;
+  private readonly data: Float64Array;
+  private started: { threads: number[]; problems: ProblemMessage['problem'][] } | null = null;
+  private closed = false;
+
+  constructor(source: FileSource, window: number | undefined) {
+    const ctrl = new SharedArrayBuffer(4 * (LENGTHS + RING));
+    const data = new SharedArrayBuffer(8 * SLOT * RING);
+    this.ctrl = new Int32Array(ctrl);
+    this.data = new Float64Array(data);
+    const channel = new MessageChannel();
+    this.port = channel.port1;
+    const job: Job = {
+      kind: 'mwtrace-records',
+      fd: source.descriptor,
+      size: source.size,
+      window,
+      sourceWindow: source.window,
+      progress: true,
+      ctrl,
+      data,
+      port: channel.port2,
+    };
+    this.worker = new Worker(new URL(import.meta.url), { workerData: job, transferList: [channel.port2] });
+    // The worker never keeps the process alive: the pass waits for it, and an early end of the command ends it.
+    this.worker.unref();
+  }
+
+  /** The next message, which the worker posted before it published the batch that marks it. */
+  private message(): Message {
+    for (let ended = false; ; ) {
+      const m = receiveMessageOnPort(this.port);
+      if (m !== undefined) return m.message as Message;
+      // Once the worker has ended, everything it posted can be received: one more look, then it said nothing.
+      if (ended) throw new Error('the thread reading the trace ended without a word');
+      ended = Atomics.load(this.ctrl, ENDED) !== 0;
+      if (!ended) Atomics.wait(this.ctrl, ENDED, 0, 1);
+    }
+  }
+
+  private start(): { threads: number[]; problems: ProblemMessage['problem'][] } {
+    if (this.started === null) {
+      const m = this.message();
+      if ('error' in m) this.fail(m.error);
+      if (!('threads' in m)) throw new Error('the trace reading thread answered out of turn');
+      this.started = m;
+    }
+    return this.started;
+  }
+
+  get threads(): number[] {
+    return this.start().threads;
+  }
+
+  private fail(error: { message: string; code?: string; name: string }): never {
+    this.close();
+    throw Object.assign(new Error(error.message), error.code === undefined ? {} : { code: error.code });
+  }
+
+  run(problems: ProblemLog, visit: (r: TraceRecord) => void, onProgress?: (done: number, total: number) => void): void {
+    for (const p of this.start().problems) problems.add(...p);
+    const ctrl = this.ctrl;
+    const d = this.data;
+    const r = new TraceRecord();
+    let consumed = 0;
+    for (;;) {
+      // Wait for the next batch, or the worker's end.
+      while (Atomics.load(ctrl, PUBLISHED) === consumed) {
+        const ended = Atomics.load(ctrl, ENDED);
+        if (ended !== 0 && Atomics.load(ctrl, PUBLISHED) === consumed) {
+          if (ended === 2) {
+            const m = this.message();
+            if ('error' in m) this.fail(m.error);
+          }
+          this.close();
+          return;
+        }
+        Atomics.store(ctrl, MAIN_WAITS, 1);
+        if (Atomics.load(ctrl, PUBLISHED) === consumed && Atomics.load(ctrl, ENDED) === 0) Atomics.wait(ctrl, PUBLISHED, consumed, 100);
+        Atomics.store(ctrl, MAIN_WAITS, 0);
+      }
+      const slot = consumed % RING;
+      let p = slot * SLOT;
+      const end = p + ctrl[LENGTHS + slot]!;
+      while (p < end) {
+        const head = d[p]!;
+        if (head < 0) {
+          if (head === PROGRESS) {
+            onProgress?.(d[p + 1]!, d[p + 2]!);
+            p += 3;
+            continue;
+          }
+          p += 1;
+          const m = this.message();
+          if ('problem' in m) problems.add(...m.problem);
+          else if ('record' in m) visit(Object.assign(new TraceRecord(), m.record));
+          else if ('error' in m) this.fail(m.error);
+          continue;
+        }
+        p = readRecord(d, p, head, r);
+        visit(r);
+      }
+      consumed++;
+      Atomics.store(ctrl, CONSUMED, consumed);
+      if (Atomics.load(ctrl, WORKER_WAITS) === 1 && Atomics.load(ctrl, PUBLISHED) - consumed <= REFILL) Atomics.notify(ctrl, CONSUMED);
+    }
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.port.close();
+    void this.worker.terminate();
+  }
+}
+
+/** One inline record at `p` (its head already read) into `r`; returns where the next entry starts. */
+function readRecord(d: Float64Array, p: number, head: number, r: TraceRecord): number {
+  const h = head | 0;
+  const kind = h & 15;
+  r.kind = kind;
+  r.flags = (h >> 4) & 15;
+  r.thread = h >>> 8;
+  r.offset = d[p + 1]!;
+  switch (kind) {
+    case Kind.ENTER:
+      r.site = d[p + 2]!;
+      r.depth = d[p + 3]!;
+      return p + 4;
+    case Kind.EXIT:
+      r.site = d[p + 2]!;
+      return p + 3;
+    case Kind.ALLOC:
+    case Kind.REALLOC:
+      r.seq = d[p + 2]!;
+      r.site = d[p + 3]!;
+      r.fn = d[p + 4]!;
+      r.size = d[p + 5]!;
+      r.address = d[p + 6]!;
+      r.usable = d[p + 7]!;
+      r.block = d[p + 8]!;
+      return p + 9;
+    case Kind.FREE:
+      r.seq = d[p + 2]!;
+      r.site = d[p + 3]!;
+      r.fn = d[p + 4]!;
+      r.address = d[p + 5]!;
+      r.block = d[p + 6]!;
+      return p + 7;
+    case Kind.TIME:
+      r.time = d[p + 2]!;
+      return p + 3;
+    case Kind.UNWIND:
+    case Kind.LOST:
+      r.count = d[p + 2]!;
+      return p + 3;
+    case Kind.STATIC:
+      r.site = d[p + 2]!;
+      r.address = d[p + 3]!;
+      r.size = d[p + 4]!;
+      return p + 5;
+    case Kind.THREAD_END:
+      return p + 2;
+    case Kind.LINKED: {
+      const n = d[p + 2]!;
+      const ids = new Array<number>(n);
+      for (let i = 0; i < n; i++) ids[i] = d[p + 3 + i]!;
+      r.ids = ids;
+      r.count = n;
+      r.partial = d[p + 3 + n] === 1;
+      return p + 4 + n;
+    }
+    default: {
+      // EXT: BRANCH, CALLER, CALL_PATH.
+      const subkind = d[p + 2]!;
+      r.subkind = subkind;
+      if (subkind === ExtKind.BRANCH) {
+        r.site = d[p + 3]!;
+        r.taken = d[p + 4]!;
+        return p + 5;
+      }
+      if (subkind === ExtKind.CALLER) {
+        r.library = d[p + 3]!;
+        return p + 4;
+      }
+      r.pathFlags = d[p + 3]!;
+      const n = d[p + 4]!;
+      const libs = new Array<number>(n);
+      const offsets = new Array<number>(n);
+      for (let i = 0; i < n; i++) {
+        libs[i] = d[p + 5 + i]!;
+        offsets[i] = d[p + 5 + n + i]!;
+      }
+      r.pathLibs = libs;
+      r.pathOffsets = offsets;
+      return p + 5 + 2 * n;
+    }
+  }
+}
+
+/**
+ * How many numbers `r` takes inline, or -1 when it goes as a message: the kinds FoldPass and MetaPass
+ * (resolve-stream.ts) read often, with the fields they read.
+ */
+function inlineSize(r: TraceRecord): number {
+  if (r.thread >= MAX_INLINE_THREAD) return -1;
+  switch (r.kind) {
+    case Kind.ENTER:
+      return 4;
+    case Kind.EXIT:
+    case Kind.TIME:
+    case Kind.UNWIND:
+    case Kind.LOST:
+      return 3;
+    case Kind.ALLOC:
+    case Kind.REALLOC:
+      return 9;
+    case Kind.FREE:
+      return 7;
+    case Kind.STATIC:
+      return 5;
+    case Kind.THREAD_END:
+      return 2;
+    case Kind.LINKED:
+      return r.ids.length + 4 <= MAX_INLINE ? r.ids.length + 4 : -1;
+    case Kind.EXT:
+      if (r.subkind === ExtKind.BRANCH) return 5;
+      if (r.subkind === ExtKind.CALLER) return 4;
+      if (r.subkind === ExtKind.CALL_PATH && 5 + 2 * r.pathLibs.length <= MAX_INLINE) return 5 + 2 * r.pathLibs.length;
+      return -1;
+    default:
+      return -1;
+  }
+}
+
+/** The fields of a record that goes as a message (structured clone keeps the plain fields). */
+function recordMessage(r: TraceRecord): Partial<TraceRecord> {
+  return { ...r, ids: r.ids.slice(), classes: r.classes.slice(), pathLibs: r.pathLibs.slice(), pathOffsets: r.pathOffsets.slice() };
+}
+
+/** The worker's side: reads every record as one thread would and writes them to the ring. */
+function workerMain(job: Job): void {
+  const ctrl = new Int32Array(job.ctrl);
+  const d = new Float64Array(job.data);
+  const port = job.port;
+  let published = 0;
+  let slotStart = 0;
+  let p = 0;
+  let merging = false;
+  const early: ProblemMessage['problem'][] = [];
+
+  const publish = (): void => {
+    ctrl[LENGTHS + (published % RING)] = p - slotStart;
+    published++;
+    Atomics.store(ctrl, PUBLISHED, published);
+    if (Atomics.load(ctrl, MAIN_WAITS) === 1) Atomics.notify(ctrl, PUBLISHED);
+    // At most RING batches ahead of the reading thread: once the ring is full, wait until REFILL slots are free.
+    if (published - Atomics.load(ctrl, CONSUMED) >= RING) {
+      Atomics.store(ctrl, WORKER_WAITS, 1);
+      for (;;) {
+        const consumed = Atomics.load(ctrl, CONSUMED);
+        if (published - consumed <= REFILL) break;
+        Atomics.wait(ctrl, CONSUMED, consumed, 100);
+      }
+      Atomics.store(ctrl, WORKER_WAITS, 0);
+    }
+    slotStart = (published % RING) * SLOT;
+    p = slotStart;
+  };
+  const room = (n: number): void => {
+    if (p + n > slotStart + SLOT) publish();
+  };
+  const post = (m: Message): void => {
+    room(1);
+    port.postMessage(m);
+    d[p++] = MESSAGE;
+  };
+
+  class RelayedProblems extends ProblemLog {
+    override add(code: string, severity: Severity, offset: number | null, thread: number | null, message: string): void {
+      if (merging) post({ problem: [code, severity, offset, thread, message] });
+      else early.push([code, severity, offset, thread, message]);
+    }
+  }
+
+  try {
+    const source = FileSource.ofDescriptor(job.fd, job.size, job.sourceWindow);
+    const header = readHeader(source);
+    const problems = new RelayedProblems();
+    const streams = threadStreams(source, header, problems, job.window);
+    port.postMessage({ threads: streams.map((s) => s.index), problems: early } satisfies Message);
+    merging = true;
+    mergeStreams(
+      streams,
+      source.size,
+      (r) => {
+        if (r.ignored) return;
+        const n = inlineSize(r);
+        if (n < 0) {
+          post({ record: recordMessage(r) });
+          return;
+        }
+        room(n);
+        d[p] = r.kind + 16 * r.flags + 256 * r.thread;
+        d[p + 1] = r.offset;
+        switch (r.kind) {
+          case Kind.ENTER:
+            d[p + 2] = r.site;
+            d[p + 3] = r.depth;
+            break;
+          case Kind.EXIT:
+            d[p + 2] = r.site;
+            break;
+          case Kind.ALLOC:
+          case Kind.REALLOC:
+            d[p + 2] = r.seq;
+            d[p + 3] = r.site;
+            d[p + 4] = r.fn;
+            d[p + 5] = r.size;
+            d[p + 6] = r.address;
+            d[p + 7] = r.usable;
+            d[p + 8] = r.block;
+            break;
+          case Kind.FREE:
+            d[p + 2] = r.seq;
+            d[p + 3] = r.site;
+            d[p + 4] = r.fn;
+            d[p + 5] = r.address;
+            d[p + 6] = r.block;
+            break;
+          case Kind.TIME:
+            d[p + 2] = r.time;
+            break;
+          case Kind.UNWIND:
+          case Kind.LOST:
+            d[p + 2] = r.count;
+            break;
+          case Kind.STATIC:
+            d[p + 2] = r.site;
+            d[p + 3] = r.address;
+            d[p + 4] = r.size;
+            break;
+          case Kind.LINKED: {
+            const ids = r.ids;
+            d[p + 2] = ids.length;
+            for (let i = 0; i < ids.length; i++) d[p + 3 + i] = ids[i]!;
+            d[p + 3 + ids.length] = r.partial ? 1 : 0;
+            break;
+          }
+          case Kind.EXT:
+            d[p + 2] = r.subkind;
+            if (r.subkind === ExtKind.BRANCH) {
+              d[p + 3] = r.site;
+              d[p + 4] = r.taken;
+            } else if (r.subkind === ExtKind.CALLER) {
+              d[p + 3] = r.library;
+            } else {
+              const n = r.pathLibs.length;
+              d[p + 3] = r.pathFlags;
+              d[p + 4] = n;
+              for (let i = 0; i < n; i++) {
+                d[p + 5 + i] = r.pathLibs[i]!;
+                d[p + 5 + n + i] = r.pathOffsets[i]!;
+              }
+            }
+            break;
+        }
+        p += n;
+      },
+      job.progress
+        ? (done, total) => {
+            room(3);
+            d[p] = PROGRESS;
+            d[p + 1] = done;
+            d[p + 2] = total;
+            p += 3;
+          }
+        : undefined,
+    );
+    if (p > slotStart) publish();
+    Atomics.store(ctrl, ENDED, 1);
+  } catch (e) {
+    const err = e as Error & { code?: string };
+    port.postMessage({ error: { message: err?.message ?? String(e), name: err?.name ?? 'Error', ...(err?.code === undefined ? {} : { code: err.code }) } } satisfies Message);
+    if (p > slotStart) publish();
+    Atomics.store(ctrl, ENDED, 2);
+  }
+  Atomics.notify(ctrl, PUBLISHED);
+  Atomics.notify(ctrl, ENDED);
+}
+
+if (!isMainThread && (workerData as Job | null)?.kind === 'mwtrace-records') workerMain(workerData as Job);
