@@ -10,6 +10,7 @@
 // by one thread is.
 //
 // Node only, like file-source.ts: the browser's worker reads bytes in memory, one thread.
+import { cpus } from 'node:os';
 import { MessageChannel, receiveMessageOnPort, Worker, isMainThread, workerData, type MessagePort } from 'node:worker_threads';
 import type { ByteSource } from './byte-source.js';
 import { FileSource } from './file-source.js';
@@ -67,15 +68,42 @@ type Message =
   | { threads: number[]; problems: ProblemMessage['problem'][] }
   | { error: { message: string; code?: string; name: string } };
 
+/** How long the processors are watched for an idle one, and how much of one must be idle. */
+const IDLE_SAMPLE_MS = 100;
+const IDLE_CORE = 0.75;
+
 /**
- * A reader of `source`'s records on a worker thread, or null when this source cannot be read there (not a file) or
- * is too small for it to pay (`minBytes`). MEMWRAP_READ_WORKER=0 never uses one, =1 always (for files).
+ * Processor time left idle over a short while, in processors (os.cpus(), summed over all of them). A second thread
+ * pays only where a processor is free: where other work keeps every one busy, the scheduler's share of this process
+ * is the same with two threads as with one, and handing the records over costs CPU time.
+ */
+function idleProcessors(): number {
+  const total = (): { idle: number; all: number } => {
+    let idle = 0;
+    let all = 0;
+    for (const c of cpus()) {
+      idle += c.times.idle;
+      all += c.times.user + c.times.nice + c.times.sys + c.times.idle + c.times.irq;
+    }
+    return { idle, all };
+  };
+  const a = total();
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, IDLE_SAMPLE_MS);
+  const b = total();
+  const n = cpus().length;
+  return b.all > a.all ? (n * (b.idle - a.idle)) / (b.all - a.all) : 0;
+}
+
+/**
+ * A reader of `source`'s records on a worker thread, or null: when this source cannot be read there (not a file), is
+ * too small for it to pay (`minBytes`), or no processor is idle enough (`idleProcessors`). MEMWRAP_READ_WORKER=0
+ * never uses one, =1 always (for files).
  */
 export function recordWorker(source: ByteSource, _header: TraceHeader, window: number | undefined, minBytes = WORKER_MIN_BYTES): MergedReader | null {
   const choice = process.env.MEMWRAP_READ_WORKER;
   // The worker runs this module compiled (dist/); run from its TypeScript source (tests), one thread reads.
   if (choice === '0' || !(source instanceof FileSource) || !import.meta.url.endsWith('.js')) return null;
-  if (choice !== '1' && source.size < minBytes) return null;
+  if (choice !== '1' && (source.size < minBytes || idleProcessors() < IDLE_CORE)) return null;
   return new WorkerReader(source, window);
 }
 
