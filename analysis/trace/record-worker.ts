@@ -17,7 +17,7 @@ import { FileSource } from './file-source.js';
 import { ExtKind, Kind } from './format.js';
 import { readHeader, type TraceHeader } from './header.js';
 import { TraceRecord } from './records.js';
-import { mergeStreams, threadStreams, type MergedReader } from './event-stream.js';
+import { mergeStreams, threadStreams, type MergedReader, type ThreadStream } from './event-stream.js';
 import { ProblemLog, type Severity } from '../problems.js';
 
 /** Numbers per batch, batches in the ring: 32 MiB of shared memory in all, some 100 ms of the reading thread's work. */
@@ -99,13 +99,43 @@ function idleProcessors(): number {
  * too small for it to pay (`minBytes`), or no processor is idle enough (`idleProcessors`). MEMWRAP_READ_WORKER=0
  * never uses one, =1 always (for files).
  */
-export function recordWorker(source: ByteSource, _header: TraceHeader, window: number | undefined, minBytes = WORKER_MIN_BYTES): MergedReader | null {
+export function recordWorker(source: ByteSource, header: TraceHeader, window: number | undefined, minBytes = WORKER_MIN_BYTES): MergedReader | null {
   const choice = process.env.MEMWRAP_READ_WORKER;
   // The worker runs this module compiled (dist/); run from its TypeScript source (tests), one thread reads.
   if (choice === '0' || !(source instanceof FileSource) || !import.meta.url.endsWith('.js')) return null;
   if (choice !== '1' && (source.size < minBytes || idleProcessors() < IDLE_CORE)) return null;
-  return new WorkerReader(source, window);
+  try {
+    return new WorkerReader(source, header, window);
+  } catch {
+    // No thread could be started (ERR_WORKER_INIT_FAILED, resource limits): this one reads.
+    return null;
+  }
 }
+
+/** Problems kept until `forwardTo` names where they go, then passed on as they come. */
+class ForwardedProblems extends ProblemLog {
+  private readonly early: ProblemMessage['problem'][] = [];
+  private target: { add(...p: ProblemMessage['problem']): void } | null = null;
+
+  override add(code: string, severity: Severity, offset: number | null, thread: number | null, message: string): void {
+    if (this.target === null) this.early.push([code, severity, offset, thread, message]);
+    else this.target.add(code, severity, offset, thread, message);
+  }
+
+  forwardTo(target: { add(...p: ProblemMessage['problem']): void }): void {
+    this.target = target;
+    for (const p of this.early) target.add(...p);
+    this.early.length = 0;
+  }
+
+  /** The problems kept so far, handed over. */
+  takeEarly(): ProblemMessage['problem'][] {
+    return this.early.splice(0);
+  }
+}
+
+/** How long the worker may take to start and read the chunk headers before this thread reads the trace itself. */
+const START_TIMEOUT_MS = 30_000;
 
 class WorkerReader implements MergedReader {
   private readonly worker: Worker;
@@ -114,8 +144,14 @@ class WorkerReader implements MergedReader {
   private readonly data: Float64Array;
   private started: { threads: number[]; problems: ProblemMessage['problem'][] } | null = null;
   private closed = false;
+  /** The worker said nothing in START_TIMEOUT_MS: this thread's own streams and their problems instead. */
+  private local: { streams: ThreadStream[]; problems: ForwardedProblems } | null = null;
 
-  constructor(source: FileSource, window: number | undefined) {
+  constructor(
+    private readonly source: FileSource,
+    private readonly header: TraceHeader,
+    private readonly window: number | undefined,
+  ) {
     const ctrl = new SharedArrayBuffer(4 * (LENGTHS + RING));
     const data = new SharedArrayBuffer(8 * SLOT * RING);
     this.ctrl = new Int32Array(ctrl);
@@ -138,13 +174,15 @@ class WorkerReader implements MergedReader {
     this.worker.unref();
   }
 
-  /** The next message, which the worker posted before it published the batch that marks it. */
-  private message(): Message {
+  /** The next message, which the worker posted before it published the batch that marks it; null after `timeout` ms. */
+  private message(timeout = Infinity): Message | null {
+    const until = performance.now() + timeout;
     for (let ended = false; ; ) {
       const m = receiveMessageOnPort(this.port);
       if (m !== undefined) return m.message as Message;
       // Once the worker has ended, everything it posted can be received: one more look, then it said nothing.
       if (ended) throw new Error('the thread reading the trace ended without a word');
+      if (performance.now() > until) return null;
       ended = Atomics.load(this.ctrl, ENDED) !== 0;
       if (!ended) Atomics.wait(this.ctrl, ENDED, 0, 1);
     }
@@ -152,7 +190,16 @@ class WorkerReader implements MergedReader {
 
   private start(): { threads: number[]; problems: ProblemMessage['problem'][] } {
     if (this.started === null) {
-      const m = this.message();
+      const m = this.message(START_TIMEOUT_MS);
+      if (m === null) {
+        // A worker that cannot even start in that time is of no help: this thread reads, from the start.
+        this.close();
+        const problems = new ForwardedProblems();
+        const streams = threadStreams(this.source, this.header, problems, this.window);
+        this.local = { streams, problems };
+        this.started = { threads: streams.map((s) => s.index), problems: [] };
+        return this.started;
+      }
       if ('error' in m) this.fail(m.error);
       if (!('threads' in m)) throw new Error('the trace reading thread answered out of turn');
       this.started = m;
@@ -171,6 +218,11 @@ class WorkerReader implements MergedReader {
 
   run(problems: ProblemLog, visit: (r: TraceRecord) => void, onProgress?: (done: number, total: number) => void): void {
     for (const p of this.start().problems) problems.add(...p);
+    if (this.local !== null) {
+      this.local.problems.forwardTo(problems);
+      mergeStreams(this.local.streams, this.source.size, visit, onProgress);
+      return;
+    }
     const ctrl = this.ctrl;
     const d = this.data;
     const r = new TraceRecord();
@@ -182,7 +234,7 @@ class WorkerReader implements MergedReader {
         if (ended !== 0 && Atomics.load(ctrl, PUBLISHED) === consumed) {
           if (ended === 2) {
             const m = this.message();
-            if ('error' in m) this.fail(m.error);
+            if (m !== null && 'error' in m) this.fail(m.error);
           }
           this.close();
           return;
@@ -203,7 +255,7 @@ class WorkerReader implements MergedReader {
             continue;
           }
           p += 1;
-          const m = this.message();
+          const m = this.message()!;
           if ('problem' in m) problems.add(...m.problem);
           else if ('record' in m) visit(Object.assign(new TraceRecord(), m.record));
           else if ('error' in m) this.fail(m.error);
@@ -358,8 +410,6 @@ function workerMain(job: Job): void {
   let published = 0;
   let slotStart = 0;
   let p = 0;
-  let merging = false;
-  const early: ProblemMessage['problem'][] = [];
 
   const publish = (): void => {
     ctrl[LENGTHS + (published % RING)] = p - slotStart;
@@ -388,20 +438,14 @@ function workerMain(job: Job): void {
     d[p++] = MESSAGE;
   };
 
-  class RelayedProblems extends ProblemLog {
-    override add(code: string, severity: Severity, offset: number | null, thread: number | null, message: string): void {
-      if (merging) post({ problem: [code, severity, offset, thread, message] });
-      else early.push([code, severity, offset, thread, message]);
-    }
-  }
-
   try {
     const source = FileSource.ofDescriptor(job.fd, job.size, job.sourceWindow);
     const header = readHeader(source);
-    const problems = new RelayedProblems();
+    // The chunk headers' problems and those of each thread's first record go with the thread list, the rest in place.
+    const problems = new ForwardedProblems();
     const streams = threadStreams(source, header, problems, job.window);
-    port.postMessage({ threads: streams.map((s) => s.index), problems: early } satisfies Message);
-    merging = true;
+    port.postMessage({ threads: streams.map((s) => s.index), problems: problems.takeEarly() } satisfies Message);
+    problems.forwardTo({ add: (...problem) => post({ problem }) });
     mergeStreams(
       streams,
       source.size,
