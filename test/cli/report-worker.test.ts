@@ -64,6 +64,27 @@ describe('records read by a worker thread', () => {
     }
   });
 
+  test('thread indices too large to go in a batch: every record goes as a message, with the same report', () => {
+    const dir = scratch('report-worker-threads');
+    for (const name of ['1.0/two-threads.bin', '1.4/every-record.bin']) {
+      const bytes = Buffer.from(readFileSync(path.join(traces, name)));
+      // Each chunk header's thread index (at +4, little-endian) moved above 2^23, each thread kept apart.
+      let chunks = 0;
+      for (let off = 64; off + 16 <= bytes.length && bytes.toString('latin1', off, off + 4) === 'MWCK'; chunks++) {
+        const thread = bytes.readUInt32LE(off + 4);
+        bytes.writeUInt32LE(0x1000000 + thread * 0x10000, off + 4);
+        off += 16 + bytes.readUInt32LE(off + 8);
+      }
+      expect(chunks).toBeGreaterThan(1);
+      const file = path.join(dir, name.replace('/', '-'));
+      writeFileSync(file, bytes);
+      const args = ['report', file, '--json', '--peak', '--leaks', '--linked'];
+      const one = run(args, false);
+      expect(one).toMatch(/^exit 0\n/);
+      expect(run(args, true), name).toBe(one);
+    }
+  });
+
   test('a trace with damaged bytes: the same problems, in the same order', () => {
     const bytes = readFileSync(path.join(traces, '1.4', 'every-record.bin'));
     const dir = scratch('report-worker-damaged');
