@@ -136,6 +136,10 @@ class ForwardedProblems extends ProblemLog {
 
 /** How long the worker may take to start and read the chunk headers before this thread reads the trace itself. */
 const START_TIMEOUT_MS = 30_000;
+/** One wait of the reading thread for the next batch. */
+const WAIT_MS = 100;
+/** Waits without a batch, in ms, after which the worker is taken for dead (a batch takes milliseconds to fill). */
+const SILENCE_MS = 60_000;
 
 class WorkerReader implements MergedReader {
   private readonly worker: Worker;
@@ -227,6 +231,7 @@ class WorkerReader implements MergedReader {
     const d = this.data;
     const r = new TraceRecord();
     let consumed = 0;
+    let silent = 0;
     for (;;) {
       // Wait for the next batch, or the worker's end.
       while (Atomics.load(ctrl, PUBLISHED) === consumed) {
@@ -240,9 +245,15 @@ class WorkerReader implements MergedReader {
           return;
         }
         Atomics.store(ctrl, MAIN_WAITS, 1);
-        if (Atomics.load(ctrl, PUBLISHED) === consumed && Atomics.load(ctrl, ENDED) === 0) Atomics.wait(ctrl, PUBLISHED, consumed, 100);
+        if (Atomics.load(ctrl, PUBLISHED) === consumed && Atomics.load(ctrl, ENDED) === 0 && Atomics.wait(ctrl, PUBLISHED, consumed, WAIT_MS) === 'timed-out') {
+          // This loop never returns to the event loop, so a worker that died without a word (out of memory, say)
+          // shows only as silence. Counted in waits, not by the clock: a process stopped and resumed (Ctrl-Z) is
+          // not silence.
+          if (++silent * WAIT_MS >= SILENCE_MS) this.fail({ name: 'Error', message: `the thread reading the trace has said nothing for ${SILENCE_MS / 1000} s` });
+        } else silent = 0;
         Atomics.store(ctrl, MAIN_WAITS, 0);
       }
+      silent = 0;
       const slot = consumed % RING;
       let p = slot * SLOT;
       const end = p + ctrl[LENGTHS + slot]!;
