@@ -4,7 +4,6 @@
 // summaries file removed once the index stands; a build stopped in the second stage leaves no index and a whole
 // summaries file that the next build starts from; a stale or damaged one is built again. The panels' data (which reads
 // the trace, not the index) is computed and served once the summaries are ready, while the events are built.
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
@@ -16,7 +15,7 @@ import { buildSummaryFile, openTraceIndexStaged, summariesPathFor, TraceIndex, t
 import { startServer } from '../../host/server.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { RecentList } from '../../host/recent.js';
-import { packageRoot } from '../../package-root.js';
+import { interruptViewAt } from '../support/interrupt-view.js';
 import { bigTrace } from '../support/big-trace.js';
 import { scratch } from '../support/programs.js';
 import { basicTrace } from '../fixtures/scenarios.js';
@@ -144,22 +143,10 @@ describe('the index in two stages', () => {
 
   test("Ctrl-C during `view`'s second stage leaves no index, a whole summaries file and no temporary file", async () => {
     const trace = write('second.mwtrace', bigTrace(400_000));
-    const child = spawn(path.join(packageRoot, 'bin', 'cc-memwrap'), ['view', '--browser', trace], { env: { ...process.env, MEMWRAP_VIEW_INDEX: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    const building = await Promise.race([
-      new Promise<boolean>((resolve) =>
-        child.stderr.on('data', (d: Buffer) => {
-          err += d.toString();
-          if (/indexing second\.mwtrace: [1-9]0% \(the events\)/.test(err)) resolve(true);
-        }),
-      ),
-      exited.then(() => false),
-    ]);
-    expect(building, err).toBe(true);
+    const { interrupted, err, code } = await interruptViewAt(trace, /indexing second\.mwtrace: [1-9]0% \(the events\)/);
+    expect(interrupted, err).toBe(true);
     expect(err).toMatch(/the chart's summaries ready \(\d+\.\d s\); indexing the events/);
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
+    expect(code).toBe(130);
     expect(readdirSync(dir).filter((n) => n.startsWith('second.mwtrace.'))).toEqual(['second.mwtrace.mwindex.summaries']);
     const kept = TraceIndex.open(path.join(dir, 'second.mwtrace.mwindex.summaries'), trace, true);
     expect(kept?.meta.events).toBeGreaterThan(0);

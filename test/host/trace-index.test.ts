@@ -16,6 +16,7 @@ import { startServer } from '../../host/server.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { RecentList } from '../../host/recent.js';
 import { packageRoot } from '../../package-root.js';
+import { interruptViewAt } from '../support/interrupt-view.js';
 import { bigTrace } from '../support/big-trace.js';
 import { scratch } from '../support/programs.js';
 import { basicTrace } from '../fixtures/scenarios.js';
@@ -179,21 +180,8 @@ describe('index file', () => {
 
   test('Ctrl-C during `view`\'s build leaves no index and no temporary file', async () => {
     const trace = write('interrupted.mwtrace', bigTrace(400_000));
-    const child = spawn(path.join(packageRoot, 'bin', 'cc-memwrap'), ['view', '--browser', trace], { env: { ...process.env, MEMWRAP_VIEW_INDEX: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
-    const building = await Promise.race([
-      new Promise<boolean>((resolve) =>
-        child.stderr.on('data', (d: Buffer) => {
-          err += d.toString();
-          if (/indexing interrupted\.mwtrace: [1-9]/.test(err)) resolve(true);
-        }),
-      ),
-      exited.then(() => false),
-    ]);
-    expect(building, err).toBe(true);
-    child.kill('SIGINT');
-    const code = await exited;
+    const { interrupted, err, code } = await interruptViewAt(trace, /indexing interrupted\.mwtrace: [1-9]/);
+    expect(interrupted, err).toBe(true);
     expect(code).toBe(130);
     expect(readdirSync(dir).filter((n) => n.startsWith('interrupted.mwtrace.'))).toEqual([]);
   }, 120_000);
