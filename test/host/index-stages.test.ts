@@ -13,7 +13,7 @@ import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { buildSummaryFile, openTraceIndexStaged, summariesPathFor, TraceIndex, type BuildProgress } from '../../host/trace-index.js';
 import { startServer } from '../../host/server.js';
-import { TraceSession } from '../../host/trace-session.js';
+import { TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import { RecentList } from '../../host/recent.js';
 import { interruptViewAt } from '../support/interrupt-view.js';
 import { bigTrace } from '../support/big-trace.js';
@@ -31,6 +31,16 @@ function write(name: string, bytes: Uint8Array): string {
   return p;
 }
 
+/** A new trace of `events` events written as `name`, and a session whose index holds its second stage (the events) until `release`. */
+async function heldSession(name: string, events: number, options: SessionOptions = {}): Promise<{ bytes: Uint8Array; trace: string; file: string; release: () => void; session: TraceSession }> {
+  const bytes = bigTrace(events);
+  const trace = write(name, bytes);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const session = await TraceSession.open(trace, { ...options, index: true, beforeIndexEvents: () => gate });
+  return { bytes, trace, file: `${trace}.mwindex`, release, session };
+}
+
 /** The fields of the summary table the chart draws (not the byte offsets and times only the whole index has). */
 const CHART_FIELDS = [S.ABOVE_MIN, S.ABOVE_MAX, S.HEAP_MIN, S.HEAP_MAX, S.STATIC_MAX, S.MASK];
 
@@ -42,12 +52,7 @@ function chartFields(summary: Float64Array): number[] {
 
 describe('the index in two stages', () => {
   test('the summaries are served before the events; requests for events are refused in words, then answered', async () => {
-    const bytes = bigTrace(20_000);
-    const trace = write('staged.mwtrace', bytes);
-    const file = `${trace}.mwindex`;
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const session = await TraceSession.open(trace, { index: true, beforeIndexEvents: () => gate });
+    const { bytes, file, release, session } = await heldSession('staged.mwtrace', 20_000);
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
     const get = async (p: string): Promise<Response> => fetch(new URL(p, server.url), { headers: { 'x-cc-memwrap': '1' } });
     try {
@@ -156,12 +161,7 @@ describe('the index in two stages', () => {
 
 describe('the panels of index mode beside the two stages', () => {
   test("the panels' data waits for the chart's summaries only: computed and served while the events are built, kept beside the index", async () => {
-    const bytes = bigTrace(3_000);
-    const trace = write('panels-staged.mwtrace', bytes);
-    const file = `${trace}.mwindex`;
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    const session = await TraceSession.open(trace, { index: true, budgets: { heap: 128 }, beforeIndexEvents: () => gate });
+    const { bytes, trace, file, release, session } = await heldSession('panels-staged.mwtrace', 3_000, { budgets: { heap: 128 } });
     // Asked before anything is built: it says what it waits for.
     expect(session.panels()).toEqual({ state: 'waiting', for: "the chart's summaries" });
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
