@@ -111,7 +111,7 @@ Options:
              budgets, leak causes and the worst-case stack, with the trace
              and the source files it names (only those under the run's
              working directory) inside it; it opens from disk in a browser
-             without network or server. A trace over 64 MiB (or any, with
+             without network or server. A trace over 4 MiB (or any, with
              MEMWRAP_VIEW_INDEX=1) is written from the viewer's index of it
              instead (built beside it, or reused): every event's summary,
              the report's text, and the events themselves only for 200,000

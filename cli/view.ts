@@ -48,7 +48,7 @@ events' times), so a child forked later starts further right; zooming or
 panning one lane moves them all, and a click on a lane opens that trace in
 the viewer. At most ${MAX_LANES} traces; always served to a browser.
 
-A trace over 64 MiB (or any, with MEMWRAP_VIEW_INDEX=1; =0: never) opens
+A trace over 4 MiB (or any, with MEMWRAP_VIEW_INDEX=1; =0: never) opens
 through its index, <trace>.mwindex, built once beside it (or in
 ~/.cache/cc-memwrap/index when its folder cannot be written) with progress
 on stderr, and used again while the trace is unchanged: the page reads the

@@ -373,7 +373,8 @@ async function main(): Promise<void> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   process.stdout.write(`recording a trace of about ${events.toLocaleString('en-US')} events…\n`);
   const trace = recordTrace(events);
-  const session = await TraceSession.open(trace);
+  // Whole mode, whatever the trace's size (5 million events is over the index's threshold; --big measures index mode).
+  const session = await TraceSession.open(trace, { index: false });
   const server = await startServer({ rendererDir: RENDERER, session, recent: new RecentList(path.join(path.dirname(trace), 'recent.json')) });
   const url = html ? htmlReportOf(session) : server.url;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
