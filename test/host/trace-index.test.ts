@@ -2,7 +2,7 @@
 // server): built once and reused, built again when the trace changes, never left half-written, a truncated trace
 // indexed up to its last whole record, and bad requests said plainly.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
@@ -12,7 +12,9 @@ import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { buildIndexFile, indexPathFor, openTraceIndex, TraceIndex, useIndex, INDEX_THRESHOLD } from '../../host/trace-index.js';
-import { startServer } from '../../host/server.js';
+import { API_HEADER, startServer, type RunningServer } from '../../host/server.js';
+import { runView } from '../../cli/view.js';
+import { capture } from '../fixtures/cli-capture.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { RecentList } from '../../host/recent.js';
 import { packageRoot } from '../../package-root.js';
@@ -26,6 +28,15 @@ import { FileSource } from '../../analysis/trace/file-source.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
 
 const dir = scratch('trace-index');
+
+/** The demo trace (basicTrace) grown to exactly `size` bytes by its last chunk's reserved, unused space. */
+function traceOfSize(size: number): Uint8Array {
+  const b = basicTrace();
+  const last = b.chunks.at(-1)!;
+  const grow = size - b.build().length;
+  last.capacity = Math.max(last.capacity ?? last.data.len, last.data.len) + grow;
+  return b.build();
+}
 
 function write(name: string, bytes: Uint8Array): string {
   const p = path.join(dir, name);
@@ -81,6 +92,44 @@ describe('index file', () => {
     expect(useIndex(INDEX_THRESHOLD + 1, {})).toBe(true);
     expect(useIndex(10, { MEMWRAP_VIEW_INDEX: '1' })).toBe(true);
     expect(useIndex(INDEX_THRESHOLD * 4, { MEMWRAP_VIEW_INDEX: '0' })).toBe(false);
+  });
+
+  test('a trace of the threshold\'s size opens whole, one a byte larger through its index: in a session and in `view`', async () => {
+    expect(INDEX_THRESHOLD).toBe(4 << 20);
+    const saved = process.env.MEMWRAP_VIEW_INDEX;
+    delete process.env.MEMWRAP_VIEW_INDEX;
+    const renderer = path.join(dir, 'renderer');
+    mkdirSync(renderer, { recursive: true });
+    writeFileSync(path.join(renderer, 'index.html'), '<!doctype html>');
+    try {
+      for (const [size, mode] of [
+        [INDEX_THRESHOLD, undefined],
+        [INDEX_THRESHOLD + 1, 'index'],
+      ] as const) {
+        // The demo trace with its chunk's reserved space grown, as the runtime leaves it: the same events.
+        const bytes = traceOfSize(size);
+        expect(bytes.length).toBe(size);
+        expect(decodeTrace(bytes).events.count).toBe(decodeTrace(basicTrace().build()).events.count);
+        const trace = write(`boundary-${size}.mwtrace`, bytes);
+        expect(useIndex(statSync(trace).size)).toBe(mode === 'index');
+        expect((await TraceSession.open(trace)).info.mode).toBe(mode);
+        let running: RunningServer | null = null;
+        const r = await capture((a, io) => runView(a, io, { electron: null, rendererDir: renderer, recentFile: path.join(dir, 'recent.json'), onServer: (s) => (running = s) }), [trace, '--browser']);
+        expect(r.code, r.err).toBe(0);
+        const server = running as RunningServer | null;
+        try {
+          const api = (p: string): Promise<Response> => fetch(new URL(p, server!.url), { headers: { [API_HEADER]: '1' } });
+          expect(((await (await api('/api/session')).json()) as { mode?: string }).mode).toBe(mode);
+          const whole = await api('/api/trace');
+          expect(whole.status).toBe(mode === 'index' ? 409 : 200);
+          if (mode === undefined) expect((await whole.arrayBuffer()).byteLength).toBe(size);
+        } finally {
+          await server!.close();
+        }
+      }
+    } finally {
+      if (saved !== undefined) process.env.MEMWRAP_VIEW_INDEX = saved;
+    }
   });
 
   test('built once beside the trace, then reused; built again when the trace changes', async () => {
