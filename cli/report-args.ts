@@ -114,8 +114,10 @@ Options:
              without network or server. A trace over 4 MiB (or any, with
              MEMWRAP_VIEW_INDEX=1) is written from the viewer's index of it
              instead (built beside it, or reused): every event's summary,
-             the report's text, and the events themselves only for 200,000
-             around the total peak, in a file of bounded size (README)
+             the panels of the whole run as view shows them (computed in
+             passes over the trace, with progress, kept beside the index),
+             and the events themselves only for 200,000 around the total
+             peak, in a file of bounded size (README)
   --compare B
              compare this run (A) with the trace B, e.g. before and after a
              fix: events, allocations, frees, heap requested, peak heap,

@@ -134,9 +134,9 @@ function budgetsFor(flags: Budgets | null, trace: TraceFile): ReportInputs['budg
 
 /**
  * Writes the HTML report of the trace as read for the report, and says where on stderr. --budget's budgets go into
- * it; a memwrap.json's the session finds itself. A trace the viewer opens through its index (over 64 MiB, or
- * MEMWRAP_VIEW_INDEX=1) gets a report of bounded size built from that index (host/report-window.ts), which it
- * builds beside the trace, with progress, or reuses.
+ * it; a memwrap.json's the session finds itself. A trace the viewer opens through its index (over 4 MiB, or
+ * MEMWRAP_VIEW_INDEX=1) gets a report of bounded size built from that index (host/report-window.ts) and the panels'
+ * data `view` shows (host/index-panels.ts), which it builds beside the trace, with progress, or reuses.
  */
 async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, io: CliIo): Promise<void> {
   const out = a.html!;
@@ -146,12 +146,16 @@ async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, 
   const session = TraceSession.of(trace, { ...(budgets === null ? {} : { budgets }), index });
   const progress = index ? progressLine(io, `${a.file} (index)`, trace.size) : null;
   if (progress !== null) session.indexListeners.add((p) => progress.update(p.fraction, p.phase));
+  // The panels' passes over the trace, once the index is ready: a line of their own (several passes: no rate).
+  const panels = index ? progressLine(io, `${a.file} (panels)`) : null;
   try {
-    const size = await writeSessionReport(session, out);
+    const size = await writeSessionReport(session, out, undefined, { onPanelsProgress: (p) => panels?.update(p.fraction, p.phase) });
     progress?.done();
+    panels?.done();
     io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
   } catch (e) {
     progress?.done();
+    panels?.done();
     if (e instanceof HtmlReportError) throw new ReportFailure(`--html ${out}: ${e.message}`);
     if (index) throw new ReportFailure(`--html ${out}: ${(e as Error).message}`);
     throw e;

@@ -19,6 +19,11 @@ export const EMBEDDED_INDEX_ID = 'mw-index';
 export const EMBEDDED_SUMMARY_ID = 'mw-index-summary';
 /** Index mode: the block holding the index's encoded events of the buckets that cover the window, in base64. */
 export const EMBEDDED_BUCKETS_ID = 'mw-index-buckets';
+/**
+ * Index mode: the JSON block holding the panels' data (analysis/panel-data.ts IndexPanels, as the viewer's host serves
+ * it at /api/index/panels), computed from the whole trace as it streamed.
+ */
+export const EMBEDDED_PANELS_ID = 'mw-index-panels';
 
 /**
  * What the report of a trace opened through its index carries besides the summaries: the index's facts, the host's

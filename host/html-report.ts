@@ -4,7 +4,8 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { writeWholeFile } from './whole-file.js';
 import path from 'node:path';
 import { packageRoot } from '../package-root.js';
-import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_SESSION_ID, EMBEDDED_SUMMARY_ID, EMBEDDED_TRACE_ID, type EmbeddedIndex, type EmbeddedSession } from './embedded-types.js';
+import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_SESSION_ID, EMBEDDED_SUMMARY_ID, EMBEDDED_TRACE_ID, type EmbeddedIndex, type EmbeddedSession } from './embedded-types.js';
+import type { PanelsProgress } from './index-panels.js';
 import { boundedWindow, MAX_WINDOW_BYTES, WINDOW_EVENTS } from './report-window.js';
 import type { SourceResult } from './session-types.js';
 import { SUMMARY_FIELDS } from '../analysis/trace-index.js';
@@ -50,7 +51,15 @@ export function scriptText(js: string): string {
 
 /** JSON safe inside a <script type="application/json"> block: no character that HTML parsing inside it could act on. */
 export function jsonBlockText(value: unknown): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return jsonTextBlock(JSON.stringify(value));
+}
+
+/**
+ * JSON text (already written, e.g. the panels' data as the host keeps it) made safe for a JSON block as jsonBlockText
+ * makes it: those characters can only be inside its strings, where their \\u escapes mean the same.
+ */
+export function jsonTextBlock(json: string): string {
+  return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 function readTemplateFile(dir: string, rel: string): string {
@@ -111,14 +120,16 @@ export function boundedSources(session: TraceSession, max = MAX_REPORT_SOURCES_B
  * The most bytes a report of a trace opened through its index takes (README, "HTML report"): the page itself; the
  * summaries, SUMMARY_FIELDS float64 per bucket of 16,384 events in base64 (128 bytes a bucket); the window's data,
  * at most `maxWindowBytes` before base64 (its buckets grow by a third in base64, its JSON facts not at all); the
- * sources, at most MAX_REPORT_SOURCES_BYTES as carried; and `facts` — the run's site table, threads and problems,
- * the session and the report text, which grow with the program and its threads, not with its events — plus 1 KiB of
- * tags and words.
+ * sources, at most MAX_REPORT_SOURCES_BYTES as carried; `facts` — the run's site table, threads and problems,
+ * the session and the report text, which grow with the program and its threads, not with its events; `panels` — the
+ * panels' data as carried, which grows with the program's sites, functions, threads and call paths (each table cut to
+ * PANEL_ROWS rows, the flame graph to its paths, the consumed chart to its samples), not with its events — plus 1 KiB
+ * of tags and words.
  */
-export function indexReportCeiling(p: { page: number; buckets: number; facts: number; maxWindowBytes?: number; maxSourcesBytes?: number }): number {
+export function indexReportCeiling(p: { page: number; buckets: number; facts: number; panels: number; maxWindowBytes?: number; maxSourcesBytes?: number }): number {
   const summary = 4 * Math.ceil((p.buckets * SUMMARY_FIELDS * 8) / 3);
   const window = Math.ceil(((p.maxWindowBytes ?? MAX_WINDOW_BYTES) * 4) / 3);
-  return p.page + summary + window + (p.maxSourcesBytes ?? MAX_REPORT_SOURCES_BYTES) + p.facts + 1024;
+  return p.page + summary + window + (p.maxSourcesBytes ?? MAX_REPORT_SOURCES_BYTES) + p.facts + p.panels + 1024;
 }
 
 /** Options of a report of a trace opened through its index (tests make the window small). */
@@ -126,23 +137,29 @@ export interface IndexReportOptions {
   windowEvents?: number;
   maxWindowBytes?: number;
   maxSourcesBytes?: number;
+  /** Told how far the panels' passes over the trace are, while they run (the terminal's progress line). */
+  onPanelsProgress?: (p: PanelsProgress) => void;
 }
 
 /**
  * The data blocks of a report of a trace opened through its index (a large trace): the session with the sources up to
- * MAX_REPORT_SOURCES_BYTES, the index's facts and the host's report (EmbeddedIndex), the bucket summaries and the
- * events of one window around the total peak (report-window.ts), never the trace. The index is the viewer's, built
- * or reused beside the trace.
+ * MAX_REPORT_SOURCES_BYTES, the index's facts and the host's report (EmbeddedIndex), the panels' data of the whole run
+ * (host/index-panels.ts, as `view` serves it), the bucket summaries and the events of one window around the total peak
+ * (report-window.ts), never the trace. The index and the panels' data are the viewer's, built or reused beside the
+ * trace.
  */
 export async function indexDataBlocks(session: TraceSession, options: IndexReportOptions = {}): Promise<string> {
   const ix = await session.index();
-  const report = sessionReport(session);
+  // The report and the panels' passes run in worker threads while the window is read here.
+  const computed = Promise.all([sessionReport(session), sessionPanels(session, options.onPanelsProgress)]);
+  computed.catch(() => {});
   const w = boundedWindow(ix, options.windowEvents ?? WINDOW_EVENTS, options.maxWindowBytes ?? MAX_WINDOW_BYTES);
   const { first, end } = w.index.window;
   const n = (v: number): string => v.toLocaleString('en-US');
   const all = ix.meta.events;
   const name = session.info.trace.name;
-  const leftOut =
+  const panels = 'Its panels (summary, tables, peak, leaks, budgets, stack, flame graph, consumed, problems) are of the whole run.';
+  const events =
     end - first >= all
       ? `This report holds all ${n(all)} events of ${name}.`
       : end === first
@@ -150,13 +167,16 @@ export async function indexDataBlocks(session: TraceSession, options: IndexRepor
         : `This report holds the summaries of all ${n(all)} events of ${name}, but the events themselves ` +
         `(their bars one by one, details, call stacks) only for events ${n(first)}–${n(end - 1)}, around the total peak (event ${n(w.index.window.peak)}). ` +
         `cc-memwrap view ${name} shows the rest.`;
-  const embedded: EmbeddedIndex = { ...w.index, report: await report, leftOut };
+  const leftOut = `${events} ${panels}`;
+  const [report, panelsJson] = await computed;
+  const embedded: EmbeddedIndex = { ...w.index, report, leftOut };
   const session_: EmbeddedSession = { session: session.info, sources: boundedSources(session, options.maxSourcesBytes) };
   const summary = Buffer.from(ix.summary.buffer, ix.summary.byteOffset, ix.summary.byteLength).toString('base64');
   const buckets = Buffer.from(w.buckets.buffer, w.buckets.byteOffset, w.buckets.byteLength).toString('base64');
   return (
     `<script type="application/json" id="${EMBEDDED_SESSION_ID}">${jsonBlockText(session_)}</script>\n` +
     `<script type="application/json" id="${EMBEDDED_INDEX_ID}">${jsonBlockText(embedded)}</script>\n` +
+    `<script type="application/json" id="${EMBEDDED_PANELS_ID}">${jsonTextBlock(panelsJson)}</script>\n` +
     `<script type="application/octet-stream" id="${EMBEDDED_SUMMARY_ID}">${summary}</script>\n` +
     `<script type="application/octet-stream" id="${EMBEDDED_BUCKETS_ID}">${buckets}</script>\n`
   );
@@ -171,6 +191,20 @@ async function sessionReport(session: TraceSession): Promise<string> {
     const r = session.reportState;
     if (r.state === 'ready') return r.text;
     if (r.state === 'failed') throw new HtmlReportError(`the report of the trace could not be computed: ${r.message}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+}
+
+/**
+ * The panels' data of index mode (IndexPanels as JSON text), as the session computes it for the viewer (in a worker,
+ * kept beside the index as `<index>.panels`, or read from there): started here if the page has not asked yet.
+ */
+async function sessionPanels(session: TraceSession, onProgress?: (p: PanelsProgress) => void): Promise<string> {
+  for (;;) {
+    const p = session.panels();
+    if (p.state === 'ready') return p.json;
+    if (p.state === 'failed') throw new HtmlReportError(`the panels' data of the trace could not be computed: ${p.message}`);
+    if (p.state === 'computing') onProgress?.({ fraction: p.fraction, phase: p.phase });
     await new Promise((done) => setTimeout(done, 100));
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { build } from 'vite';
+import { expect } from 'vitest';
 import { packageRoot } from '../../package-root.js';
 import { RecentList } from '../../host/recent.js';
 import { startServer, type RunningServer } from '../../host/server.js';
@@ -229,6 +230,15 @@ export function traceProgram(source: string): { trace: string; model: Model; std
   const trace = traceOf(path.join(dir, 'traces'), ran.pid);
   return { trace, model: decodeTrace(new Uint8Array(readFileSync(trace))), stdout: ran.stdout };
 }
+
+/** Opens the panel tab `name` (its data-panel) and waits until it is the active one. */
+export async function openPanel(page: Page, name: string): Promise<void> {
+  await page.locator(`#panel-tabs button[data-panel=${name}]`).click();
+  await expect.poll(() => page.locator(`#panel-tabs button[data-panel=${name}].active`).count()).toBe(1);
+}
+
+/** The text the open panel shows. */
+export const panelText = async (page: Page): Promise<string> => (await page.locator('#panel-body').textContent()) ?? '';
 
 /**
  * The event the page shows as selected: the number the detail pane's "event" fact starts with ("123 · ALLOC · …"),

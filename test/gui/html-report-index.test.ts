@@ -1,8 +1,9 @@
 // The HTML report of a trace opened through its index (`report --html` on a large trace), on
 // test/programs/report-window.c (a few index buckets of events) forced into index mode, in real Chromium from file://: the chart draws from the summaries, the page says which
 // events it holds, an event inside that window shows the same detail and call stack as the whole-trace report, an
-// event outside it is answered with the window and `cc-memwrap view`; the file stays under its documented ceiling
-// (the window cut down to fit), and the command line picks this report for MEMWRAP_VIEW_INDEX=1 only.
+// event outside it is answered with the window and `cc-memwrap view`; every panel shows what `view` shows in index mode
+// for the same trace (the panels' data of the whole run, carried in the file); the file stays under its documented
+// ceiling (the window cut down to fit), and the command line picks this report for MEMWRAP_VIEW_INDEX=1 only.
 import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -12,10 +13,11 @@ import type { Model } from '../../analysis/model.js';
 import { Kind } from '../../analysis/trace/format.js';
 import type { EmbeddedIndex } from '../../host/embedded-types.js';
 import { boundedSources, indexReportCeiling, inlineTemplate, jsonBlockText, writeHtmlReport, writeSessionReport } from '../../host/html-report.js';
+import { EMBEDDED_PANELS_ID } from '../../host/embedded-types.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { programsDir, scratch } from '../support/programs.js';
-import { buildReportTemplate, clickEvent, launch, openReportFile, paintedPixels, selectedEvent, shot, traceProgram } from './browser.js';
+import { buildReportTemplate, clickEvent, launch, openPanel, openReportFile, paintedPixels, panelText, selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
 
 type Handle = { mode: string; events: number; hasEvents(a: number, b: number): boolean; zoomToEvents(a: number, b: number): void };
 
@@ -112,8 +114,10 @@ describe('the HTML report of a trace opened through its index', () => {
     expect(embedded.frames.row.length).toBeGreaterThan(0);
     expect(embedded.places.event.length).toBeGreaterThan(0);
     expect(embedded.frees.events.some((e) => e >= w.end)).toBe(true);
-    // The panel: the host's report, carried in the page.
-    expect(await indexed.locator('#panel-body pre.report-text').textContent()).toContain('Heap by function');
+    // The panels of the whole run, carried in the page: no waiting, no text report in their place.
+    expect(notice).toMatch(/Its panels \(summary, tables, peak, leaks, budgets, stack, flame graph, consumed, problems\) are of the whole run\.$/);
+    await indexed.waitForSelector('#panel-tabs button[data-panel=function]', { timeout: 10_000 });
+    expect(await indexed.locator('#panel-body pre.report-text').count()).toBe(0);
     await shot(indexed, 'html-report-index');
     expect(blocked).toEqual([]);
     expect(errors).toEqual([]);
@@ -154,6 +158,52 @@ describe('the HTML report of a trace opened through its index', () => {
       .toBe(`Cannot show event ${outside}: event ${n(outside)} is outside this report, which holds events ${n(first)}–${n(end - 1)} one by one (and the summaries of all ${n(model.events.count)}); cc-memwrap view shows the rest`);
     await shot(indexed, 'html-report-index-outside');
   });
+
+  describe('its panels', () => {
+    let view: Viewer;
+    beforeAll(async () => {
+      // `view` in index mode on a copy of its own: its index and panels' data computed afresh, not read from the report's.
+      const fresh = path.join(scratch('html-index-view'), path.basename(trace));
+      copyFileSync(trace, fresh);
+      view = await viewerOn(fresh, { index: true });
+      await view.page.waitForSelector('#panel-tabs button[data-panel=function]', { timeout: 60_000 });
+    }, 180_000);
+    afterAll(() => view?.close());
+
+    test('every panel shows what `view` shows in index mode for the same trace', async () => {
+      const tabs = async (page: Page): Promise<string[]> => page.locator('#panel-tabs button').allTextContents();
+      expect(await tabs(indexed)).toEqual(await tabs(view.page));
+      for (const name of ['function', 'site', 'thread', 'library', 'peak', 'leaks', 'linked', 'budgets', 'causes', 'stack', 'consumed', 'problems']) {
+        await openPanel(view.page, name);
+        await openPanel(indexed, name);
+        const a = await panelText(view.page);
+        expect(a.length, name).toBeGreaterThan(20);
+        expect(await panelText(indexed), name).toBe(a);
+      }
+      // The summary's rows but the last (how long the host took).
+      const rows = async (page: Page): Promise<string[]> => {
+        await openPanel(page, 'summary');
+        return page.locator('#panel-body tr').allTextContents();
+      };
+      const [a, b] = [await rows(view.page), await rows(indexed)];
+      expect(a.length).toBeGreaterThan(5);
+      expect(b.slice(0, -1)).toEqual(a.slice(0, -1));
+      expect(b.at(-1)).toMatch(/^Computed in[\d.]+ s on the host as it streamed the trace/);
+      const frames = async (page: Page): Promise<string[]> => {
+        await openPanel(page, 'flame');
+        await page.waitForSelector('svg.flame-graph g.frame');
+        return page.locator('svg.flame-graph g.frame title').allTextContents();
+      };
+      const f = await frames(view.page);
+      expect(f.length).toBeGreaterThan(3);
+      expect(await frames(indexed)).toEqual(f);
+      await openPanel(indexed, 'function');
+      await shot(indexed, 'html-report-index-panels');
+      expect(view.errors).toEqual([]);
+      expect(blocked).toEqual([]);
+      expect(errors).toEqual([]);
+    });
+  });
 });
 
 describe('the size of a report through the index', () => {
@@ -173,12 +223,32 @@ describe('the size of a report through the index', () => {
       jsonBlockText({ session: session.info, sources: {} }).length +
       jsonBlockText(embedded.report).length +
       jsonBlockText(embedded.leftOut).length;
-    const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, facts, maxWindowBytes, maxSourcesBytes });
+    // The panels' data, as `view`'s host serves it (kept beside the index): sized by the program, not its events.
+    const panels = block(html, EMBEDDED_PANELS_ID);
+    const kept = readFileSync(`${copy}.mwindex.panels`, 'utf8');
+    expect(JSON.parse(panels)).toEqual(JSON.parse(kept.slice(kept.indexOf('\n') + 1)));
+    const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, facts, panels: Buffer.byteLength(panels), maxWindowBytes, maxSourcesBytes });
     expect(size).toBeLessThanOrEqual(ceiling);
     // The whole trace's events were asked for; fewer fit.
     expect(end - first).toBeGreaterThan(0);
     expect(end - first).toBeLessThan(model.events.count);
     expect(block(html, 'mw-index-summary').length).toBe(4 * Math.ceil((embedded.meta.buckets * 12 * 8) / 3));
+  });
+
+  test('the ceiling counts the panels\' data: a report with no events and no sources stays under it, by less than the panels take', async () => {
+    const out = path.join(dir, 'tight.html');
+    const session = await TraceSession.open(copy, { index: true });
+    const size = await writeSessionReport(session, out, template, { maxWindowBytes: 1, maxSourcesBytes: 0 });
+    const html = readFileSync(out, 'utf8');
+    const embedded = JSON.parse(block(html, 'mw-index')) as EmbeddedIndex;
+    expect(embedded.window.end).toBe(embedded.window.first);
+    // The facts as carried: the session block (its sources refused in words) and the index block.
+    const facts = Buffer.byteLength(block(html, 'mw-session')) + Buffer.byteLength(block(html, 'mw-index'));
+    const panels = Buffer.byteLength(block(html, EMBEDDED_PANELS_ID));
+    expect(panels).toBeGreaterThan(2048);
+    const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, facts, panels, maxWindowBytes: 1, maxSourcesBytes: 0 });
+    expect(size).toBeLessThanOrEqual(ceiling);
+    expect(ceiling - size).toBeLessThan(panels);
   });
 
   test('sources past the report\'s share are refused in words, not carried', async () => {

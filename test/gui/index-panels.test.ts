@@ -8,15 +8,10 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { attribution } from '../../analysis/attribution.js';
 import type { Model } from '../../analysis/model.js';
 import { programsDir } from '../support/programs.js';
-import { selectedEvent, shot, wholeAndIndexed, type Viewer } from './browser.js';
+import { openPanel, panelText, selectedEvent, shot, wholeAndIndexed, type Viewer } from './browser.js';
 
 const BUDGETS = { heap: 2048, stack: 600 };
 
-const openPanel = async (page: Page, name: string): Promise<void> => {
-  await page.locator(`#panel-tabs button[data-panel=${name}]`).click();
-  await expect.poll(() => page.locator(`#panel-tabs button[data-panel=${name}].active`).count()).toBe(1);
-};
-const panelText = async (page: Page): Promise<string> => (await page.locator('#panel-body').textContent()) ?? '';
 
 describe('index mode panels', () => {
   let model: Model;

@@ -1,11 +1,13 @@
 // The index API (backend.ts IndexApi) of a report of a large trace (`cc-memwrap report --html` in index mode,
 // host/report-window.ts): answered in the page from its data blocks, as the host answers it (host/index-api.ts) —
 // the summaries for the whole run, the events, details and call stacks of the one window the report holds, read
-// back by the same IndexReader from the index's own buckets. Outside the window every answer is an error saying
-// which events the report holds and that `cc-memwrap view` shows the rest.
+// back by the same IndexReader from the index's own buckets, and the panels' data of the whole run the host computed
+// as `view`'s host does. Outside the window every answer is an error saying which events the report holds and that
+// `cc-memwrap view` shows the rest.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../../../analysis/event-detail.js';
 import { encodeRange, IndexBucket, IndexReader, NOT_FREED, S, SUMMARY_FIELDS } from '../../../analysis/trace-index.js';
-import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_SUMMARY_ID, type EmbeddedIndex } from '../../../host/embedded-types.js';
+import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_SUMMARY_ID, type EmbeddedIndex } from '../../../host/embedded-types.js';
+import type { IndexPanels } from '../../../analysis/panel-data.js';
 import type { IndexApi } from './backend.js';
 
 /** An event the report does not hold: the message says which it holds and how to see the rest. */
@@ -55,7 +57,8 @@ class WindowReader extends IndexReader {
   }
 }
 
-export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Array, bucketBytes: Uint8Array): IndexApi {
+/** `panels`: the panels' data the report carries (null: a report without them, which shows the report's text). */
+export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Array, bucketBytes: Uint8Array, panels: IndexPanels | null = null): IndexApi {
   const { first, end } = embedded.window;
   const n = (v: number): string => v.toLocaleString('en-US');
   const holds = end > first ? `events ${n(first)}–${n(end - 1)} one by one` : 'no events one by one';
@@ -129,8 +132,8 @@ export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Arr
       return found;
     },
     report: async () => ({ state: 'ready', text: embedded.report }),
-    // A report of a large trace carries the host's report text, not the panels' data.
-    panels: async () => ({ state: 'failed', message: 'this report file carries the text report only; cc-memwrap view shows the interactive panels' }),
+    panels: async () =>
+      panels !== null ? { state: 'ready', panels } : { state: 'failed', message: 'this report file carries the text report only; cc-memwrap view shows the interactive panels' },
   };
 }
 
@@ -152,11 +155,12 @@ export function embeddedIndex(fromBase64: (text: string) => Uint8Array): IndexAp
   const embedded = JSON.parse(json) as EmbeddedIndex;
   const summary = fromBase64((takeBlock(EMBEDDED_SUMMARY_ID) ?? '').trim());
   const buckets = fromBase64((takeBlock(EMBEDDED_BUCKETS_ID) ?? '').trim());
+  const panels = takeBlock(EMBEDDED_PANELS_ID);
   const notice = document.createElement('div');
   notice.id = 'report-notice';
   notice.className = 'report-notice';
   notice.setAttribute('role', 'note');
   notice.textContent = embedded.leftOut;
   document.getElementById('error')?.before(notice);
-  return embeddedIndexApi(embedded, summary, buckets);
+  return embeddedIndexApi(embedded, summary, buckets, panels === null ? null : (JSON.parse(panels) as IndexPanels));
 }

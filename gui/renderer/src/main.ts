@@ -476,8 +476,7 @@ function followEvents(api: NonNullable<Backend['index']>, ix: IndexChartData, ev
 
 /**
  * Index mode's panels: whole mode's panels, from the data the host computes as it streams the trace (IndexTables),
- * its progress shown until it comes. Where there are none (a report file carries the text report only), the host's
- * report instead.
+ * its progress shown until it comes (a report file carries them). Where there are none, the host's report instead.
  */
 async function indexPanels(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo): Promise<void> {
   fill(byId('panel-tabs'), el('button', { type: 'button', class: 'active' }, 'Panels'));
