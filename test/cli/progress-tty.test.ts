@@ -1,11 +1,12 @@
 // The progress line on a real terminal: every command that reads a large trace (report, its two passes for
-// --leak-causes, export, dump) draws one on a pseudo-terminal (util-linux `script`), with the rate and the time left,
+// --leak-causes, report --html's index and panels' passes, export, dump) draws one on a pseudo-terminal (util-linux `script`), with the rate and the time left,
 // and erases it; off a terminal there is none.
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../package-root.js';
+import { INDEX_THRESHOLD } from '../../host/trace-index.js';
 import { buildInstrumented, runTraced, scratch, traceOf } from '../support/programs.js';
 
 const cli = path.join(packageRoot, 'bin', 'cc-memwrap');
@@ -71,6 +72,21 @@ describe('progress on a terminal', () => {
     const tty = onTerminal(`${process.execPath} ${cli} export ${trace} --format massif -o ${path.join(dir, 'massif.out')}`);
     expect(lines(tty).some((l) => /: reading the events \d+%, \d+ MiB\/s/.test(l))).toBe(true);
   }, 120_000);
+
+  it('report --html of a trace over 4 MiB: the index built, then the panels\' passes, each with the time left', () => {
+    expect(statSync(trace).size).toBeGreaterThan(INDEX_THRESHOLD);
+    // A copy of its own: the index and the panels' data go beside it.
+    const copy = path.join(scratch('progress-tty-html'), 'leaky.mwtrace');
+    copyFileSync(trace, copy);
+    const out = path.join(dir, 'report.html');
+    const tty = onTerminal(`${process.execPath} ${cli} report ${copy} --html ${out} > /dev/null`);
+    const drawn = lines(tty);
+    expect(drawn.some((l) => /^\S+\.mwtrace \(index\): .* \d+%/.test(l))).toBe(true);
+    expect(drawn.some((l) => /^\S+\.mwtrace \(panels\): (pass \d+, )?the tables \d+%, about [\d.]+ s left$/.test(l))).toBe(true);
+    expect(drawn.some((l) => /^\S+\.mwtrace \(panels\): (pass \d+, )?call paths and the live heap by site \d+%/.test(l))).toBe(true);
+    expect(tty).toMatch(/\r\x1b\[Kcc-memwrap report: wrote \S+report\.html \(.*\): open it in a browser/);
+    expect(readFileSync(out, 'utf8')).toContain('id="mw-index-panels"');
+  }, 300_000);
 
   it('none off a terminal', () => {
     const piped = spawnSync(process.execPath, [cli, 'report', '--leak-causes', trace], { encoding: 'utf8' });
