@@ -56,7 +56,7 @@ export function jsonBlockText(value: unknown): string {
 
 /**
  * JSON text (already written, e.g. the panels' data as the host keeps it) made safe for a JSON block as jsonBlockText
- * makes it: those characters can only be inside its strings, where their \\u escapes mean the same.
+ * makes it: those characters can only be inside its strings, where their \u escapes mean the same.
  */
 export function jsonTextBlock(json: string): string {
   return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
