@@ -3,8 +3,9 @@
 // events it holds, an event inside that window shows the same detail and call stack as the whole-trace report, an
 // event outside it is answered with the window and `cc-memwrap view`; every panel shows what `view` shows in index mode
 // for the same trace (the panels' data of the whole run, carried in the file); the file stays under its documented
-// ceiling (the window cut down to fit), and the command line picks this report for MEMWRAP_VIEW_INDEX=1 only.
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+// ceiling (the window cut down to fit); a trace gone before the panels' passes writes no file and says why; and the
+// command line picks this report for MEMWRAP_VIEW_INDEX=1 only.
+import { copyFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -263,6 +264,20 @@ describe('the size of a report through the index', () => {
       expect(b).toMatchObject({ reason: 'too-large', message: `${r.file}: not in this report (its sources stop at 0 MiB); cc-memwrap view shows it` });
     }
     expect(boundedSources(session)).toEqual(all);
+  });
+});
+
+describe('a report through the index that cannot be made', () => {
+  test('a trace gone before its panels\' passes: no file written, the error names the trace', async () => {
+    const gone = path.join(scratch('html-index-gone'), path.basename(trace));
+    copyFileSync(trace, gone);
+    const session = await TraceSession.open(gone, { index: true });
+    await session.index();
+    await expect.poll(() => session.reportState.state, { timeout: 60_000 }).toBe('ready');
+    rmSync(gone);
+    const out = path.join(dir, 'gone.html');
+    await expect(writeSessionReport(session, out, template)).rejects.toThrow(new RegExp(`^the panels' data of the trace could not be computed: .*${path.basename(gone)}: no such file`));
+    expect(existsSync(out)).toBe(false);
   });
 });
 
