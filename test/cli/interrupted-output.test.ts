@@ -1,12 +1,14 @@
 // Output files appear whole or not at all: an export or an HTML report stopped with Ctrl-C (SIGINT) half-way through
-// leaves no file at its name and no temporary one beside it; a write that fails leaves nothing either.
+// (for a trace over 4 MiB, also in its panels' passes) leaves no file at its name and no temporary one beside it; a
+// write that fails leaves nothing either.
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeWholeFile } from '../../host/whole-file.js';
 import { buildInstrumented, runTraced, scratch, traceOf } from '../support/programs.js';
 import { packageRoot } from '../../package-root.js';
+import { INDEX_THRESHOLD } from '../../host/trace-index.js';
 
 const cli = path.join(packageRoot, 'bin', 'cc-memwrap');
 
@@ -24,13 +26,13 @@ int main(void) {
  * after a fast machine had already written the file). Resolves to the exit code `script` passes on (130: stopped by
  * SIGINT) and whether the progress line seen was short of 100 %.
  */
-function ctrlCWhileReading(command: string): Promise<{ code: number | null; beforeEnd: boolean }> {
+function ctrlCWhileReading(command: string, pass = /reading the events (\d+)%/): Promise<{ code: number | null; beforeEnd: boolean }> {
   const child = spawn('script', ['-qfec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'ignore'] });
   let tty = '';
   let percent = -1;
   child.stdout.on('data', (d: Buffer) => {
     tty += d.toString();
-    const m = /reading the events (\d+)%/.exec(tty);
+    const m = pass.exec(tty);
     if (percent < 0 && m !== null) {
       percent = Number(m[1]);
       child.stdin.write('\x03');
@@ -66,6 +68,22 @@ describe('interrupted and failed output', () => {
     expect(stopped).toEqual({ code: 130, beforeEnd: true });
     expect(readdirSync(out)).toEqual([]);
   }, 60_000);
+
+  it('Ctrl-C during the panels\' passes of report --html (a trace over 4 MiB) leaves no HTML file and no panels\' file', async () => {
+    expect(statSync(trace).size).toBeGreaterThan(INDEX_THRESHOLD);
+    // A copy in a folder of its own: the index and the panels' data are written beside it.
+    const beside = path.join(dir, 'beside');
+    mkdirSync(beside, { recursive: true });
+    const copy = path.join(beside, 'churn.mwtrace');
+    copyFileSync(trace, copy);
+    const out = path.join(dir, 'html-panels');
+    mkdirSync(out, { recursive: true });
+    const stopped = await ctrlCWhileReading(`${process.execPath} ${cli} report ${copy} --html ${path.join(out, 'report.html')} > /dev/null`, /\(panels\): the tables (\d+)%/);
+    expect(stopped).toEqual({ code: 130, beforeEnd: true });
+    expect(readdirSync(out)).toEqual([]);
+    // The index was whole before the panels began; nothing of the panels is left.
+    expect(readdirSync(beside).filter((f) => f.includes('.panels'))).toEqual([]);
+  }, 120_000);
 
   it('a write that fails leaves nothing behind', () => {
     const out = path.join(dir, 'failed');
