@@ -21,7 +21,7 @@ import { Flag, Kind, kindName } from './trace/format.js';
 import { grown } from './trace/typed-arrays.js';
 
 /** Format of the index file; a cache of another version is built again. */
-export const INDEX_VERSION = 3;
+export const INDEX_VERSION = 4;
 /** Events per bucket: 10^9 events make 61,036 buckets, about 6 MB of summaries. */
 export const INDEX_BUCKET = 16384;
 /** Events per fine summary: the chart draws the fine level for the part in view when a bucket is wider than a column. */
@@ -35,8 +35,11 @@ export const F = {
   STATIC_MAX: 4,
   /** The classes of event in the row (eventClassBit), a small integer. */
   MASK: 5,
+  /** Min/max of the heap of blocks allocated by instrumented code alone (the "libc heap" toggle unticked). */
+  IHEAP_MIN: 6,
+  IHEAP_MAX: 7,
 } as const;
-export const FINE_FIELDS = 6;
+export const FINE_FIELDS = 8;
 /** Fine rows a fold hands its sink at a time. */
 const FINE_BATCH = 4096;
 
@@ -61,8 +64,36 @@ export const S = {
   /** First block row and first frame row made in the bucket. */
   BLOCK_START: 10,
   FRAME_START: 11,
+  STATIC_MIN: 12,
+  /** Min, max and last value of the heap of blocks allocated by instrumented code alone (instrumentedHeap). */
+  IHEAP_MIN: 13,
+  IHEAP_MAX: 14,
+  IHEAP_LAST: 15,
+  /** The bucket's first row in the thread table (its rows run to the next bucket's first). */
+  THREAD_START: 16,
 } as const;
-export const SUMMARY_FIELDS = 12;
+export const SUMMARY_FIELDS = 17;
+
+/**
+ * Fields of a row of the thread table (Float64, THREAD_FIELDS per row), which follows the summary table: one row per
+ * bucket and thread with events in that bucket, the buckets in order. What the thread filter draws of a thread: its
+ * own stack plus static bytes (chartSeries(model, thread).above) over all of the bucket's events, those before its
+ * first event in the bucket and after its last one holding its stack as it was, and its stack after the bucket. In a
+ * bucket without a row the thread's stack is that of its latest row (0 before its first), so its extremes there are
+ * that plus the bucket's STATIC_MIN and STATIC_MAX: the table grows with buckets × threads active in each, not with
+ * buckets × threads.
+ */
+export const T = {
+  /** The thread's row in the thread list. */
+  THREAD: 0,
+  ABOVE_MIN: 1,
+  ABOVE_MAX: 2,
+  /** The thread's stack bytes after the bucket's last event. */
+  STACK_LAST: 3,
+  /** The classes of the thread's own events in the bucket (eventClassBit). */
+  MASK: 4,
+} as const;
+export const THREAD_FIELDS = 5;
 
 /** What the index knows of the run beyond its buckets: JSON, small (sites, threads, live blocks at the end). */
 export interface IndexMeta {
@@ -89,6 +120,11 @@ export interface IndexMeta {
   /** Largest values over the run (the chart's unzoomed axes). */
   maxAbove: number;
   maxHeap: number;
+  /** Rows of the thread table (THREAD_FIELDS each, after the summary table). */
+  threadRows: number;
+  /** Blocks allocated inside libc or uninstrumented code, and the most bytes of them live at once (the libc toggle's status line). */
+  libcBlocks: number;
+  maxLibcHeap: number;
 }
 
 /** Where a build puts what it makes: each bucket's bytes in order, and the free of each block row. */
@@ -278,6 +314,27 @@ export class IndexFold implements EventFold {
   private bHeapMax = -Infinity;
   private bStaticMax = -Infinity;
   private bMask = 0;
+  private bStaticMin = Infinity;
+  // The heap of blocks allocated by instrumented code alone (instrumentedHeap), its extremes in the bucket and the fine
+  // row, and what the blocks allocated elsewhere (inside libc, uninstrumented code) come to.
+  private iheap = 0;
+  private bIHeapMin = Infinity;
+  private bIHeapMax = -Infinity;
+  private fIHeapMin = 0;
+  private fIHeapMax = 0;
+  private libcBlocks = 0;
+  private maxLibcHeap = 0;
+  // The thread table (T): its rows so far, the current bucket's from `bucketRow0`; per thread row, its stack after its
+  // latest event, its row in the current bucket (-1: none yet) and the position there of its latest event.
+  private threadTable = new Float64Array(THREAD_FIELDS * 64);
+  private threadRows = 0;
+  private bucketRow0 = 0;
+  private tStack = new Float64Array(64);
+  private tRow = new Int32Array(64).fill(-1);
+  private tLast = new Int32Array(64);
+  // Static bytes before the current bucket's first event, and where they changed in it (position, bytes after).
+  private staticAtOpen = 0;
+  private readonly staticChanges: number[] = [];
 
   constructor(
     private readonly start: TraceStart,
@@ -303,6 +360,11 @@ export class IndexFold implements EventFold {
     this.bAboveMin = this.bHeapMin = Infinity;
     this.bAboveMax = this.bHeapMax = this.bStaticMax = -Infinity;
     this.bMask = 0;
+    this.bStaticMin = this.bIHeapMin = Infinity;
+    this.bIHeapMax = -Infinity;
+    r[S.THREAD_START] = this.bucketRow0 = this.threadRows;
+    this.staticAtOpen = this.statics;
+    this.staticChanges.length = 0;
     r[S.OFFSET] = this.offset;
     r[S.BLOCK_START] = this.blocks;
     r[S.FRAME_START] = this.frames;
@@ -318,6 +380,11 @@ export class IndexFold implements EventFold {
     s[r + S.HEAP_MAX] = this.bHeapMax;
     s[r + S.STATIC_MAX] = this.bStaticMax;
     s[r + S.MASK] = this.bMask;
+    s[r + S.STATIC_MIN] = this.bStaticMin;
+    s[r + S.IHEAP_MIN] = this.bIHeapMin;
+    s[r + S.IHEAP_MAX] = this.bIHeapMax;
+    s[r + S.IHEAP_LAST] = this.iheap;
+    this.closeThreads();
     if (this.events) {
       const bytes = this.w.take();
       this.summary[SUMMARY_FIELDS * this.buckets + S.LENGTH] = bytes.length;
@@ -333,7 +400,7 @@ export class IndexFold implements EventFold {
     if (this.inBucket === 0) this.open();
     if (!this.events) {
       if (e.kind === Kind.STATIC) this.statics += e.value;
-      this.summarize(e);
+      this.summarize(e, tables);
       return;
     }
     this.orphans.event(e, tables);
@@ -419,15 +486,60 @@ export class IndexFold implements EventFold {
     const r = SUMMARY_FIELDS * this.buckets;
     if (this.timeMax < this.summary[r + S.TIME_MIN]!) this.summary[r + S.TIME_MIN] = this.timeMax;
     this.summary[r + S.TIME_MAX] = this.timeMax;
-    this.summarize(e);
+    this.summarize(e, tables);
   }
 
   /** The event in its bucket's summary, its fine row and its site's numbers: what the chart draws (stack + static above the axis, the heap below) and the search counts. */
-  private summarize(e: FoldEvent): void {
+  private summarize(e: FoldEvent, tables: FoldTables): void {
     const bit = this.bitOfKind[e.kind]!;
     const statics = this.statics;
     const above = e.stackTotal + statics;
     const heap = e.heapRequested;
+    // The heap of instrumented code's blocks: an ended block first (a realloc ends one and makes one).
+    const blocks = tables.blocks;
+    const ended = e.oldBlock;
+    if (ended !== NONE && blocks.interposed[ended] === 0) this.iheap -= blocks.requested[ended]!;
+    const made = e.newBlock;
+    if (made !== NONE) {
+      if (blocks.interposed[made] === 0) this.iheap += blocks.requested[made]!;
+      else this.libcBlocks++;
+    }
+    const iheap = this.iheap;
+    if (heap - iheap > this.maxLibcHeap) this.maxLibcHeap = heap - iheap;
+    if (iheap < this.bIHeapMin) this.bIHeapMin = iheap;
+    if (iheap > this.bIHeapMax) this.bIHeapMax = iheap;
+    // The event's thread: its row of the bucket (made at its first event here, the events before that holding its
+    // stack as it was, with the static bytes of those events: the bucket's extremes so far), then its own numbers.
+    const t = e.thread;
+    if (t >= this.tRow.length) {
+      this.tRow = grown(this.tRow, t + 1, -1);
+      this.tStack = grown(this.tStack, t + 1);
+      this.tLast = grown(this.tLast, t + 1);
+    }
+    let row = this.tRow[t]!;
+    if (row < 0) {
+      row = this.threadRows++;
+      this.threadTable = grown(this.threadTable, THREAD_FIELDS * this.threadRows);
+    }
+    const tt = this.threadTable;
+    if (this.tRow[t]! < 0) {
+      this.tRow[t] = row;
+      const o = THREAD_FIELDS * row;
+      tt[o + T.THREAD] = t;
+      const held = this.tStack[t]!;
+      tt[o + T.ABOVE_MIN] = this.inBucket > 0 ? held + this.bStaticMin : Infinity;
+      tt[o + T.ABOVE_MAX] = this.inBucket > 0 ? held + this.bStaticMax : -Infinity;
+      tt[o + T.MASK] = 0;
+    }
+    const o = THREAD_FIELDS * row;
+    const mine = e.stack + statics;
+    if (mine < tt[o + T.ABOVE_MIN]!) tt[o + T.ABOVE_MIN] = mine;
+    if (mine > tt[o + T.ABOVE_MAX]!) tt[o + T.ABOVE_MAX] = mine;
+    tt[o + T.MASK] = tt[o + T.MASK]! | bit;
+    this.tStack[t] = e.stack;
+    this.tLast[t] = this.inBucket;
+    if (e.kind === Kind.STATIC) this.staticChanges.push(this.inBucket, statics);
+    if (statics < this.bStaticMin) this.bStaticMin = statics;
     if (above < this.bAboveMin) this.bAboveMin = above;
     if (above > this.bAboveMax) this.bAboveMax = above;
     if (heap < this.bHeapMin) this.bHeapMin = heap;
@@ -447,9 +559,12 @@ export class IndexFold implements EventFold {
     if (this.inFine === 0) {
       this.fAboveMin = this.fAboveMax = above;
       this.fHeapMin = this.fHeapMax = heap;
+      this.fIHeapMin = this.fIHeapMax = iheap;
       this.fStaticMax = statics;
       this.fMask = bit;
     } else {
+      if (iheap < this.fIHeapMin) this.fIHeapMin = iheap;
+      if (iheap > this.fIHeapMax) this.fIHeapMax = iheap;
       if (above < this.fAboveMin) this.fAboveMin = above;
       if (above > this.fAboveMax) this.fAboveMax = above;
       if (heap < this.fHeapMin) this.fHeapMin = heap;
@@ -462,6 +577,40 @@ export class IndexFold implements EventFold {
     if (++this.inBucket === this.bucketSize) this.close();
   }
 
+  /**
+   * The current bucket's rows of the thread table, finished: each thread's stack held after its last event here, with
+   * the static bytes of the events after it (the value then, and each change after), and its stack at the end.
+   */
+  private closeThreads(): void {
+    const tt = this.threadTable;
+    const n = this.inBucket;
+    const ch = this.staticChanges;
+    for (let row = this.bucketRow0; row < this.threadRows; row++) {
+      const o = THREAD_FIELDS * row;
+      const t = tt[o + T.THREAD]!;
+      const held = this.tStack[t]!;
+      const p = this.tLast[t]!;
+      if (p < n - 1) {
+        let v = this.staticAtOpen;
+        let lo = Infinity;
+        let hi = -Infinity;
+        for (let j = 0; j < ch.length; j += 2) {
+          if (ch[j]! <= p) v = ch[j + 1]!;
+          else {
+            lo = Math.min(lo, ch[j + 1]!);
+            hi = Math.max(hi, ch[j + 1]!);
+          }
+        }
+        lo = Math.min(lo, v);
+        hi = Math.max(hi, v);
+        if (held + lo < tt[o + T.ABOVE_MIN]!) tt[o + T.ABOVE_MIN] = held + lo;
+        if (held + hi > tt[o + T.ABOVE_MAX]!) tt[o + T.ABOVE_MAX] = held + hi;
+      }
+      tt[o + T.STACK_LAST] = held;
+      this.tRow[t] = -1;
+    }
+  }
+
   private closeFine(): void {
     const r = this.fineRows;
     const o = FINE_FIELDS * this.fineAt;
@@ -471,6 +620,8 @@ export class IndexFold implements EventFold {
     r[o + F.HEAP_MAX] = this.fHeapMax;
     r[o + F.STATIC_MAX] = this.fStaticMax;
     r[o + F.MASK] = this.fMask;
+    r[o + F.IHEAP_MIN] = this.fIHeapMin;
+    r[o + F.IHEAP_MAX] = this.fIHeapMax;
     this.fines++;
     this.inFine = 0;
     if (++this.fineAt === FINE_BATCH) this.flushFine();
@@ -532,13 +683,19 @@ export class IndexFold implements EventFold {
       problems: end.problems,
       maxAbove: this.maxAbove,
       maxHeap: this.maxHeap,
+      threadRows: this.threadRows,
+      libcBlocks: this.libcBlocks,
+      maxLibcHeap: this.maxLibcHeap,
     };
   }
 
-  /** After `finish`: the meta facts and the summary table (SUMMARY_FIELDS numbers per bucket). */
+  /** After `finish`: the meta facts and the summary table (SUMMARY_FIELDS numbers per bucket), the thread table after it (THREAD_FIELDS per row). */
   result(): { meta: IndexMeta; summary: Float64Array } {
     if (this.meta === null) throw new Error('the index fold has not finished');
-    return { meta: this.meta, summary: this.summary.slice(0, SUMMARY_FIELDS * this.buckets) };
+    const out = new Float64Array(SUMMARY_FIELDS * this.buckets + THREAD_FIELDS * this.threadRows);
+    out.set(this.summary.subarray(0, SUMMARY_FIELDS * this.buckets));
+    out.set(this.threadTable.subarray(0, THREAD_FIELDS * this.threadRows), SUMMARY_FIELDS * this.buckets);
+    return { meta: this.meta, summary: out };
   }
 }
 
@@ -612,6 +769,8 @@ export class IndexBucket {
   readonly made: BlockColumns;
   readonly ended: BlockColumns;
   readonly linked = new Map<number, { partial: boolean; blocks: IndexBlock[] }>();
+  /** Per event its own thread's stack and the instrumented heap after it, and the threads' stacks before the bucket (IndexReader's, made when first asked). */
+  series: { stack: Float64Array; iheap: Float64Array; before: Float64Array } | null = null;
 
   constructor(
     bytes: Uint8Array,
@@ -742,7 +901,12 @@ export function decodeFine(bytes: ArrayBuffer): FineRange {
   return { first: dv.getFloat64(8, true), count, rows: new Float32Array(bytes, 16, FINE_FIELDS * count) };
 }
 
-/** The events of a range as the chart draws them: series and kinds (a compact reply to the page). */
+/**
+ * The events of a range as the chart draws them: series and kinds (a compact reply to the page), and what the page
+ * needs to draw one thread's stack or the heap of instrumented code alone (the thread filter, the libc toggle): each
+ * event's thread row and that thread's stack after it, the instrumented heap after it, and every thread's stack
+ * before the range.
+ */
 export interface IndexRange {
   first: number;
   count: number;
@@ -751,6 +915,24 @@ export interface IndexRange {
   heap: Float64Array;
   statics: Float64Array;
   times: Float64Array;
+  thread: Uint32Array;
+  /** The stack bytes of the event's own thread after it. */
+  stack: Float64Array;
+  /** The heap of blocks allocated by instrumented code alone (instrumentedHeap). */
+  iheap: Float64Array;
+  /** Per thread row, its stack bytes before event `first`. */
+  stacksBefore: Float64Array;
+}
+
+/** Thread `thread`'s stack + static bytes over a range (chartSeries(model, thread).above for its events). */
+export function threadAbove(r: IndexRange, thread: number): Float64Array {
+  const out = new Float64Array(r.count);
+  let cur = r.stacksBefore[thread] ?? 0;
+  for (let i = 0; i < r.count; i++) {
+    if (r.thread[i] === thread) cur = r.stack[i]!;
+    out[i] = cur + r.statics[i]!;
+  }
+  return out;
 }
 
 /** Reads an index's buckets back, a few kept decoded. */
@@ -758,6 +940,8 @@ export class IndexReader {
   readonly run: Run;
   private readonly cache = new Map<number, IndexBucket>();
   private readonly live = new Map<number, number>();
+  /** Per thread row, the buckets it has rows of the thread table in and its stack after each (made when first asked). */
+  private threadBuckets: { bucket: number[]; last: number[] }[] | null = null;
 
   constructor(
     readonly meta: IndexMeta,
@@ -791,17 +975,100 @@ export class IndexReader {
     return b;
   }
 
+  /** The thread table (THREAD_FIELDS per row), after the summary table. */
+  get threadTable(): Float64Array {
+    return this.summary.subarray(SUMMARY_FIELDS * this.meta.buckets, SUMMARY_FIELDS * this.meta.buckets + THREAD_FIELDS * this.meta.threadRows);
+  }
+
+  /** Every thread's stack bytes before bucket k's first event, from the thread table. */
+  stacksBefore(k: number): Float64Array {
+    if (this.threadBuckets === null) {
+      const tt = this.threadTable;
+      const by = this.meta.threads.map(() => ({ bucket: [] as number[], last: [] as number[] }));
+      for (let j = 0; j < this.meta.buckets; j++) {
+        const r0 = this.summary[SUMMARY_FIELDS * j + S.THREAD_START]!;
+        const r1 = j + 1 < this.meta.buckets ? this.summary[SUMMARY_FIELDS * (j + 1) + S.THREAD_START]! : this.meta.threadRows;
+        for (let row = r0; row < r1; row++) {
+          const t = tt[THREAD_FIELDS * row + T.THREAD]!;
+          while (by.length <= t) by.push({ bucket: [], last: [] });
+          by[t]!.bucket.push(j);
+          by[t]!.last.push(tt[THREAD_FIELDS * row + T.STACK_LAST]!);
+        }
+      }
+      this.threadBuckets = by;
+    }
+    const out = new Float64Array(this.threadBuckets.length);
+    this.threadBuckets.forEach(({ bucket, last }, t) => {
+      // The thread's latest bucket before k.
+      let lo = 0;
+      let hi = bucket.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (bucket[mid]! < k) lo = mid + 1;
+        else hi = mid;
+      }
+      out[t] = lo > 0 ? last[lo - 1]! : 0;
+    });
+    return out;
+  }
+
+  /**
+   * Bucket k's events' own thread's stack and the instrumented heap after each (kept with the bucket): from each
+   * thread's stack before the bucket, an event changes its own thread's stack by as much as it changes the stack of
+   * all threads; from the instrumented heap before it, by the blocks of instrumented code it makes and ends.
+   */
+  private bucketSeries(k: number): { bucket: IndexBucket; stack: Float64Array; iheap: Float64Array; before: Float64Array } {
+    const bk = this.bucket(k);
+    if (bk.series !== null) return { bucket: bk, ...bk.series };
+    const before = this.stacksBefore(k);
+    const cur = before.slice();
+    let total = 0;
+    for (let t = 0; t < cur.length; t++) total += cur[t]!;
+    let iheap = k > 0 ? this.summary[SUMMARY_FIELDS * (k - 1) + S.IHEAP_LAST]! : 0;
+    const stack = new Float64Array(bk.count);
+    const ih = new Float64Array(bk.count);
+    for (let i = 0; i < bk.count; i++) {
+      const t = bk.thread[i]!;
+      const st = bk.stackTotal[i]!;
+      stack[i] = cur[t] = (cur[t] ?? 0) + st - total;
+      total = st;
+      if (bk.ended.row[i] !== NONE && bk.ended.interposed[i] === 0) iheap -= bk.ended.requested[i]!;
+      if (bk.made.row[i] !== NONE && bk.made.interposed[i] === 0) iheap += bk.made.requested[i]!;
+      ih[i] = iheap;
+    }
+    bk.series = { stack, iheap: ih, before };
+    return { bucket: bk, ...bk.series };
+  }
+
   /** Events [a, b), at most `cap` of them, as the chart draws them. */
   range(a: number, b: number, cap = 1 << 20): IndexRange {
     const first = Math.max(0, Math.min(a, this.events));
     const end = Math.max(first, Math.min(b, this.events, first + cap));
     const n = end - first;
-    const out: IndexRange = { first, count: n, kinds: new Uint8Array(n), above: new Float64Array(n), heap: new Float64Array(n), statics: new Float64Array(n), times: new Float64Array(n) };
+    const threads = this.meta.threads.length;
+    const out: IndexRange = {
+      first,
+      count: n,
+      kinds: new Uint8Array(n),
+      above: new Float64Array(n),
+      heap: new Float64Array(n),
+      statics: new Float64Array(n),
+      times: new Float64Array(n),
+      thread: new Uint32Array(n),
+      stack: new Float64Array(n),
+      iheap: new Float64Array(n),
+      stacksBefore: new Float64Array(threads),
+    };
     const B = this.meta.bucketSize;
     for (let e = first; e < end; ) {
-      const bk = this.bucket(Math.floor(e / B));
+      const { bucket: bk, stack, iheap, before } = this.bucketSeries(Math.floor(e / B));
       const i0 = e - bk.first;
       const i1 = Math.min(bk.count, end - bk.first);
+      if (e === first) {
+        // Each thread's stack before the range: before its bucket, then through the bucket's events before it.
+        out.stacksBefore.set(before.subarray(0, threads));
+        for (let i = 0; i < i0; i++) if (bk.thread[i]! < threads) out.stacksBefore[bk.thread[i]!] = stack[i]!;
+      }
       for (let i = i0; i < i1; i++) {
         const o = bk.first + i - first;
         out.kinds[o] = bk.kind[i]!;
@@ -809,6 +1076,9 @@ export class IndexReader {
         out.above[o] = bk.stackTotal[i]! + bk.statics[i]!;
         out.heap[o] = bk.heapRequested[i]!;
         out.times[o] = bk.time[i]!;
+        out.thread[o] = bk.thread[i]!;
+        out.stack[o] = stack[i]!;
+        out.iheap[o] = iheap[i]!;
       }
       e = bk.first + i1;
     }
@@ -972,16 +1242,23 @@ export class IndexReader {
   }
 }
 
-/** A range as bytes for the page: count (u32), first (f64), then kinds (padded to 8), above, heap, statics, times. */
+/**
+ * A range as bytes for the page: count (u32), threads (u32), first (f64), then kinds (padded to 8), thread rows (u32,
+ * padded to 8), above, heap, statics, times, stack, iheap (f64 each), then stacksBefore (f64 per thread).
+ */
 export function encodeRange(r: IndexRange): Uint8Array {
   const pad = Math.ceil(r.count / 8) * 8;
-  const out = new Uint8Array(16 + pad + 32 * r.count);
+  const padT = Math.ceil(r.count / 2) * 8;
+  const threads = r.stacksBefore.length;
+  const out = new Uint8Array(16 + pad + padT + 48 * r.count + 8 * threads);
   const dv = new DataView(out.buffer);
   dv.setUint32(0, r.count, true);
+  dv.setUint32(4, threads, true);
   dv.setFloat64(8, r.first, true);
   out.set(r.kinds, 16);
-  let at = 16 + pad;
-  for (const col of [r.above, r.heap, r.statics, r.times]) {
+  out.set(new Uint8Array(r.thread.buffer, r.thread.byteOffset, r.thread.byteLength), 16 + pad);
+  let at = 16 + pad + padT;
+  for (const col of [r.above, r.heap, r.statics, r.times, r.stack, r.iheap, r.stacksBefore]) {
     out.set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength), at);
     at += col.byteLength;
   }
@@ -991,8 +1268,24 @@ export function encodeRange(r: IndexRange): Uint8Array {
 export function decodeRange(bytes: ArrayBuffer): IndexRange {
   const dv = new DataView(bytes);
   const count = dv.getUint32(0, true);
+  const threads = dv.getUint32(4, true);
   const first = dv.getFloat64(8, true);
   const pad = Math.ceil(count / 8) * 8;
-  const f64 = (k: number): Float64Array => new Float64Array(bytes, 16 + pad + 8 * count * k, count);
-  return { first, count, kinds: new Uint8Array(bytes, 16, count), above: f64(0), heap: f64(1), statics: f64(2), times: f64(3) };
+  const padT = Math.ceil(count / 2) * 8;
+  if (bytes.byteLength !== 16 + pad + padT + 48 * count + 8 * threads) throw new IndexDamagedError(`events: ${bytes.byteLength} bytes for ${count} events of ${threads} threads`);
+  const base = 16 + pad + padT;
+  const f64 = (k: number): Float64Array => new Float64Array(bytes, base + 8 * count * k, count);
+  return {
+    first,
+    count,
+    kinds: new Uint8Array(bytes, 16, count),
+    thread: new Uint32Array(bytes, 16 + pad, count),
+    above: f64(0),
+    heap: f64(1),
+    statics: f64(2),
+    times: f64(3),
+    stack: f64(4),
+    iheap: f64(5),
+    stacksBefore: new Float64Array(bytes, base + 48 * count, threads),
+  };
 }

@@ -16,14 +16,15 @@
 //   72  the buckets' events, one after the other
 //   then the free column: per block row the event that freed it (u32, 0xffffffff: never)
 //   then the fine rows (f32, FINE_FIELDS per INDEX_FINE events), read by range for the part of the run in view
-//   then the meta: u32 JSON length, the JSON (IndexMeta), padding to 8, the summary table (f64, SUMMARY_FIELDS per bucket)
+//   then the meta: u32 JSON length, the JSON (IndexMeta), padding to 8, the summary table (f64, SUMMARY_FIELDS per bucket),
+//   then the thread table (f64, THREAD_FIELDS per row: a row per bucket and thread with events in it)
 import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, INDEX_FINE, NOT_FREED, SUMMARY_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
+import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, INDEX_FINE, NOT_FREED, SUMMARY_FIELDS, THREAD_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { readHeader } from '../analysis/trace/header.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
@@ -451,7 +452,7 @@ export class TraceIndex {
       readAll(fd, json, metaOffset + 4);
       const meta = JSON.parse(new TextDecoder().decode(json)) as IndexMeta;
       const tableAt = Math.ceil((metaOffset + 4 + len) / 8) * 8;
-      const table = new Float64Array(meta.buckets * SUMMARY_FIELDS);
+      const table = new Float64Array(meta.buckets * SUMMARY_FIELDS + meta.threadRows * THREAD_FIELDS);
       if (readAll(fd, new Uint8Array(table.buffer), tableAt) < table.byteLength) throw new Error('cut short');
       if (!(fineOffset + meta.fines * FINE_FIELDS * 4 <= metaOffset)) throw new Error('damaged');
       const one = new Uint8Array(4);

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
 import { findSites, findSitesIn, nextEventOfClass } from '../../analysis/event-sets.js';
-import { chartSeries, monotonicTimes } from '../../analysis/lod.js';
+import { chartSeries, instrumentedHeap, monotonicTimes } from '../../analysis/lod.js';
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
@@ -65,6 +65,7 @@ describe('trace index', () => {
       const n = model.events.count;
       const statics = staticSeries(model);
       const series = chartSeries(model, null, statics);
+      const iheap = instrumentedHeap(model);
       const rows = Math.ceil(n / fineSize);
       expect(index.meta.fineSize).toBe(fineSize);
       expect(index.meta.fines).toBe(rows);
@@ -86,6 +87,8 @@ describe('trace index', () => {
         want[F.HEAP_MAX] = f32(Math.max(...series.heap.subarray(a, b)));
         want[F.STATIC_MAX] = f32(Math.max(...statics.subarray(a, b)));
         want[F.MASK] = mask;
+        want[F.IHEAP_MIN] = f32(Math.min(...iheap.subarray(a, b)));
+        want[F.IHEAP_MAX] = f32(Math.max(...iheap.subarray(a, b)));
         expect(row, `fine row ${k}`).toEqual(want);
       }
       // A part of the run: the rows holding its events, from the row of its first; a cap cuts it.
@@ -104,6 +107,6 @@ describe('trace index', () => {
 
   it('refuses fine rows whose bytes do not match their count', () => {
     const bytes = encodeFine({ first: 0, count: 2, rows: new Float32Array(FINE_FIELDS * 2) });
-    expect(() => decodeFine(bytes.slice(0, bytes.length - 4).buffer)).toThrow(/fine rows: 60 bytes for 2 rows/);
+    expect(() => decodeFine(bytes.slice(0, bytes.length - 4).buffer)).toThrow(/fine rows: 76 bytes for 2 rows/);
   });
 });

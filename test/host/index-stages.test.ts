@@ -8,7 +8,7 @@ import { existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, wr
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventDetail } from '../../analysis/event-detail.js';
-import { decodeFine, S, SUMMARY_FIELDS } from '../../analysis/trace-index.js';
+import { decodeFine, S, SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/trace-index.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { buildSummaryFile, openTraceIndexStaged, summariesPathFor, TraceIndex, type BuildProgress } from '../../host/trace-index.js';
@@ -69,7 +69,7 @@ describe('the index in two stages', () => {
       expect(existsSync(file)).toBe(false);
       // What the chart draws: the summaries and the fine rows.
       const summary = new Float64Array(await (await get('api/index/summary')).arrayBuffer());
-      expect(summary.length).toBe(Math.ceil(model.events.count / 16384) * SUMMARY_FIELDS);
+      expect(summary.length).toBe(Math.ceil(model.events.count / 16384) * SUMMARY_FIELDS + status.meta.threadRows * THREAD_FIELDS);
       const fine = await get(`api/index/fine?from=0&to=${model.events.count}`);
       expect(fine.status).toBe(200);
       const fineRows = decodeFine(await fine.arrayBuffer());

@@ -6,7 +6,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
-import { chartSeries } from '../../analysis/lod.js';
+import { chartSeries, instrumentedHeap } from '../../analysis/lod.js';
 import { decodeFine, F, FINE_FIELDS, INDEX_FINE, INDEX_VERSION } from '../../analysis/trace-index.js';
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
@@ -58,6 +58,7 @@ function expectSameAsModel(ix: TraceIndex, bytes: Uint8Array): void {
   }
   // The fine rows, read from the file by range: min/max over their events as Float32.
   const series = chartSeries(model, null, statics);
+  const iheap = instrumentedHeap(model);
   const n = model.events.count;
   expect(ix.meta.fineSize).toBe(INDEX_FINE);
   expect(ix.meta.fines).toBe(Math.ceil(n / INDEX_FINE));
@@ -81,6 +82,8 @@ function expectSameAsModel(ix: TraceIndex, bytes: Uint8Array): void {
       want[F.HEAP_MAX] = Math.fround(Math.max(...series.heap.subarray(e0, e1)));
       want[F.STATIC_MAX] = Math.fround(Math.max(...statics.subarray(e0, e1)));
       want[F.MASK] = mask;
+      want[F.IHEAP_MIN] = Math.fround(Math.min(...iheap.subarray(e0, e1)));
+      want[F.IHEAP_MAX] = Math.fround(Math.max(...iheap.subarray(e0, e1)));
       expect(row, `fine row ${r.first + j}`).toEqual(want);
     }
   }

@@ -1,0 +1,110 @@
+// What the index keeps for the thread filter and the "libc heap" toggle (analysis/trace-index.ts): the thread table's
+// rows, the buckets' instrumented heap and the events of a range read back, each equal to the same numbers computed by
+// brute force from the decoded model (chartSeries with a thread, instrumentedHeap), for every fold trace and buckets
+// of 7 events (many buckets, threads switching inside them) and of 16,384.
+import { describe, expect, it } from 'vitest';
+import { eventClassBit, eventClassOfKind } from '../../analysis/event-detail.js';
+import { chartSeries, instrumentedHeap } from '../../analysis/lod.js';
+import { memorySource } from '../../analysis/trace/byte-source.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { streamSource } from '../../analysis/trace/resolve-stream.js';
+import { staticSeries, threadStackSeries } from '../../analysis/timeline.js';
+import { decodeRange, encodeRange, IndexFold, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove } from '../../analysis/trace-index.js';
+import { foldTraces } from '../support/fold-traces.js';
+import { memoryIndex } from '../support/memory-index.js';
+
+/** The summary table of the first stage (the fold without its events), in memory. */
+function summariesOnly(bytes: Uint8Array, bucketSize: number): Float64Array {
+  let fold: IndexFold | null = null;
+  streamSource(memorySource(bytes), { window: 4096 }).run((start) => {
+    fold = new IndexFold(start, { bucket: () => {}, freed: () => {}, fine: () => {} }, bucketSize, 256, false);
+    return [fold];
+  });
+  return (fold as unknown as IndexFold).result().summary;
+}
+
+const traces = foldTraces().filter(([n]) => !n.startsWith('invalid/'));
+
+describe('the index for the thread filter and the libc toggle', () => {
+  it('covers traces of more than one thread and with blocks allocated inside libc', () => {
+    const models = traces.map(([, b]) => decodeTrace(b));
+    expect(models.some((m) => m.threads.length > 1)).toBe(true);
+    expect(models.some((m) => Array.from(m.blocks.interposed.subarray(0, m.blocks.count)).some((v) => v === 1))).toBe(true);
+  });
+
+  for (const [name, bytes] of traces) {
+    it.each([7, 1 << 14])(`${name}: the thread table and the instrumented heap equal the model's (buckets of %i events)`, (bucketSize) => {
+      const model = decodeTrace(bytes);
+      const index = memoryIndex(bytes, bucketSize);
+      const { meta, summary } = index;
+      const n = model.events.count;
+      const statics = staticSeries(model);
+      const iheap = instrumentedHeap(model);
+      const threads = model.threads.length;
+      const above = model.threads.map((_, t) => chartSeries(model, t, statics).above);
+      const stacks = model.threads.map((_, t) => threadStackSeries(model, t));
+      const bit = (e: number): number => eventClassBit(eventClassOfKind(model.events.kind[e]!));
+      const table = index.threadTable;
+      expect(summary.length).toBe(SUMMARY_FIELDS * meta.buckets + THREAD_FIELDS * meta.threadRows);
+      let rows = 0;
+      for (let k = 0; k < meta.buckets; k++) {
+        const r = SUMMARY_FIELDS * k;
+        const a = k * bucketSize;
+        const b = Math.min(n, a + bucketSize);
+        expect(summary[r + S.IHEAP_MIN], `bucket ${k}`).toBe(Math.min(...iheap.subarray(a, b)));
+        expect(summary[r + S.IHEAP_MAX], `bucket ${k}`).toBe(Math.max(...iheap.subarray(a, b)));
+        expect(summary[r + S.IHEAP_LAST], `bucket ${k}`).toBe(iheap[b - 1]);
+        expect(summary[r + S.STATIC_MIN], `bucket ${k}`).toBe(Math.min(...statics.subarray(a, b)));
+        expect(summary[r + S.THREAD_START], `bucket ${k}`).toBe(rows);
+        // One row per thread with events in the bucket, no other.
+        const want = new Map<number, number[]>();
+        for (let e = a; e < b; e++) {
+          const t = model.events.thread[e]!;
+          if (!want.has(t)) want.set(t, [t, Math.min(...above[t]!.subarray(a, b)), Math.max(...above[t]!.subarray(a, b)), stacks[t]![b - 1]!, 0]);
+          want.get(t)![T.MASK] |= bit(e);
+        }
+        const got = new Map<number, number[]>();
+        const end = k + 1 < meta.buckets ? summary[r + SUMMARY_FIELDS + S.THREAD_START]! : meta.threadRows;
+        for (let row = rows; row < end; row++) {
+          const v = Array.from(table.subarray(THREAD_FIELDS * row, THREAD_FIELDS * (row + 1)));
+          got.set(v[T.THREAD]!, v);
+        }
+        expect(got, `bucket ${k}`).toEqual(want);
+        rows = end;
+        // Each thread's stack before the bucket, from the table.
+        const before = index.stacksBefore(k);
+        for (let t = 0; t < threads; t++) expect(before[t], `thread ${t} before bucket ${k}`).toBe(a > 0 ? stacks[t]![a - 1] : 0);
+      }
+      expect(rows).toBe(meta.threadRows);
+      // The libc toggle's status line.
+      let libc = 0;
+      for (let h = 0; h < model.blocks.count; h++) libc += model.blocks.interposed[h]!;
+      let hidden = 0;
+      for (let e = 0; e < n; e++) hidden = Math.max(hidden, model.events.heapRequested[e]! - iheap[e]!);
+      expect(meta.libcBlocks).toBe(libc);
+      expect(meta.maxLibcHeap).toBe(hidden);
+      // The first stage's summaries hold the same (its times aside).
+      const first = summariesOnly(bytes, bucketSize);
+      expect(first.length).toBe(summary.length);
+      for (let k = 0; k < meta.buckets; k++) {
+        for (const f of [S.STATIC_MIN, S.IHEAP_MIN, S.IHEAP_MAX, S.IHEAP_LAST, S.THREAD_START]) expect(first[SUMMARY_FIELDS * k + f]).toBe(summary[SUMMARY_FIELDS * k + f]);
+      }
+      expect(Array.from(first.subarray(SUMMARY_FIELDS * meta.buckets))).toEqual(Array.from(table));
+      // A range, whole or starting inside a bucket, through the page's bytes: each thread's series as the model's.
+      for (const from of [0, Math.floor(n / 3), n - 2].filter((f) => f >= 0 && f < n)) {
+        const r = decodeRange(encodeRange(index.range(from, n)).slice().buffer);
+        expect(Array.from(r.thread)).toEqual(Array.from(model.events.thread.subarray(from, n)));
+        expect(Array.from(r.stack)).toEqual(Array.from(model.events.stack.subarray(from, n)));
+        expect(Array.from(r.iheap)).toEqual(Array.from(iheap.subarray(from, n)));
+        for (let t = 0; t < threads; t++) expect(Array.from(threadAbove(r, t)), `thread ${t} from ${from}`).toEqual(Array.from(above[t]!.subarray(from, n)));
+      }
+    });
+  }
+
+  it('refuses a range whose bytes do not match its counts', () => {
+    const r = { first: 0, count: 3, kinds: new Uint8Array(3), above: new Float64Array(3), heap: new Float64Array(3), statics: new Float64Array(3), times: new Float64Array(3), thread: new Uint32Array(3), stack: new Float64Array(3), iheap: new Float64Array(3), stacksBefore: new Float64Array(2) };
+    const bytes = encodeRange(r);
+    expect(decodeRange(bytes.slice().buffer).stacksBefore.length).toBe(2);
+    expect(() => decodeRange(bytes.slice(0, bytes.length - 8).buffer)).toThrow(/events: 192 bytes for 3 events of 2 threads/);
+  });
+});
