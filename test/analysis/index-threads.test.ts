@@ -10,6 +10,8 @@ import { decodeTrace } from '../../analysis/trace/decode.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
 import { staticSeries, threadStackSeries } from '../../analysis/timeline.js';
 import { decodeRange, encodeRange, IndexFold, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove } from '../../analysis/trace-index.js';
+import { DEMO_SITES } from '../fixtures/scenarios.js';
+import { TraceBuilder } from '../fixtures/trace-builder.js';
 import { foldTraces } from '../support/fold-traces.js';
 import { memoryIndex } from '../support/memory-index.js';
 
@@ -23,7 +25,33 @@ function summariesOnly(bytes: Uint8Array, bucketSize: number): Float64Array {
   return (fold as unknown as IndexFold).result().summary;
 }
 
-const traces = foldTraces().filter(([n]) => !n.startsWith('invalid/'));
+/** Two threads, the second ended before the first registers more static bytes: its rows hold its stack with them. */
+function staticAfterThread(): Uint8Array {
+  const b = new TraceBuilder({ complete: true });
+  const t0 = b.thread(0);
+  const t1 = b.thread(1);
+  t0.threadBegin(500); // seq 1
+  t0.unit(1, DEMO_SITES);
+  t0.enter(1, 100);
+  t0.static(8, 0x601040, 400);
+  t1.threadBegin(501); // seq 2
+  t1.enter(10, 64);
+  const y = t1.alloc({ site: 12, size: 20, addr: 0x2000 }); // seq 3
+  t1.enter(10, 96);
+  t1.exit(11);
+  t1.threadEnd();
+  const x = t0.alloc({ site: 4, size: 10, addr: 0x1000 }); // seq 4
+  t0.static(13, 0x601200, 4000);
+  t0.enter(3, 160);
+  t0.exit(5);
+  t0.free({ site: 6, block: y }); // seq 5
+  t0.free({ site: 6, block: x }); // seq 6
+  t0.exit(2);
+  t0.end(0, 3);
+  return b.build();
+}
+
+const traces = foldTraces([['static-after-thread', staticAfterThread()]]).filter(([n]) => !n.startsWith('invalid/'));
 
 describe('the index for the thread filter and the libc toggle', () => {
   it('covers traces of more than one thread and with blocks allocated inside libc', () => {
