@@ -4,9 +4,14 @@
 // summary much wider than a column; and the events in view fetched when few enough of them are in view, drawn one by
 // one. Until a window arrives, and beyond it, the coarser level stands in. The page holds the summaries (about 100
 // bytes per bucket of 16,384 events), one window of fine rows (at most 6 MiB) and one of events, never the whole trace.
+//
+// The thread filter and the libc toggle (setFilter) draw one thread's stack + static and the heap of instrumented
+// code's blocks: from the thread table and the buckets' instrumented heap, from the fine rows' instrumented heap
+// (one thread's stack has no fine rows: its buckets stand in), and for the window of events from their threads,
+// stacks and instrumented heap, computed here (threadAbove) as the whole-trace viewer computes them.
 import { eventClassBit, eventClassOfKind } from '../../../analysis/event-detail.js';
 import { MaskPyramid, MinMaxPyramid, type Extent } from '../../../analysis/lod.js';
-import { decodeFine, decodeRange, F, FINE_FIELDS, S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
+import { decodeFine, decodeRange, F, FINE_FIELDS, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
 import type { IndexApi } from './backend.js';
 import type { ChartData, SeriesColumn } from './chart/columns.js';
 import { indexTimes } from './index-times.js';
@@ -29,10 +34,33 @@ interface FineWindow {
   heapMax: MinMaxPyramid;
   staticMax: MinMaxPyramid;
   masks: MaskPyramid;
+  iheapMin: MinMaxPyramid;
+  iheapMax: MinMaxPyramid;
 }
 
-/** A series read from the window where it holds the event, else its fine row's largest value, else its bucket's. */
-function column(of: () => { win: Float64Array | null; first: number; fine: FineWindow | null; pick: (w: FineWindow) => Float64Array; bucket: Float64Array }, bucketSize: number, fineSize: number, count: number): SeriesColumn {
+/** What the chart draws: all threads or one thread row's stack, every live block or those of instrumented code alone. */
+export interface IndexFilter {
+  thread: number | null;
+  instrumented: boolean;
+}
+
+/** Per bucket columns with their pyramids: least and most above the axis and below it, the classes of event. */
+interface BucketLevel {
+  aboveMin: MinMaxPyramid;
+  aboveMax: MinMaxPyramid;
+  mask: Uint8Array;
+}
+
+/** The window of events as drawn under the filter: its series and their pyramids. */
+interface WindowSeries {
+  above: Float64Array;
+  heap: Float64Array;
+  masks: Uint8Array;
+  pyr: { above: MinMaxPyramid; heap: MinMaxPyramid; statics: MinMaxPyramid; masks: MaskPyramid };
+}
+
+/** A series read from the window where it holds the event, else its fine row's largest value (when `pick` is given), else its bucket's. */
+function column(of: () => { win: Float64Array | null; first: number; fine: FineWindow | null; pick: ((w: FineWindow) => Float64Array) | null; bucket: Float64Array }, bucketSize: number, fineSize: number, count: number): SeriesColumn {
   return new Proxy({ length: count } as SeriesColumn, {
     get(target, key) {
       if (typeof key !== 'string') return undefined;
@@ -42,19 +70,24 @@ function column(of: () => { win: Float64Array | null; first: number; fine: FineW
       const { win, first, fine, pick, bucket } = of();
       if (win !== null && e >= first && e < first + win.length) return win[e - first];
       const k = Math.floor(e / fineSize);
-      if (fine !== null && k >= fine.first && k < fine.first + fine.count) return pick(fine)[k - fine.first];
+      if (pick !== null && fine !== null && k >= fine.first && k < fine.first + fine.count) return pick(fine)[k - fine.first];
       return bucket[Math.floor(e / bucketSize)];
     },
   });
 }
 
 export class IndexChartData {
-  readonly data: ChartData;
+  /** What the chart draws, under the current filter (setFilter makes it anew). */
+  data: ChartData;
   readonly kinds: Uint8Array;
   private window: IndexRange | null = null;
-  private winPyramids: { above: MinMaxPyramid; heap: MinMaxPyramid; statics: MinMaxPyramid; masks: MaskPyramid } | null = null;
-  private readonly bucket: { aboveMin: Float64Array; aboveMax: Float64Array; heapMin: Float64Array; heapMax: Float64Array; staticMax: Float64Array; mask: Uint8Array };
-  private readonly pyr: { aboveMin: MinMaxPyramid; aboveMax: MinMaxPyramid; heapMin: MinMaxPyramid; heapMax: MinMaxPyramid; staticMax: MinMaxPyramid; mask: MinMaxPyramid };
+  /** The window as drawn under the filter. */
+  private win: WindowSeries | null = null;
+  private filter: IndexFilter = { thread: null, instrumented: false };
+  private readonly bucket: { aboveMin: Float64Array; aboveMax: Float64Array; heapMin: Float64Array; heapMax: Float64Array; staticMax: Float64Array; mask: Uint8Array; iheapMin: Float64Array; iheapMax: Float64Array };
+  private readonly pyr: { aboveMin: MinMaxPyramid; aboveMax: MinMaxPyramid; heapMin: MinMaxPyramid; heapMax: MinMaxPyramid; staticMax: MinMaxPyramid; iheapMin: MinMaxPyramid; iheapMax: MinMaxPyramid };
+  /** The filter's thread's buckets (threadLevel), kept for the thread shown. */
+  private threadBuckets: { thread: number; level: BucketLevel } | null = null;
   /**
    * Whether the summaries carry the buckets' times (the wall-time axis): not those of the first stage of a build (the
    * summaries file), which come with the events (takeTimes).
@@ -91,7 +124,16 @@ export class IndexChartData {
       for (let k = 0; k < n; k++) out[k] = summary[SUMMARY_FIELDS * k + f]!;
       return out;
     };
-    this.bucket = { aboveMin: col(S.ABOVE_MIN), aboveMax: col(S.ABOVE_MAX), heapMin: col(S.HEAP_MIN), heapMax: col(S.HEAP_MAX), staticMax: col(S.STATIC_MAX), mask: Uint8Array.from(col(S.MASK)) };
+    this.bucket = {
+      aboveMin: col(S.ABOVE_MIN),
+      aboveMax: col(S.ABOVE_MAX),
+      heapMin: col(S.HEAP_MIN),
+      heapMax: col(S.HEAP_MAX),
+      staticMax: col(S.STATIC_MAX),
+      mask: Uint8Array.from(col(S.MASK)),
+      iheapMin: col(S.IHEAP_MIN),
+      iheapMax: col(S.IHEAP_MAX),
+    };
     const b = this.bucket;
     this.pyr = {
       aboveMin: new MinMaxPyramid(b.aboveMin),
@@ -99,20 +141,12 @@ export class IndexChartData {
       heapMin: new MinMaxPyramid(b.heapMin),
       heapMax: new MinMaxPyramid(b.heapMax),
       staticMax: new MinMaxPyramid(b.staticMax),
-      mask: new MinMaxPyramid(Float64Array.from(b.mask)),
+      iheapMin: new MinMaxPyramid(b.iheapMin),
+      iheapMax: new MinMaxPyramid(b.iheapMax),
     };
-    const B = meta.bucketSize;
     const count = meta.events;
-    const FS = meta.fineSize;
-    const win = (pick: (r: IndexRange) => Float64Array, fine: (w: FineWindow) => Float64Array, bucket: Float64Array) => () => ({
-      win: this.window ? pick(this.window) : null,
-      first: this.window?.first ?? 0,
-      fine: this.fine,
-      pick: fine,
-      bucket,
-    });
     const win_ = (): IndexRange | null => this.window;
-    const kinds = new Proxy(new Uint8Array(0), {
+    this.kinds = new Proxy(new Uint8Array(0), {
       get(target, key) {
         if (typeof key === 'string' && /^\d+$/.test(key)) {
           const e = Number(key);
@@ -123,15 +157,102 @@ export class IndexChartData {
         return Reflect.get(target, key);
       },
     });
-    this.kinds = kinds;
+    this.data = this.makeData();
+  }
+
+  /** The filter drawn: its data anew (the page hands it to the chart), the window's series computed again. */
+  setFilter(filter: IndexFilter): void {
+    this.filter = { ...filter };
+    this.derive();
+    this.data = this.makeData();
+  }
+
+  get currentFilter(): IndexFilter {
+    return { ...this.filter };
+  }
+
+  /**
+   * Thread row `t`'s buckets from the thread table: its row's extremes where it has events, else its stack as it was
+   * after its latest row (0 before its first) plus the bucket's least and most static bytes.
+   */
+  private threadLevel(t: number): BucketLevel {
+    if (this.threadBuckets?.thread === t) return this.threadBuckets.level;
+    const { meta, summary } = this;
+    const n = meta.buckets;
+    const lo = new Float64Array(n);
+    const hi = new Float64Array(n);
+    const mask = new Uint8Array(n);
+    const base = SUMMARY_FIELDS * n;
+    let held = 0;
+    for (let k = 0; k < n; k++) {
+      const r = SUMMARY_FIELDS * k;
+      const r0 = summary[r + S.THREAD_START]!;
+      const r1 = k + 1 < n ? summary[r + SUMMARY_FIELDS + S.THREAD_START]! : meta.threadRows;
+      let row = r0;
+      while (row < r1 && summary[base + THREAD_FIELDS * row + T.THREAD] !== t) row++;
+      if (row < r1) {
+        const o = base + THREAD_FIELDS * row;
+        lo[k] = summary[o + T.ABOVE_MIN]!;
+        hi[k] = summary[o + T.ABOVE_MAX]!;
+        mask[k] = summary[o + T.MASK]!;
+        held = summary[o + T.STACK_LAST]!;
+      } else {
+        lo[k] = held + summary[r + S.STATIC_MIN]!;
+        hi[k] = held + summary[r + S.STATIC_MAX]!;
+      }
+    }
+    const level = { aboveMin: new MinMaxPyramid(lo), aboveMax: new MinMaxPyramid(hi), mask };
+    this.threadBuckets = { thread: t, level };
+    return level;
+  }
+
+  /** The window's series under the filter: one thread's stack + static (threadAbove), the instrumented heap, the thread's events' classes. */
+  private derive(): void {
+    const r = this.window;
+    if (r === null) {
+      this.win = null;
+      return;
+    }
+    const t = this.filter.thread;
+    const above = t === null ? r.above : threadAbove(r, t);
+    const heap = this.filter.instrumented ? r.iheap : r.heap;
+    const masks = new Uint8Array(r.count);
+    for (let i = 0; i < r.count; i++) masks[i] = t === null || r.thread[i] === t ? BIT_OF_KIND[r.kinds[i]!]! : 0;
+    this.win = { above, heap, masks, pyr: { above: new MinMaxPyramid(above), heap: new MinMaxPyramid(heap), statics: new MinMaxPyramid(r.statics), masks: new MaskPyramid(masks) } };
+  }
+
+  /** The chart's data under the current filter. */
+  private makeData(): ChartData {
+    const { meta, summary } = this;
+    const B = meta.bucketSize;
+    const count = meta.events;
+    const FS = meta.fineSize;
+    const { thread, instrumented } = this.filter;
+    const tl = thread === null ? null : this.threadLevel(thread);
+    const b = this.bucket;
+    const aboveLo = tl?.aboveMin ?? this.pyr.aboveMin;
+    const aboveHi = tl?.aboveMax ?? this.pyr.aboveMax;
+    const heapLo = instrumented ? this.pyr.iheapMin : this.pyr.heapMin;
+    const heapHi = instrumented ? this.pyr.iheapMax : this.pyr.heapMax;
+    // One thread's stack has no fine rows: its buckets stand in for them.
+    const aboveFine = tl === null ? (f: FineWindow): [MinMaxPyramid, MinMaxPyramid] => [f.aboveMin, f.aboveMax] : null;
+    const heapFine = instrumented ? (f: FineWindow): [MinMaxPyramid, MinMaxPyramid] => [f.iheapMin, f.iheapMax] : (f: FineWindow): [MinMaxPyramid, MinMaxPyramid] => [f.heapMin, f.heapMax];
+    const maskBuckets = tl?.mask ?? b.mask;
+    const win = (pick: (w: WindowSeries, r: IndexRange) => Float64Array, fine: ((w: FineWindow) => Float64Array) | null, bucket: Float64Array) => () => ({
+      win: this.window !== null && this.win !== null ? pick(this.win, this.window) : null,
+      first: this.window?.first ?? 0,
+      fine: this.fine,
+      pick: fine,
+      bucket,
+    });
     const scratch: Extent = { min: 0, max: 0 };
-    const extent = (which: 'above' | 'heap' | 'statics', lo: MinMaxPyramid, hi: MinMaxPyramid, fine: (f: FineWindow) => [MinMaxPyramid, MinMaxPyramid]) => ({
+    const extent = (which: 'above' | 'heap' | 'statics', lo: MinMaxPyramid, hi: MinMaxPyramid, fine: ((f: FineWindow) => [MinMaxPyramid, MinMaxPyramid]) | null) => ({
       extent: (a: number, b: number, out: Extent = { min: Infinity, max: -Infinity }): Extent => {
         const w = this.window;
-        if (w !== null && this.winPyramids !== null && a >= w.first && b <= w.first + w.count) return this.winPyramids[which].extent(a - w.first, b - w.first, out);
-        const f = this.fineCovering(a, b);
+        if (w !== null && this.win !== null && a >= w.first && b <= w.first + w.count) return this.win.pyr[which].extent(a - w.first, b - w.first, out);
+        const f = fine === null ? null : this.fineCovering(a, b);
         if (f !== null) {
-          const [flo, fhi] = fine(f);
+          const [flo, fhi] = fine!(f);
           const j0 = Math.floor(a / FS) - f.first;
           const j1 = Math.max(j0 + 1, Math.ceil(b / FS) - f.first);
           const mn = flo.extent(j0, j1, scratch).min;
@@ -150,34 +271,34 @@ export class IndexChartData {
       },
     });
     const time = indexTimes(meta, summary, () => this.window);
-    this.data = {
+    return {
       count,
       series: {
-        above: column(win((r) => r.above, (f) => f.aboveMax.values, b.aboveMax), B, FS, count),
-        heap: column(win((r) => r.heap, (f) => f.heapMax.values, b.heapMax), B, FS, count),
-        static: column(win((r) => r.statics, (f) => f.staticMax.values, b.staticMax), B, FS, count),
+        above: column(win((w) => w.above, tl === null ? (f) => f.aboveMax.values : null, aboveHi.values), B, FS, count),
+        heap: column(win((w) => w.heap, instrumented ? (f) => f.iheapMax.values : (f) => f.heapMax.values, heapHi.values), B, FS, count),
+        static: column(win((_, r) => r.statics, (f) => f.staticMax.values, b.staticMax), B, FS, count),
       },
-      above: extent('above', this.pyr.aboveMin, this.pyr.aboveMax, (f) => [f.aboveMin, f.aboveMax]),
-      heap: extent('heap', this.pyr.heapMin, this.pyr.heapMax, (f) => [f.heapMin, f.heapMax]),
+      above: extent('above', aboveLo, aboveHi, aboveFine),
+      heap: extent('heap', heapLo, heapHi, heapFine),
       statics: extent('statics', this.pyr.staticMax, this.pyr.staticMax, (f) => [f.staticMax, f.staticMax]),
       maskPyramid: {
         or: (a: number, b: number): number => {
           const w = this.window;
-          if (w !== null && this.winPyramids !== null && a >= w.first && b <= w.first + w.count) return this.winPyramids.masks.or(a - w.first, b - w.first);
-          const f = this.fineCovering(a, b);
+          if (w !== null && this.win !== null && a >= w.first && b <= w.first + w.count) return this.win.pyr.masks.or(a - w.first, b - w.first);
+          const f = tl === null ? this.fineCovering(a, b) : null;
           if (f !== null) {
             const j0 = Math.floor(a / FS) - f.first;
             return f.masks.or(j0, Math.max(j0 + 1, Math.ceil(b / FS) - f.first));
           }
           let bits = 0;
-          for (let k = Math.floor(a / B); k < Math.max(Math.floor(a / B) + 1, Math.ceil(b / B)) && k < meta.buckets; k++) bits |= this.bucket.mask[k]!;
+          for (let k = Math.floor(a / B); k < Math.max(Math.floor(a / B) + 1, Math.ceil(b / B)) && k < meta.buckets; k++) bits |= maskBuckets[k]!;
           return bits;
         },
       },
       times: time.times,
       eventAtTime: time.eventAt,
       endsAtLastEvent: false,
-      representative: (a, b) => this.representative(a, b),
+      representative: (a, b) => this.fullest(a, b, aboveHi.values, heapHi.values, tl === null, instrumented),
     };
   }
 
@@ -235,6 +356,8 @@ export class IndexChartData {
           heapMax: new MinMaxPyramid(col(F.HEAP_MAX)),
           staticMax: new MinMaxPyramid(col(F.STATIC_MAX)),
           masks: new MaskPyramid(masks),
+          iheapMin: new MinMaxPyramid(col(F.IHEAP_MIN)),
+          iheapMax: new MinMaxPyramid(col(F.IHEAP_MAX)),
         };
         this.onWindow();
       },
@@ -261,11 +384,8 @@ export class IndexChartData {
       (bytes) => {
         if (this.fetching?.from !== from || this.fetching.to !== to) return;
         this.fetching = null;
-        const r = decodeRange(bytes);
-        this.window = r;
-        const masks = new Uint8Array(r.count);
-        for (let i = 0; i < r.count; i++) masks[i] = BIT_OF_KIND[r.kinds[i]!]!;
-        this.winPyramids = { above: new MinMaxPyramid(r.above), heap: new MinMaxPyramid(r.heap), statics: new MinMaxPyramid(r.statics), masks: new MaskPyramid(masks) };
+        this.window = decodeRange(bytes);
+        this.derive();
         this.fetchTimes.push(performance.now() - t0);
         this.onWindow();
       },
@@ -275,25 +395,30 @@ export class IndexChartData {
     );
   }
 
-  /** The fullest event of [a, b): from the window when it holds them, else the first event of the fullest bucket. */
+  /** The fullest event of [a, b) as drawn under the filter. */
   representative(a: number, b: number): number {
+    return this.data.representative!(a, b);
+  }
+
+  /** The fullest event of [a, b): from the window when it holds them, else the first event of the fullest fine row or bucket. */
+  private fullest(a: number, b: number, aboveBuckets: Float64Array, heapBuckets: Float64Array, useFine: boolean, instrumented: boolean): number {
     const w = this.window;
-    if (w !== null && a >= w.first && b <= w.first + w.count) {
+    if (w !== null && this.win !== null && a >= w.first && b <= w.first + w.count) {
       let best = a;
       let bestV = -Infinity;
       for (let e = a; e < b; e++) {
-        const v = w.above[e - w.first]! + w.heap[e - w.first]!;
+        const v = this.win.above[e - w.first]! + this.win.heap[e - w.first]!;
         if (v > bestV) [best, bestV] = [e, v];
       }
       return best;
     }
-    const f = this.fineCovering(a, b);
+    const f = useFine ? this.fineCovering(a, b) : null;
     if (f !== null) {
       const FS = this.meta.fineSize;
       let best = a;
       let bestV = -Infinity;
       const am = f.aboveMax.values;
-      const hm = f.heapMax.values;
+      const hm = (instrumented ? f.iheapMax : f.heapMax).values;
       for (let k = Math.floor(a / FS); k < Math.ceil(b / FS) && k < f.first + f.count; k++) {
         const v = am[k - f.first]! + hm[k - f.first]!;
         if (v > bestV) [best, bestV] = [Math.max(a, k * FS), v];
@@ -304,7 +429,7 @@ export class IndexChartData {
     let best = a;
     let bestV = -Infinity;
     for (let k = Math.floor(a / B); k < Math.ceil(b / B) && k < this.meta.buckets; k++) {
-      const v = this.bucket.aboveMax[k]! + this.bucket.heapMax[k]!;
+      const v = aboveBuckets[k]! + heapBuckets[k]!;
       if (v > bestV) [best, bestV] = [Math.max(a, k * B), v];
     }
     return best;

@@ -3,7 +3,7 @@ import type { AttributionBy, AttributionRow } from '../../../analysis/attributio
 import { callStackAt, eventDetail, type EventClass, type EventDetail, type StackEntry } from '../../../analysis/event-detail.js';
 import { explainStack, traceNamesCallLines } from '../../../analysis/frame-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, findSitesIn, nextEventOfClass, type SiteMatch } from '../../../analysis/event-sets.js';
-import type { Model } from '../../../analysis/model.js';
+import type { Model, ThreadInfo } from '../../../analysis/model.js';
 import { decodeRange, siteTableOf } from '../../../analysis/trace-index.js';
 import { IndexChartData } from './index-view.js';
 import { eventsNotice } from './index-events.js';
@@ -12,7 +12,7 @@ import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '.
 import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { describeEnd } from '../../../analysis/summary.js';
 import { pickBackend, type Backend, type SessionInfo } from './backend.js';
-import { Chart } from './chart/chart.js';
+import { Chart, type DrawnValues } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
 import { LEGEND_KEYS, type LegendKey } from './chart/legend.js';
@@ -51,6 +51,8 @@ interface ViewHandle {
   zoomBy(f: number): void;
   panBy(px: number): void;
   visibleEvents(): [number, number];
+  /** What the chart's last frame drew (`view`) or the overview strip (`overview`), as numbers. */
+  drawn(which: 'view' | 'overview'): DrawnValues | null;
 }
 
 /** What the page has loaded and what the user selected: everything that changes when a trace opens. */
@@ -101,6 +103,7 @@ const handle: ViewHandle = {
   zoomBy: (f) => chart.zoomBy(f),
   panBy: (px) => chart.panBy(px),
   visibleEvents: () => chart.visibleEvents(),
+  drawn: (which) => chart.drawn(which),
 };
 (window as unknown as { ccMemwrapView: ViewHandle }).ccMemwrapView = handle;
 
@@ -185,16 +188,30 @@ function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<Vi
   return shown.then((v) => (data = v));
 }
 
-function threadOptions(v: ViewData): void {
+/** The thread filter's choices: all threads, or each thread row of the trace (the model's, or the index's). */
+function threadOptions(threads: readonly Pick<ThreadInfo, 'index' | 'osTid'>[]): void {
   const sel = byId<HTMLSelectElement>('thread');
-  fill(sel, el('option', { value: 'all' }, 'all threads'), ...v.model.threads.map((t, row) => el('option', { value: String(row) }, `thread ${t.index}${t.osTid !== null ? ` (tid ${t.osTid})` : ''}`)));
+  fill(sel, el('option', { value: 'all' }, 'all threads'), ...threads.map((t, row) => el('option', { value: String(row) }, `thread ${t.index}${t.osTid !== null ? ` (tid ${t.osTid})` : ''}`)));
+}
+
+/** The thread row the filter shows, or null for all threads. */
+function threadRow(): number | null {
+  const value = byId<HTMLSelectElement>('thread').value;
+  return value === 'all' ? null : Number(value);
+}
+
+/** Index mode: the chart drawn anew from the index under the toolbar's thread filter and libc toggle. */
+function applyIndexFilter(ix: IndexChartData): void {
+  ix.setFilter({ thread: threadRow(), instrumented: !byId<HTMLInputElement>('show-libc').checked });
+  state.data = ix.data;
+  chart.setData(ix.data, ix.kinds);
 }
 
 function applyThread(): void {
+  if (state.index !== null) return applyIndexFilter(state.index);
   const view = state.view;
   if (!view) return;
-  const value = byId<HTMLSelectElement>('thread').value;
-  const row = value === 'all' ? null : Number(value);
+  const row = threadRow();
   if (row === null && state.allData) state.data = state.allData;
   else state.data = chartData(chartSeries(view.model, row, view.statics, heapSeries(view)), eventClassMasks(view.model, row), view.times);
   chart.setData(state.data, view.model.events.kind);
@@ -212,6 +229,13 @@ function heapSeries(view: ViewData): Float64Array {
  * and when they are hidden says how many there were and how much of them was live at most, so the totals stay whole.
  */
 function applyLibcHeap(): void {
+  const ix = state.index;
+  if (ix !== null) {
+    applyIndexFilter(ix);
+    // The index counts the blocks allocated elsewhere and the most of them live at once as it is built.
+    fill(byId('status-line'), byId<HTMLInputElement>('show-libc').checked ? '' : libcHidden(ix.meta.libcBlocks, ix.meta.maxLibcHeap));
+    return;
+  }
   const view = state.view;
   if (!view) return;
   state.allData = chartData(chartSeries(view.model, null, view.statics, heapSeries(view)), eventClassMasks(view.model), view.times);
@@ -225,7 +249,12 @@ function applyLibcHeap(): void {
   for (let b = 0; b < blocks.count; b++) count += blocks.interposed[b]!;
   let hidden = 0;
   for (let i = 0; i < events.count; i++) hidden = Math.max(hidden, events.heapRequested[i]! - state.instrumentedHeap![i]!);
-  fill(byId('status-line'), `Hidden: ${plural(count, 'block')} allocated inside libc or uninstrumented code, at most ${formatBytesFine(hidden)} live at once (counted in the Summary's totals).`);
+  fill(byId('status-line'), libcHidden(count, hidden));
+}
+
+/** The status line while the libc heap is hidden. */
+function libcHidden(blocks: number, bytes: number): string {
+  return `Hidden: ${plural(blocks, 'block')} allocated inside libc or uninstrumented code, at most ${formatBytesFine(bytes)} live at once (counted in the Summary's totals).`;
 }
 
 /**
@@ -257,27 +286,6 @@ function applyXMode(): void {
   if (mode !== chart.xMode) chart.setMode(mode);
 }
 
-/**
- * The toolbar's controls that need the whole model: off in index mode, saying why. The thread filter and the libc
- * toggle would need summaries per thread and per heap kind, which the index does not keep; the wall-time axis comes
- * from the index's times (index-times.ts).
- */
-function wholeOnlyControls(on: boolean): void {
-  for (const id of ['thread', 'show-libc']) {
-    const c = byId<HTMLInputElement | HTMLSelectElement>(id);
-    c.disabled = !on;
-    c.title = on
-      ? ''
-      : id === 'thread'
-        ? 'not available for a trace opened through its index (large traces): its summaries are of all threads together, so the chart shows all threads'
-        : 'not available for a trace opened through its index (large traces): its summaries count the whole heap, libc\'s blocks included';
-  }
-  if (!on) {
-    byId<HTMLSelectElement>('x-mode').value = 'events';
-    byId<HTMLSelectElement>('thread').value = 'all';
-  }
-}
-
 async function show(v: ViewData, name: string): Promise<void> {
   leaveIndexMode();
   state.view = v;
@@ -286,7 +294,7 @@ async function show(v: ViewData, name: string): Promise<void> {
   handle.events = v.model.events.count;
   shownTitle = `${name} — ${plural(v.model.events.count, 'event')}`;
   title(shownTitle);
-  threadOptions(v);
+  threadOptions(v.model.threads);
   state.instrumentedHeap = null;
   state.allData = chartData(chartSeries(v.model, null, v.statics, heapSeries(v)), eventClassMasks(v.model), v.times);
   state.data = state.allData;
@@ -359,7 +367,6 @@ function leaveIndexMode(): void {
   state.indexTables = null;
   handle.mode = 'whole';
   chart.onTransform = () => {};
-  wholeOnlyControls(true);
 }
 
 /**
@@ -388,15 +395,17 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
     const data = new IndexChartData(meta, summary, api.eventsWatch?.latestWindow() ?? api);
     state.index = data;
     state.indexRun = { sites: siteTableOf(meta), program: meta.program };
-    state.data = data.data;
     state.traceTitle = info.trace.name;
     state.selected = null;
     handle.mode = 'index';
     handle.events = meta.events;
     shownTitle = `${info.trace.name} — ${plural(meta.events, 'event')} (through its index)`;
     title(shownTitle);
-    fill(byId('thread'), el('option', { value: 'all' }, 'all threads'));
-    wholeOnlyControls(false);
+    // The thread filter lists the index's threads; it and the libc toggle draw from the index's thread table and instrumented heap.
+    threadOptions(meta.threads);
+    byId<HTMLSelectElement>('x-mode').value = 'events';
+    data.setFilter({ thread: null, instrumented: !byId<HTMLInputElement>('show-libc').checked });
+    state.data = data.data;
     chart.budgets = [];
     chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
     data.onWindow = () => chart.redraw();
@@ -689,7 +698,7 @@ function walk(direction: 1 | -1): void {
   const ix = state.index;
   if (ix !== null && backend.index !== null) {
     const from = state.selected ?? (direction === 1 ? -1 : ix.meta.events);
-    backend.index.next(from, direction, cls, null).then(
+    backend.index.next(from, direction, cls, threadRow()).then(
       (next) => {
         if (next !== null && state.index === ix) select(next);
       },

@@ -7,6 +7,19 @@ import { CLASS_COLOURS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
 import { CanvasPainter, type Painter, type TextStyle } from './painter.js';
 import { STACK_MEASURE } from '../vocabulary.js';
 
+/** A frame's values (Chart.drawn): per column (its first event, extremes and classes) or per bar (its event and values). */
+export interface DrawnValues {
+  kind: 'columns' | 'bars';
+  events: number[];
+  end?: number[];
+  aboveMin?: number[];
+  above: number[];
+  heapMin?: number[];
+  heap: number[];
+  static: number[];
+  masks: number[];
+}
+
 export const MARGIN = { left: 72, right: 12, top: 8, bottom: 22 };
 /** The margins at 100 %; `Chart.setTextScale` widens them for larger axis labels (projector mode). */
 const BASE_MARGIN = { ...MARGIN };
@@ -50,6 +63,8 @@ export class Chart {
   private data: ChartData | null = null;
   private mode: XMode = 'events';
   private kinds: Uint8Array = new Uint8Array(0);
+  /** The overview strip's last layout (drawn). */
+  private lastOverview: Columns | Bars | null = null;
   private transform: ZoomTransform = zoomIdentity;
   private base: ScaleLinear<number, number> = scaleLinear();
   private upper: ScaleLinear<number, number> = scaleLinear();
@@ -249,6 +264,22 @@ export class Chart {
     this.following = false;
   }
 
+  /**
+   * What the last frame drew, as numbers (tests compare two pages): the plot's (`view`) or the overview strip's
+   * columns (each one's events and extremes) or bars (each one's event and values).
+   */
+  drawn(which: 'view' | 'overview'): DrawnValues | null {
+    const lay = which === 'view' ? this.lastLayout : this.lastOverview;
+    const data = this.data;
+    if (lay === null || data === null) return null;
+    if (lay.kind === 'bars') {
+      const ev = lay.bars.map((b) => b.event);
+      return { kind: 'bars', events: ev, above: ev.map((e) => data.series.above[e]!), heap: ev.map((e) => data.series.heap[e]!), static: ev.map((e) => data.series.static[e]!), masks: [] };
+    }
+    const a = (v: ArrayLike<number>): number[] => Array.from(v);
+    return { kind: 'columns', events: a(lay.first), end: a(lay.end), aboveMin: a(lay.aboveMin), above: a(lay.aboveMax), heapMin: a(lay.heapMin), heap: a(lay.heapMax), static: a(lay.staticMax), masks: a(lay.masks) };
+  }
+
   /** Redraws now (marks changed). */
   redraw(): void {
     this.draw();
@@ -440,6 +471,7 @@ export class Chart {
     const upMax = byteTicks(this.fullUp, 3).at(-1)!;
     const downMax = byteTicks(this.fullDown, 4).at(-1)!;
     const lay = layout(data, this.mode, scaleLinear().domain(this.base.domain()).range([0, plotW]), plotW);
+    this.lastOverview = lay;
     const p = this.ovScreen;
     p.ctx = ctx;
     ctx.save();

@@ -1,0 +1,131 @@
+// The thread filter and the "libc heap" toggle in index mode, in real Chromium: test/programs/thread-libc.c (four
+// threads, a FILE and stdout's buffer allocated inside libc) shown whole and through its index; with a thread
+// selected, with the libc heap hidden and with both, the chart draws the same numbers in both modes (the page's
+// automation handle reads what the last frame drew) at full zoom-out, in the overview strip and zoomed into a range,
+// lists the same threads, and says the same in its status line.
+import path from 'node:path';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { Model } from '../../analysis/model.js';
+import { programsDir } from '../support/programs.js';
+import { wholeAndIndexed, type Viewer } from './browser.js';
+
+interface Drawn {
+  kind: string;
+  events: number[];
+  above: number[];
+  heap: number[];
+  static: number[];
+  masks: number[];
+}
+type Handle = {
+  mode: string;
+  events: number;
+  hasEvents(a: number, b: number): boolean;
+  zoomToEvents(a: number, b: number): void;
+  visibleEvents(): [number, number];
+  drawn(which: 'view' | 'overview'): Drawn | null;
+};
+
+/** Shows events [a, b) and, in index mode, waits until they have arrived (drawn from the events, not summaries). */
+async function showRange(page: Page, a: number, b: number): Promise<void> {
+  await page.evaluate(([x, y]) => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.zoomToEvents(x!, y!), [a, b]);
+  await page.waitForFunction(
+    ([x, y]) => {
+      const h = (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView;
+      const [v0, v1] = h.visibleEvents();
+      return h.mode !== 'index' || h.hasEvents(Math.max(0, v0 - 1), Math.min(h.events, v1 + 1)) || h.hasEvents(x!, y!);
+    },
+    [a, b],
+  );
+}
+
+function drawn(page: Page, which: 'view' | 'overview'): Promise<Drawn | null> {
+  return page.evaluate((w) => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.drawn(w), which);
+}
+
+/** The toolbar set as a person sets it: a thread chosen ("all" or a row), the libc heap shown or not. */
+async function setControls(page: Page, thread: string, libc: boolean): Promise<void> {
+  await page.selectOption('#thread', thread);
+  await page.setChecked('#show-libc', libc);
+}
+
+describe('index mode: thread filter and libc toggle', () => {
+  let model: Model;
+  let whole: Viewer;
+  let indexed: Viewer;
+
+  beforeAll(async () => {
+    ({ model, whole, indexed } = await wholeAndIndexed(path.join(programsDir, 'thread-libc.c'), 'index-threads'));
+  }, 120_000);
+  afterAll(async () => {
+    await whole?.close();
+    await indexed?.close();
+  });
+
+  test('the controls are on and list the same threads', async () => {
+    const mode = await indexed.page.evaluate(() => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.mode);
+    expect(mode).toBe('index');
+    for (const id of ['#thread', '#show-libc']) expect(await indexed.page.locator(id).isDisabled(), id).toBe(false);
+    const options = (p: Page): Promise<string[]> => p.locator('#thread option').allTextContents();
+    const listed = await options(indexed.page);
+    expect(listed).toEqual(await options(whole.page));
+    expect(listed).toHaveLength(model.threads.length + 1);
+  });
+
+  // The busiest worker: its own stack is well below all threads' together.
+  const cases: [string, () => string, boolean][] = [
+    ['one thread', () => String(busiest(model)), true],
+    ['libc heap hidden', () => 'all', false],
+    ['one thread, libc heap hidden', () => String(busiest(model)), false],
+    ['another thread', () => '1', true],
+  ];
+  for (const [name, thread, libc] of cases) {
+    test(`${name}: the same numbers drawn as whole mode, zoomed out, in the overview and zoomed in`, async () => {
+      const n = model.events.count;
+      const shown: Record<string, (Drawn | null)[]> = {};
+      for (const v of [whole, indexed]) {
+        // Zoomed out with every event fetched, then the controls set: the overview is drawn from them too.
+        await setControls(v.page, 'all', true);
+        await showRange(v.page, 0, n);
+        await setControls(v.page, thread(), libc);
+        await showRange(v.page, 0, n);
+        const out = [await drawn(v.page, 'view'), await drawn(v.page, 'overview')];
+        await showRange(v.page, Math.floor(n / 3), Math.floor(n / 3) + 3000);
+        out.push(await drawn(v.page, 'view'));
+        await showRange(v.page, Math.floor(n / 2), Math.floor(n / 2) + 60);
+        out.push(await drawn(v.page, 'view'));
+        // The status line says what the libc toggle hid (else it says how the trace was opened, which differs).
+        if (!libc) out.push([(await v.page.locator('#status-line').textContent()) ?? ''] as unknown as Drawn);
+        shown[v === whole ? 'whole' : 'indexed'] = out;
+      }
+      const [w, ix] = [shown.whole!, shown.indexed!];
+      expect(w[0]!.kind).toBe('columns');
+      expect(w[3]!.kind).toBe('bars');
+      for (let i = 0; i < w.length; i++) expect(ix[i], `${['zoomed out', 'overview', 'a range', 'bars', 'status line'][i]}`).toEqual(w[i]);
+      if (!libc) expect(String(w[4])).toMatch(/^Hidden: \d+ blocks allocated inside libc/);
+      expect(whole.errors).toEqual([]);
+      expect(indexed.errors).toEqual([]);
+    });
+  }
+
+  test('the filters change what is drawn (the comparisons above compare something)', async () => {
+    const { page } = indexed;
+    const n = model.events.count;
+    await setControls(page, 'all', true);
+    await showRange(page, 0, n);
+    const all = (await drawn(page, 'view'))!;
+    await setControls(page, String(busiest(model)), false);
+    const filtered = (await drawn(page, 'view'))!;
+    expect(Math.max(...filtered.above)).toBeLessThan(Math.max(...all.above));
+    expect(Math.max(...filtered.heap)).toBeLessThan(Math.max(...all.heap));
+    await setControls(page, 'all', true);
+  });
+});
+
+/** The thread row with the most events. */
+function busiest(model: Model): number {
+  let best = 0;
+  for (let t = 1; t < model.threads.length; t++) if (model.threads[t]!.events > model.threads[best]!.events) best = t;
+  return best;
+}
