@@ -332,6 +332,15 @@ export class IndexFold implements EventFold {
   private tStack = new Float64Array(64);
   private tRow = new Int32Array(64).fill(-1);
   private tLast = new Int32Array(64);
+  // The latest event's thread in this bucket (-1: none yet), the offset of its row in the table and what is not yet
+  // written there: its extremes and classes in the bucket, its stack and the position of its latest event.
+  private curThread = -1;
+  private curRow = 0;
+  private curMin = 0;
+  private curMax = 0;
+  private curMask = 0;
+  private curStack = 0;
+  private curLast = 0;
   // Static bytes before the current bucket's first event, and where they changed in it (position, bytes after).
   private staticAtOpen = 0;
   private readonly staticChanges: number[] = [];
@@ -363,6 +372,7 @@ export class IndexFold implements EventFold {
     this.bStaticMin = this.bIHeapMin = Infinity;
     this.bIHeapMax = -Infinity;
     r[S.THREAD_START] = this.bucketRow0 = this.threadRows;
+    this.curThread = -1;
     this.staticAtOpen = this.statics;
     this.staticChanges.length = 0;
     r[S.OFFSET] = this.offset;
@@ -384,6 +394,7 @@ export class IndexFold implements EventFold {
     s[r + S.IHEAP_MIN] = this.bIHeapMin;
     s[r + S.IHEAP_MAX] = this.bIHeapMax;
     s[r + S.IHEAP_LAST] = this.iheap;
+    this.flushThread();
     this.closeThreads();
     if (this.events) {
       const bytes = this.w.take();
@@ -495,49 +506,25 @@ export class IndexFold implements EventFold {
     const statics = this.statics;
     const above = e.stackTotal + statics;
     const heap = e.heapRequested;
-    // The heap of instrumented code's blocks: an ended block first (a realloc ends one and makes one).
-    const blocks = tables.blocks;
+    // The heap of instrumented code's blocks, which only a heap event changes (an ended block first: a realloc ends
+    // one and makes one); the bucket's and the fine row's extremes of it start at its first event.
     const ended = e.oldBlock;
-    if (ended !== NONE && blocks.interposed[ended] === 0) this.iheap -= blocks.requested[ended]!;
     const made = e.newBlock;
-    if (made !== NONE) {
-      if (blocks.interposed[made] === 0) this.iheap += blocks.requested[made]!;
-      else this.libcBlocks++;
-    }
+    const changed = ended !== NONE || made !== NONE;
+    if (changed) this.heapEvent(ended, made, tables.blocks, heap);
     const iheap = this.iheap;
-    if (heap - iheap > this.maxLibcHeap) this.maxLibcHeap = heap - iheap;
-    if (iheap < this.bIHeapMin) this.bIHeapMin = iheap;
-    if (iheap > this.bIHeapMax) this.bIHeapMax = iheap;
-    // The event's thread: its row of the bucket (made at its first event here, the events before that holding its
-    // stack as it was, with the static bytes of those events: the bucket's extremes so far), then its own numbers.
-    const t = e.thread;
-    if (t >= this.tRow.length) {
-      this.tRow = grown(this.tRow, t + 1, -1);
-      this.tStack = grown(this.tStack, t + 1);
-      this.tLast = grown(this.tLast, t + 1);
+    if (changed || this.inBucket === 0) {
+      if (iheap < this.bIHeapMin) this.bIHeapMin = iheap;
+      if (iheap > this.bIHeapMax) this.bIHeapMax = iheap;
     }
-    let row = this.tRow[t]!;
-    if (row < 0) {
-      row = this.threadRows++;
-      this.threadTable = grown(this.threadTable, THREAD_FIELDS * this.threadRows);
-    }
-    const tt = this.threadTable;
-    if (this.tRow[t]! < 0) {
-      this.tRow[t] = row;
-      const o = THREAD_FIELDS * row;
-      tt[o + T.THREAD] = t;
-      const held = this.tStack[t]!;
-      tt[o + T.ABOVE_MIN] = this.inBucket > 0 ? held + this.bStaticMin : Infinity;
-      tt[o + T.ABOVE_MAX] = this.inBucket > 0 ? held + this.bStaticMax : -Infinity;
-      tt[o + T.MASK] = 0;
-    }
-    const o = THREAD_FIELDS * row;
+    // The event's thread's numbers in the bucket, kept in fields while its events follow one another.
+    if (e.thread !== this.curThread) this.switchThread(e.thread);
     const mine = e.stack + statics;
-    if (mine < tt[o + T.ABOVE_MIN]!) tt[o + T.ABOVE_MIN] = mine;
-    if (mine > tt[o + T.ABOVE_MAX]!) tt[o + T.ABOVE_MAX] = mine;
-    tt[o + T.MASK] = tt[o + T.MASK]! | bit;
-    this.tStack[t] = e.stack;
-    this.tLast[t] = this.inBucket;
+    if (mine < this.curMin) this.curMin = mine;
+    if (mine > this.curMax) this.curMax = mine;
+    this.curMask |= bit;
+    this.curStack = e.stack;
+    this.curLast = this.inBucket;
     if (e.kind === Kind.STATIC) this.staticChanges.push(this.inBucket, statics);
     if (statics < this.bStaticMin) this.bStaticMin = statics;
     if (above < this.bAboveMin) this.bAboveMin = above;
@@ -563,8 +550,10 @@ export class IndexFold implements EventFold {
       this.fStaticMax = statics;
       this.fMask = bit;
     } else {
-      if (iheap < this.fIHeapMin) this.fIHeapMin = iheap;
-      if (iheap > this.fIHeapMax) this.fIHeapMax = iheap;
+      if (changed) {
+        if (iheap < this.fIHeapMin) this.fIHeapMin = iheap;
+        if (iheap > this.fIHeapMax) this.fIHeapMax = iheap;
+      }
       if (above < this.fAboveMin) this.fAboveMin = above;
       if (above > this.fAboveMax) this.fAboveMax = above;
       if (heap < this.fHeapMin) this.fHeapMin = heap;
@@ -575,6 +564,66 @@ export class IndexFold implements EventFold {
     if (++this.inFine === this.fineSize) this.closeFine();
 
     if (++this.inBucket === this.bucketSize) this.close();
+  }
+
+  /** A heap event: the instrumented heap after it, and the blocks allocated elsewhere. */
+  private heapEvent(ended: number, made: number, blocks: FoldTables['blocks'], heap: number): void {
+    if (ended !== NONE && blocks.interposed[ended] === 0) this.iheap -= blocks.requested[ended]!;
+    if (made !== NONE) {
+      if (blocks.interposed[made] === 0) this.iheap += blocks.requested[made]!;
+      else this.libcBlocks++;
+    }
+    if (heap - this.iheap > this.maxLibcHeap) this.maxLibcHeap = heap - this.iheap;
+  }
+
+  /** Writes the latest thread's numbers to its row, then takes thread t's (made at its first event in the bucket). */
+  private switchThread(t: number): void {
+    this.flushThread();
+    const o = this.threadRow(t);
+    const tt = this.threadTable;
+    this.curThread = t;
+    this.curRow = o;
+    this.curMin = tt[o + T.ABOVE_MIN]!;
+    this.curMax = tt[o + T.ABOVE_MAX]!;
+    this.curMask = tt[o + T.MASK]!;
+    this.curStack = this.tStack[t]!;
+    this.curLast = this.tLast[t]!;
+  }
+
+  private flushThread(): void {
+    const t = this.curThread;
+    if (t < 0) return;
+    const tt = this.threadTable;
+    const o = this.curRow;
+    tt[o + T.ABOVE_MIN] = this.curMin;
+    tt[o + T.ABOVE_MAX] = this.curMax;
+    tt[o + T.MASK] = this.curMask;
+    this.tStack[t] = this.curStack;
+    this.tLast[t] = this.curLast;
+    this.curThread = -1;
+  }
+
+  /**
+   * Thread row t's row of the current bucket (the offset of its numbers in the thread table), made at its first event
+   * here: the events before it held the thread's stack as it was, with their static bytes (the bucket's extremes so far).
+   */
+  private threadRow(t: number): number {
+    if (t >= this.tRow.length) {
+      this.tRow = grown(this.tRow, t + 1, -1);
+      this.tStack = grown(this.tStack, t + 1);
+      this.tLast = grown(this.tLast, t + 1);
+    }
+    const row = this.tRow[t]!;
+    if (row >= 0) return THREAD_FIELDS * row;
+    this.tRow[t] = this.threadRows;
+    const o = THREAD_FIELDS * this.threadRows++;
+    const tt = (this.threadTable = grown(this.threadTable, o + THREAD_FIELDS));
+    tt[o + T.THREAD] = t;
+    const held = this.tStack[t]!;
+    tt[o + T.ABOVE_MIN] = this.inBucket > 0 ? held + this.bStaticMin : Infinity;
+    tt[o + T.ABOVE_MAX] = this.inBucket > 0 ? held + this.bStaticMax : -Infinity;
+    tt[o + T.MASK] = 0;
+    return o;
   }
 
   /**
