@@ -8,7 +8,7 @@ import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_SE
 import type { PanelsProgress } from './index-panels.js';
 import { boundedWindow, MAX_WINDOW_BYTES, WINDOW_EVENTS } from './report-window.js';
 import type { SourceResult } from './session-types.js';
-import { SUMMARY_FIELDS } from '../analysis/trace-index.js';
+import { SUMMARY_FIELDS, THREAD_FIELDS } from '../analysis/trace-index.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The report build of the renderer (`npm run build`: vite.report.config.ts). */
@@ -118,7 +118,8 @@ export function boundedSources(session: TraceSession, max = MAX_REPORT_SOURCES_B
 
 /**
  * The most bytes a report of a trace opened through its index takes (README, "HTML report"): the page itself; the
- * summaries, SUMMARY_FIELDS float64 per bucket of 16,384 events in base64 (128 bytes a bucket); the window's data,
+ * summaries, SUMMARY_FIELDS float64 per bucket of 16,384 events and THREAD_FIELDS per row of the thread table (a row
+ * per bucket and thread with events in it) in base64 (182 bytes a bucket, 54 a row); the window's data,
  * at most `maxWindowBytes` before base64 (its buckets grow by a third in base64, its JSON facts not at all); the
  * sources, at most MAX_REPORT_SOURCES_BYTES as carried; `facts` — the run's site table, threads and problems,
  * the session and the report text, which grow with the program and its threads, not with its events; `panels` — the
@@ -126,8 +127,8 @@ export function boundedSources(session: TraceSession, max = MAX_REPORT_SOURCES_B
  * PANEL_ROWS rows, the flame graph to its paths, the consumed chart to its samples), not with its events — plus 1 KiB
  * of tags and words.
  */
-export function indexReportCeiling(p: { page: number; buckets: number; facts: number; panels: number; maxWindowBytes?: number; maxSourcesBytes?: number }): number {
-  const summary = 4 * Math.ceil((p.buckets * SUMMARY_FIELDS * 8) / 3);
+export function indexReportCeiling(p: { page: number; buckets: number; threadRows?: number; facts: number; panels: number; maxWindowBytes?: number; maxSourcesBytes?: number }): number {
+  const summary = 4 * Math.ceil(((p.buckets * SUMMARY_FIELDS + (p.threadRows ?? 0) * THREAD_FIELDS) * 8) / 3);
   const window = Math.ceil(((p.maxWindowBytes ?? MAX_WINDOW_BYTES) * 4) / 3);
   return p.page + summary + window + (p.maxSourcesBytes ?? MAX_REPORT_SOURCES_BYTES) + p.facts + p.panels + 1024;
 }

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runReport } from '../../cli/report.js';
 import type { Model } from '../../analysis/model.js';
 import { Kind } from '../../analysis/trace/format.js';
+import { SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/trace-index.js';
 import type { EmbeddedIndex } from '../../host/embedded-types.js';
 import { boundedSources, indexReportCeiling, inlineTemplate, jsonBlockText, writeHtmlReport, writeSessionReport } from '../../host/html-report.js';
 import { EMBEDDED_PANELS_ID } from '../../host/embedded-types.js';
@@ -228,12 +229,12 @@ describe('the size of a report through the index', () => {
     const panels = block(html, EMBEDDED_PANELS_ID);
     const kept = readFileSync(`${copy}.mwindex.panels`, 'utf8');
     expect(JSON.parse(panels)).toEqual(JSON.parse(kept.slice(kept.indexOf('\n') + 1)));
-    const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, facts, panels: Buffer.byteLength(panels), maxWindowBytes, maxSourcesBytes });
+    const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, threadRows: embedded.meta.threadRows, facts, panels: Buffer.byteLength(panels), maxWindowBytes, maxSourcesBytes });
     expect(size).toBeLessThanOrEqual(ceiling);
     // The whole trace's events were asked for; fewer fit.
     expect(end - first).toBeGreaterThan(0);
     expect(end - first).toBeLessThan(model.events.count);
-    expect(block(html, 'mw-index-summary').length).toBe(4 * Math.ceil((embedded.meta.buckets * 12 * 8) / 3));
+    expect(block(html, 'mw-index-summary').length).toBe(4 * Math.ceil(((embedded.meta.buckets * SUMMARY_FIELDS + embedded.meta.threadRows * THREAD_FIELDS) * 8) / 3));
   });
 
   test('the ceiling counts the panels\' data: a report with no events and no sources stays under it, by less than the panels take', async () => {
@@ -247,7 +248,7 @@ describe('the size of a report through the index', () => {
     const facts = Buffer.byteLength(block(html, 'mw-session')) + Buffer.byteLength(block(html, 'mw-index'));
     const panels = Buffer.byteLength(block(html, EMBEDDED_PANELS_ID));
     expect(panels).toBeGreaterThan(2048);
-    const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, facts, panels, maxWindowBytes: 1, maxSourcesBytes: 0 });
+    const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, threadRows: embedded.meta.threadRows, facts, panels, maxWindowBytes: 1, maxSourcesBytes: 0 });
     expect(size).toBeLessThanOrEqual(ceiling);
     expect(ceiling - size).toBeLessThan(panels);
   });
