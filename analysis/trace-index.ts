@@ -8,9 +8,9 @@
 // goes to a column by block row that the host writes beside it; what only the end knows (leak classes, the frees that
 // orphaned leaked blocks) is kept per live block.
 //
-// Memory while building: one bucket's bytes, the summaries (about 100 bytes per bucket), one batch of fine rows (96 KiB;
-// the sink writes them out, the fine level is never held whole), per site two numbers, and the folds' live blocks and
-// open frames; nothing per event. Pure TypeScript: the host (host/trace-index.ts) owns the file.
+// Memory while building: one bucket's bytes, the summaries (136 bytes per bucket, 40 more per thread with events in
+// it), one batch of fine rows (128 KiB; the sink writes them out, the fine level is never held whole), per site two
+// numbers, per thread three, and the folds' live blocks and open frames; nothing per event. Pure TypeScript: the host (host/trace-index.ts) owns the file.
 import { eventClassBit, eventClassOfKind, frameEntryOf, placeOf, type EventDetail, type StackEntry } from './event-detail.js';
 import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 import { leakClassName } from './leaks.js';
@@ -22,7 +22,7 @@ import { grown } from './trace/typed-arrays.js';
 
 /** Format of the index file; a cache of another version is built again. */
 export const INDEX_VERSION = 4;
-/** Events per bucket: 10^9 events make 61,036 buckets, about 6 MB of summaries. */
+/** Events per bucket: 10^9 events make 61,036 buckets, about 11 MB of summaries for one thread. */
 export const INDEX_BUCKET = 16384;
 /** Events per fine summary: the chart draws the fine level for the part in view when a bucket is wider than a column. */
 export const INDEX_FINE = 256;

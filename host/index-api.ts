@@ -66,7 +66,7 @@ export async function indexEvents(session: TraceSession, from: unknown, to: unkn
   return encodeRange(ix.reader.range(a, b, MAX_RANGE_EVENTS));
 }
 
-/** The most fine rows one request returns (6 MiB). */
+/** The most fine rows one request returns (8 MiB). */
 export const MAX_FINE_ROWS = 1 << 18;
 
 /** The fine summaries of events [from, to) (at most MAX_FINE_ROWS rows, from the one holding `from`) as encodeFine's bytes. */
