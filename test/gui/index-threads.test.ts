@@ -6,9 +6,10 @@
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { nextEventOfClass } from '../../analysis/event-sets.js';
 import type { Model } from '../../analysis/model.js';
 import { programsDir } from '../support/programs.js';
-import { wholeAndIndexed, type Viewer } from './browser.js';
+import { selectedEvent, wholeAndIndexed, type Viewer } from './browser.js';
 
 interface Drawn {
   kind: string;
@@ -108,6 +109,26 @@ describe('index mode: thread filter and libc toggle', () => {
       expect(indexed.errors).toEqual([]);
     });
   }
+
+  test('n walks the selected thread\'s events of the kind chosen, as in whole mode', async () => {
+    const t = busiest(model);
+    // The thread's allocations, the first few: other threads' events lie between them.
+    const want: number[] = [];
+    for (let from = -1; want.length < 3; ) want.push((from = nextEventOfClass(model, from, 1, 'alloc', t)!));
+    expect(want[2]! - want[0]!).toBeGreaterThan(2);
+    for (const v of [whole, indexed]) {
+      await setControls(v.page, String(t), true);
+      await v.page.selectOption('#walk-kind', 'alloc');
+      // Keys typed into the toolbar's controls are theirs: the focus leaves them first.
+      await v.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+      for (const e of want) {
+        await v.page.keyboard.press('n');
+        await expect.poll(() => selectedEvent(v.page), v === whole ? 'whole' : 'indexed').toBe(e);
+      }
+      await setControls(v.page, 'all', true);
+    }
+    expect(indexed.errors).toEqual([]);
+  });
 
   test('the filters change what is drawn (the comparisons above compare something)', async () => {
     const { page } = indexed;
