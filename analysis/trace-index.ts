@@ -19,6 +19,7 @@ import { NONE, type SiteTable, type ThreadInfo } from './model.js';
 import type { Problem } from './problems.js';
 import { Flag, Kind, kindName } from './trace/format.js';
 import { grown } from './trace/typed-arrays.js';
+import { lowerBound } from './lod.js';
 
 /** Format of the index file; a cache of another version is built again. */
 export const INDEX_VERSION = 4;
@@ -989,8 +990,8 @@ export class IndexReader {
   readonly run: Run;
   private readonly cache = new Map<number, IndexBucket>();
   private readonly live = new Map<number, number>();
-  /** Per thread row, the buckets it has rows of the thread table in and its stack after each (made when first asked). */
-  private threadBuckets: { bucket: number[]; last: number[] }[] | null = null;
+  /** Per thread row, the buckets it has rows of the thread table in, its stack after each and its events' classes there (made when first asked). */
+  private threadBuckets: { bucket: number[]; last: number[]; mask: number[] }[] | null = null;
 
   constructor(
     readonly meta: IndexMeta,
@@ -1029,36 +1030,45 @@ export class IndexReader {
     return this.summary.subarray(SUMMARY_FIELDS * this.meta.buckets, SUMMARY_FIELDS * this.meta.buckets + THREAD_FIELDS * this.meta.threadRows);
   }
 
-  /** Every thread's stack bytes before bucket k's first event, from the thread table. */
-  stacksBefore(k: number): Float64Array {
+  /** Per thread row, its rows of the thread table by bucket. */
+  private byThread(): { bucket: number[]; last: number[]; mask: number[] }[] {
     if (this.threadBuckets === null) {
       const tt = this.threadTable;
-      const by = this.meta.threads.map(() => ({ bucket: [] as number[], last: [] as number[] }));
+      const by = this.meta.threads.map(() => ({ bucket: [] as number[], last: [] as number[], mask: [] as number[] }));
       for (let j = 0; j < this.meta.buckets; j++) {
         const r0 = this.summary[SUMMARY_FIELDS * j + S.THREAD_START]!;
         const r1 = j + 1 < this.meta.buckets ? this.summary[SUMMARY_FIELDS * (j + 1) + S.THREAD_START]! : this.meta.threadRows;
         for (let row = r0; row < r1; row++) {
           const t = tt[THREAD_FIELDS * row + T.THREAD]!;
-          while (by.length <= t) by.push({ bucket: [], last: [] });
+          while (by.length <= t) by.push({ bucket: [], last: [], mask: [] });
           by[t]!.bucket.push(j);
           by[t]!.last.push(tt[THREAD_FIELDS * row + T.STACK_LAST]!);
+          by[t]!.mask.push(tt[THREAD_FIELDS * row + T.MASK]!);
         }
       }
       this.threadBuckets = by;
     }
-    const out = new Float64Array(this.threadBuckets.length);
-    this.threadBuckets.forEach(({ bucket, last }, t) => {
+    return this.threadBuckets;
+  }
+
+  /** Every thread's stack bytes before bucket k's first event, from the thread table. */
+  stacksBefore(k: number): Float64Array {
+    const by = this.byThread();
+    const out = new Float64Array(by.length);
+    by.forEach(({ bucket, last }, t) => {
       // The thread's latest bucket before k.
-      let lo = 0;
-      let hi = bucket.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (bucket[mid]! < k) lo = mid + 1;
-        else hi = mid;
-      }
-      out[t] = lo > 0 ? last[lo - 1]! : 0;
+      const i = lowerBound(bucket, k);
+      out[t] = i > 0 ? last[i - 1]! : 0;
     });
     return out;
+  }
+
+  /** The classes of thread row t's events in bucket k (0: it has none there). */
+  threadMask(k: number, t: number): number {
+    const rows = this.byThread()[t];
+    if (rows === undefined) return 0;
+    const i = lowerBound(rows.bucket, k);
+    return rows.bucket[i] === k ? rows.mask[i]! : 0;
   }
 
   /**
@@ -1266,14 +1276,15 @@ export class IndexReader {
 
   /**
    * The nearest event after (1) or before (-1) `from` of class bit `bit` (eventClassBit), on thread row `thread` if
-   * given: buckets without the class are skipped by their summaries. null if none.
+   * given: buckets without the class (on the thread: by its rows of the thread table) are skipped by their summaries.
+   * null if none.
    */
   nextOfClass(from: number, direction: 1 | -1, bit: number, thread: number | null = null): number | null {
     const B = this.meta.bucketSize;
     let e = from + direction;
     while (e >= 0 && e < this.events) {
       const k = Math.floor(e / B);
-      if ((this.summary[SUMMARY_FIELDS * k + S.MASK]! & bit) === 0) {
+      if (((thread === null ? this.summary[SUMMARY_FIELDS * k + S.MASK]! : this.threadMask(k, thread)) & bit) === 0) {
         e = direction === 1 ? (k + 1) * B : k * B - 1;
         continue;
       }

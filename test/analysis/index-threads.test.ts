@@ -4,6 +4,7 @@
 // of 7 events (many buckets, threads switching inside them) and of 16,384.
 import { describe, expect, it } from 'vitest';
 import { eventClassBit, eventClassOfKind } from '../../analysis/event-detail.js';
+import { nextEventOfClass } from '../../analysis/event-sets.js';
 import { chartSeries, instrumentedHeap } from '../../analysis/lod.js';
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
@@ -118,6 +119,14 @@ describe('the index for the thread filter and the libc toggle', () => {
         for (const f of [S.STATIC_MIN, S.IHEAP_MIN, S.IHEAP_MAX, S.IHEAP_LAST, S.THREAD_START]) expect(first[SUMMARY_FIELDS * k + f]).toBe(summary[SUMMARY_FIELDS * k + f]);
       }
       expect(Array.from(first.subarray(SUMMARY_FIELDS * meta.buckets))).toEqual(Array.from(table));
+      // The next event of a class on one thread (n and p with the thread filter set), buckets skipped by the table.
+      for (let t = 0; t < threads; t++) {
+        for (const cls of ['alloc', 'free', 'call', 'return'] as const) {
+          for (const from of [-1, Math.floor(n / 2), n]) {
+            for (const dir of [1, -1] as const) expect(index.nextOfClass(from, dir, eventClassBit(cls), t), `thread ${t} ${cls} from ${from} by ${dir}`).toBe(nextEventOfClass(model, from, dir, cls, t));
+          }
+        }
+      }
       // A range, whole or starting inside a bucket, through the page's bytes: each thread's series as the model's.
       for (const from of [0, Math.floor(n / 3), n - 2].filter((f) => f >= 0 && f < n)) {
         const r = decodeRange(encodeRange(index.range(from, n)).slice().buffer);
