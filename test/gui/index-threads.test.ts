@@ -2,7 +2,7 @@
 // threads, a FILE and stdout's buffer allocated inside libc) shown whole and through its index; with a thread
 // selected, with the libc heap hidden and with both, the chart draws the same numbers in both modes (the page's
 // automation handle reads what the last frame drew) at full zoom-out, in the overview strip and zoomed into a range,
-// lists the same threads, and says the same in its status line.
+// lists the same threads, says the same in its status line, and n walks the selected thread's events.
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
