@@ -1,7 +1,9 @@
 // The viewer's index of a trace: one fold over the streamed trace (trace/resolve-stream.ts) that keeps, per bucket of
 // INDEX_BUCKET events, what the chart draws of it (event and time range, min/max of stack + static and of heap, the
-// classes of event in it), hands its sink a finer summary per INDEX_FINE events (the same extremes and classes as
-// Float32: the chart draws them for the part in view when a bucket is wider than a column), and writes every event
+// classes of event in it; for the libc toggle the heap of instrumented code's blocks alone, and for the thread filter
+// a row of the thread table per thread with events in it), hands its sink a finer summary per INDEX_FINE events (the
+// same extremes, classes and instrumented heap as Float32: the chart draws them for the part in view when a bucket is
+// wider than a column), and writes every event
 // resolved, delta-encoded and bucket by bucket, with what the viewer's detail of an event needs (its place, totals,
 // frame, the blocks it made or ended with their allocation, its linked set), so any range of events is read back from
 // its buckets without replaying the trace from its start. What only the future knows (the event that frees a block)
