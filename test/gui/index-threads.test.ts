@@ -2,14 +2,18 @@
 // threads, a FILE and stdout's buffer allocated inside libc) shown whole and through its index; with a thread
 // selected, with the libc heap hidden and with both, the chart draws the same numbers in both modes (the page's
 // automation handle reads what the last frame drew) at full zoom-out, in the overview strip and zoomed into a range,
-// lists the same threads, says the same in its status line, and n walks the selected thread's events.
+// lists the same threads, says the same in its status line, and n walks the selected thread's events; a report file
+// of the trace through its index (report --html) draws the events it holds as the whole trace's report does.
+import { copyFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { nextEventOfClass } from '../../analysis/event-sets.js';
 import type { Model } from '../../analysis/model.js';
-import { programsDir } from '../support/programs.js';
-import { selectedEvent, wholeAndIndexed, type Viewer } from './browser.js';
+import { writeHtmlReport, writeSessionReport } from '../../host/html-report.js';
+import { TraceSession } from '../../host/trace-session.js';
+import { programsDir, scratch } from '../support/programs.js';
+import { buildReportTemplate, launch, openReportFile, selectedEvent, traceProgram, wholeAndIndexed, type Viewer } from './browser.js';
 
 interface Drawn {
   kind: string;
@@ -39,6 +43,8 @@ async function showRange(page: Page, a: number, b: number): Promise<void> {
     },
     [a, b],
   );
+  // A zoom is drawn at the next animation frame: what is read after it is that frame's.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 }
 
 function drawn(page: Page, which: 'view' | 'overview'): Promise<Drawn | null> {
@@ -141,6 +147,66 @@ describe('index mode: thread filter and libc toggle', () => {
     expect(Math.max(...filtered.above)).toBeLessThan(Math.max(...all.above));
     expect(Math.max(...filtered.heap)).toBeLessThan(Math.max(...all.heap));
     await setControls(page, 'all', true);
+  });
+});
+
+describe('index mode in a report file: thread filter and libc toggle', () => {
+  let browser: Browser;
+  let model: Model;
+  let whole: Page;
+  let indexed: Page;
+  let window_: { first: number; end: number };
+  const errors: string[] = [];
+  const blocked: string[] = [];
+
+  beforeAll(async () => {
+    const ran = traceProgram(path.join(programsDir, 'thread-libc.c'));
+    model = ran.model;
+    const dir = scratch('index-threads-report');
+    const copy = path.join(dir, path.basename(ran.trace));
+    copyFileSync(ran.trace, copy);
+    const template = await buildReportTemplate();
+    const wholeFile = path.join(dir, 'whole.html');
+    writeHtmlReport(await TraceSession.open(ran.trace), wholeFile, template);
+    const indexFile = path.join(dir, 'indexed.html');
+    const n = model.events.count;
+    await writeSessionReport(await TraceSession.open(copy, { index: true }), indexFile, template, { windowEvents: Math.floor(n / 2) });
+    browser = await launch();
+    whole = await openReportFile(browser, wholeFile, errors, blocked);
+    indexed = await openReportFile(browser, indexFile, errors, blocked);
+    const text = (await indexed.locator('#report-notice').textContent()) ?? '';
+    const m = /only for events ([\d,]+)–([\d,]+), around the total peak/.exec(text);
+    if (m === null) throw new Error(`the notice reads "${text}"`);
+    const num = (v: string): number => Number(v.replace(/,/g, ''));
+    window_ = { first: num(m[1]!), end: num(m[2]!) + 1 };
+  }, 180_000);
+  afterAll(() => browser?.close());
+
+  test('a range of the events it holds, with a thread selected and the libc heap hidden, as the whole report draws it', async () => {
+    expect(await indexed.evaluate(() => (window as unknown as { ccMemwrapView: Handle }).ccMemwrapView.mode)).toBe('index');
+    const a = window_.first + Math.floor((window_.end - window_.first) / 4);
+    const b = a + Math.floor((window_.end - window_.first) / 4);
+    const t = String(busiest(model));
+    const seen: (Drawn | null)[][] = [];
+    for (const page of [whole, indexed]) {
+      const out: (Drawn | null)[] = [];
+      for (const [thread, libc] of [
+        [t, true],
+        ['all', false],
+        [t, false],
+      ] as const) {
+        await setControls(page, thread, libc);
+        await showRange(page, a, b);
+        out.push(await drawn(page, 'view'));
+      }
+      await setControls(page, 'all', true);
+      seen.push(out);
+    }
+    expect(seen[0]![0]!.kind).toBe('columns');
+    expect(seen[1]).toEqual(seen[0]);
+    expect(seen[0]![0]).not.toEqual(seen[0]![1]);
+    expect(errors).toEqual([]);
+    expect(blocked).toEqual([]);
   });
 });
 
