@@ -1304,23 +1304,36 @@ export class IndexReader {
   }
 }
 
+/** Columns a range's bytes leave out when the page can make them (RANGE_* bits of the header's flags). */
+const RANGE_ONE_THREAD = 1;
+const RANGE_NO_LIBC = 2;
+
 /**
- * A range as bytes for the page: count (u32), threads (u32), first (f64), then kinds (padded to 8), thread rows (u32,
- * padded to 8), above, heap, statics, times, stack, iheap (f64 each), then stacksBefore (f64 per thread).
+ * A range as bytes for the page: count (u32), threads (u32), first (f64), flags (u32, padded to 8), then kinds (padded
+ * to 8), thread rows (u32, padded to 8), above, heap, statics, times, stack, iheap (f64 each), then stacksBefore (f64
+ * per thread). A trace of one thread leaves out the thread rows and stacks (its stack is above − statics), a range
+ * whose instrumented heap is its heap leaves out iheap: most replies are no larger than the chart alone needs.
  */
 export function encodeRange(r: IndexRange): Uint8Array {
-  const pad = Math.ceil(r.count / 8) * 8;
-  const padT = Math.ceil(r.count / 2) * 8;
   const threads = r.stacksBefore.length;
-  const out = new Uint8Array(16 + pad + padT + 48 * r.count + 8 * threads);
+  const n = r.count;
+  let flags = threads <= 1 ? RANGE_ONE_THREAD : 0;
+  let same = true;
+  for (let i = 0; i < n && same; i++) same = r.iheap[i] === r.heap[i];
+  if (same) flags |= RANGE_NO_LIBC;
+  const pad = Math.ceil(n / 8) * 8;
+  const padT = flags & RANGE_ONE_THREAD ? 0 : Math.ceil(n / 2) * 8;
+  const cols = [r.above, r.heap, r.statics, r.times, ...(flags & RANGE_ONE_THREAD ? [] : [r.stack]), ...(flags & RANGE_NO_LIBC ? [] : [r.iheap]), r.stacksBefore];
+  const out = new Uint8Array(24 + pad + padT + cols.reduce((sum, c) => sum + c.byteLength, 0));
   const dv = new DataView(out.buffer);
-  dv.setUint32(0, r.count, true);
+  dv.setUint32(0, n, true);
   dv.setUint32(4, threads, true);
   dv.setFloat64(8, r.first, true);
-  out.set(r.kinds, 16);
-  out.set(new Uint8Array(r.thread.buffer, r.thread.byteOffset, r.thread.byteLength), 16 + pad);
-  let at = 16 + pad + padT;
-  for (const col of [r.above, r.heap, r.statics, r.times, r.stack, r.iheap, r.stacksBefore]) {
+  dv.setUint32(16, flags, true);
+  out.set(r.kinds, 24);
+  if (padT > 0) out.set(new Uint8Array(r.thread.buffer, r.thread.byteOffset, r.thread.byteLength), 24 + pad);
+  let at = 24 + pad + padT;
+  for (const col of cols) {
     out.set(new Uint8Array(col.buffer, col.byteOffset, col.byteLength), at);
     at += col.byteLength;
   }
@@ -1332,22 +1345,34 @@ export function decodeRange(bytes: ArrayBuffer): IndexRange {
   const count = dv.getUint32(0, true);
   const threads = dv.getUint32(4, true);
   const first = dv.getFloat64(8, true);
+  const flags = bytes.byteLength >= 24 ? dv.getUint32(16, true) : 0;
+  const one = (flags & RANGE_ONE_THREAD) !== 0;
+  const noLibc = (flags & RANGE_NO_LIBC) !== 0;
   const pad = Math.ceil(count / 8) * 8;
-  const padT = Math.ceil(count / 2) * 8;
-  if (bytes.byteLength !== 16 + pad + padT + 48 * count + 8 * threads) throw new IndexDamagedError(`events: ${bytes.byteLength} bytes for ${count} events of ${threads} threads`);
-  const base = 16 + pad + padT;
+  const padT = one ? 0 : Math.ceil(count / 2) * 8;
+  const columns = 4 + (one ? 0 : 1) + (noLibc ? 0 : 1);
+  if (bytes.byteLength !== 24 + pad + padT + 8 * columns * count + 8 * threads || flags > 3) throw new IndexDamagedError(`events: ${bytes.byteLength} bytes for ${count} events of ${threads} threads`);
+  const base = 24 + pad + padT;
   const f64 = (k: number): Float64Array => new Float64Array(bytes, base + 8 * count * k, count);
+  const above = f64(0);
+  const heap = f64(1);
+  const statics = f64(2);
+  let stack: Float64Array;
+  if (one) {
+    stack = new Float64Array(count);
+    for (let i = 0; i < count; i++) stack[i] = above[i]! - statics[i]!;
+  } else stack = f64(4);
   return {
     first,
     count,
-    kinds: new Uint8Array(bytes, 16, count),
-    thread: new Uint32Array(bytes, 16 + pad, count),
-    above: f64(0),
-    heap: f64(1),
-    statics: f64(2),
+    kinds: new Uint8Array(bytes, 24, count),
+    thread: one ? new Uint32Array(count) : new Uint32Array(bytes, 24 + pad, count),
+    above,
+    heap,
+    statics,
     times: f64(3),
-    stack: f64(4),
-    iheap: f64(5),
-    stacksBefore: new Float64Array(bytes, base + 48 * count, threads),
+    stack,
+    iheap: noLibc ? heap : f64(one ? 4 : 5),
+    stacksBefore: new Float64Array(bytes, base + 8 * columns * count, threads),
   };
 }

@@ -10,7 +10,7 @@ import { memorySource } from '../../analysis/trace/byte-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
 import { staticSeries, threadStackSeries } from '../../analysis/timeline.js';
-import { decodeRange, encodeRange, IndexFold, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove } from '../../analysis/trace-index.js';
+import { decodeRange, encodeRange, IndexFold, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove, type IndexRange } from '../../analysis/trace-index.js';
 import { DEMO_SITES } from '../fixtures/scenarios.js';
 import { TraceBuilder } from '../fixtures/trace-builder.js';
 import { foldTraces } from '../support/fold-traces.js';
@@ -138,10 +138,37 @@ describe('the index for the thread filter and the libc toggle', () => {
     });
   }
 
-  it('refuses a range whose bytes do not match its counts', () => {
-    const r = { first: 0, count: 3, kinds: new Uint8Array(3), above: new Float64Array(3), heap: new Float64Array(3), statics: new Float64Array(3), times: new Float64Array(3), thread: new Uint32Array(3), stack: new Float64Array(3), iheap: new Float64Array(3), stacksBefore: new Float64Array(2) };
-    const bytes = encodeRange(r);
-    expect(decodeRange(bytes.slice().buffer).stacksBefore.length).toBe(2);
-    expect(() => decodeRange(bytes.slice(0, bytes.length - 8).buffer)).toThrow(/events: 192 bytes for 3 events of 2 threads/);
+  it("a range's bytes leave out the columns the page can make, and are refused when they do not match their counts", () => {
+    const full: IndexRange = {
+      first: 5,
+      count: 3,
+      kinds: Uint8Array.of(1, 2, 3),
+      above: Float64Array.of(10, 20, 30),
+      heap: Float64Array.of(1, 2, 3),
+      statics: Float64Array.of(4, 4, 4),
+      times: Float64Array.of(7, 8, 9),
+      thread: Uint32Array.of(0, 1, 0),
+      stack: Float64Array.of(6, 9, 26),
+      iheap: Float64Array.of(1, 0, 3),
+      stacksBefore: Float64Array.of(0, 11),
+    };
+    const plain = (r: IndexRange): Record<string, unknown> => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? v : Array.from(v as ArrayLike<number>)]));
+    // One thread: its stack is above − statics; no libc blocks: the instrumented heap is the heap.
+    const oneThread: IndexRange = { ...full, thread: new Uint32Array(3), stack: Float64Array.of(6, 16, 26), stacksBefore: Float64Array.of(2) };
+    const noLibc: IndexRange = { ...full, iheap: full.heap };
+    const both: IndexRange = { ...oneThread, iheap: full.heap };
+    const sizes: number[] = [];
+    for (const r of [full, oneThread, noLibc, both]) {
+      const bytes = encodeRange(r);
+      sizes.push(bytes.length);
+      expect(plain(decodeRange(bytes.slice().buffer))).toEqual(plain(r));
+    }
+    // 24 bytes of header, kinds padded to 8, thread rows (u32) padded to 8, 8 per number.
+    expect(sizes).toEqual([24 + 8 + 16 + 6 * 24 + 16, 24 + 8 + 5 * 24 + 8, 24 + 8 + 16 + 5 * 24 + 16, 24 + 8 + 4 * 24 + 8]);
+    const bytes = encodeRange(full);
+    expect(() => decodeRange(bytes.slice(0, bytes.length - 8).buffer)).toThrow(/events: 200 bytes for 3 events of 2 threads/);
+    const flagged = bytes.slice();
+    flagged[16] = 9;
+    expect(() => decodeRange(flagged.buffer)).toThrow(/events: 208 bytes for 3 events of 2 threads/);
   });
 });
