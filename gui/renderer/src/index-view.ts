@@ -3,7 +3,8 @@
 // of the part in view fetched from the host when a bucket would be wider than a column, so the chart never draws a
 // summary much wider than a column; and the events in view fetched when few enough of them are in view, drawn one by
 // one. Until a window arrives, and beyond it, the coarser level stands in. The page holds the summaries (about 180
-// bytes per bucket of 16,384 events of one thread), one window of fine rows (at most 8 MiB) and one of events, never the whole trace.
+// bytes per bucket of 16,384 events of one thread), one window of fine rows (at most 8 MiB) and one of events, never
+// the whole trace.
 //
 // The thread filter and the libc toggle (setFilter) draw one thread's stack + static and the heap of instrumented
 // code's blocks: from the thread table and the buckets' instrumented heap, from the fine rows' instrumented heap
@@ -165,10 +166,6 @@ export class IndexChartData {
     this.filter = { ...filter };
     this.derive();
     this.data = this.makeData();
-  }
-
-  get currentFilter(): IndexFilter {
-    return { ...this.filter };
   }
 
   /**
