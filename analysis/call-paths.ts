@@ -8,6 +8,8 @@ import { Kind, isEventKind } from './trace/format.js';
 import type { TraceHeader } from './trace/header.js';
 import type { TraceRecord } from './trace/records.js';
 import { ProblemLog } from './problems.js';
+import { LiveBlocks } from './trace/live-ids.js';
+import { NONE } from './model.js';
 
 export const CALL_PATH_METRICS = ['allocated', 'count', 'peak', 'leaked', 'stack'] as const;
 export type CallPathMetric = (typeof CALL_PATH_METRICS)[number];
@@ -31,6 +33,8 @@ export class PathNode {
   /** Where the function is defined (its entry site), when known. */
   file: string | null = null;
   line: number | null = null;
+  /** Its index among the nodes a PathFold has charged live blocks to (-1: none yet). */
+  charged = -1;
 
   constructor(
     readonly name: string,
@@ -110,11 +114,6 @@ export function foldFrames<T>(r: TraceRecord, f: FrameFold<T>): void {
   }
 }
 
-interface Live {
-  node: PathNode;
-  size: number;
-}
-
 /** One pass over the records: the tree with everything but `peak`, the peak's event, and the blocks live at the end. */
 class PathFold implements FrameFold<PathNode> {
   readonly root = new PathNode('', null);
@@ -122,7 +121,9 @@ class PathFold implements FrameFold<PathNode> {
   private readonly sites = new Map<number, { func: string; file: string; line: number }>();
   /** Per thread: the path node of each open frame, innermost last. */
   readonly stacks = new Map<number, PathNode[]>();
-  readonly live = new Map<number, Live>();
+  /** The live blocks, each charged to a node of `charged` by its index there. */
+  readonly live = new LiveBlocks();
+  readonly charged: PathNode[] = [];
   heap = 0;
   peakBytes = 0;
   peakEvent: number | null = null;
@@ -152,15 +153,15 @@ class PathFold implements FrameFold<PathNode> {
     const node = r.interposed ? inner.child(UNINSTRUMENTED_FRAME) : inner;
     node.values.allocated += r.size;
     node.values.count += 1;
-    this.live.set(r.seq, { node, size: r.size });
+    if (node.charged < 0) node.charged = this.charged.push(node) - 1;
+    this.live.add(r.seq, node.charged, r.size);
     this.heap += r.size;
   }
 
   end(id: number): void {
-    const b = this.live.get(id);
-    if (b === undefined) return; // a block the trace never created: the decoder reports it
-    this.live.delete(id);
-    this.heap -= b.size;
+    const b = this.live.take(id);
+    if (b === NONE) return; // a block the trace never created: the decoder reports it
+    this.heap -= this.live.size(b);
   }
 
   /** Takes one record; false once the event to stop after has been taken. */
@@ -236,13 +237,14 @@ export class CallPathPasses {
   /** The tree, after the first pass (and the second, when it was read). */
   result(): CallPaths {
     const fold = this.fold;
-    for (const b of fold.live.values()) b.node.values.leaked += b.size;
-    for (const b of this.atPeak?.live.values() ?? []) {
+    fold.live.forEach((charged, size) => (fold.charged[charged]!.values.leaked += size));
+    const atPeak = this.atPeak;
+    atPeak?.live.forEach((charged, size) => {
       // The second pass built its own tree: find the same path in the first one.
       let node = fold.root;
-      for (const name of b.node.path()) node = node.child(name);
-      node.values.peak += b.size;
-    }
+      for (const name of atPeak.charged[charged]!.path()) node = node.child(name);
+      node.values.peak += size;
+    });
     return { root: fold.root, peak: { bytes: fold.peakBytes, event: fold.peakEvent }, events: fold.events };
   }
 }

@@ -9,6 +9,8 @@ import type { TraceRecord } from './trace/records.js';
 import { foldFrames, type FrameFold } from './call-paths.js';
 import { isEventKind } from './trace/format.js';
 import { ProblemLog } from './problems.js';
+import { LiveBlocks } from './trace/live-ids.js';
+import { NONE } from './model.js';
 
 /** Sites drawn as bands of their own; the rest are one band. */
 export const CONSUMED_SITES = 8;
@@ -33,18 +35,21 @@ export interface Consumed {
   bytes: Float64Array;
 }
 
-interface Live {
+interface Charge {
   key: number;
-  size: number;
+  bytes: number;
+  most: number;
 }
 
 /** One pass: live requested bytes per charge key. Keys are numbers: a site id, or -(entry site + 1) for interposed calls. */
 class LiveBySite implements FrameFold<number> {
   /** Site ids of the open frames' entries, per thread, innermost last. */
   readonly stacks = new Map<number, number[]>();
-  private readonly live = new Map<number, Live>();
-  readonly bytes = new Map<number, number>();
-  readonly most = new Map<number, number>();
+  /** The live blocks, each tagged with the index of its key's Charge. */
+  private readonly live = new LiveBlocks();
+  /** Per key: bytes live now and the most at once; `charges` by index, `byKey` to find them. */
+  readonly charges: Charge[] = [];
+  private readonly byKey = new Map<number, number>();
   heap = 0;
   events = 0;
 
@@ -59,19 +64,27 @@ class LiveBySite implements FrameFold<number> {
 
   create(r: TraceRecord, s: readonly number[]): void {
     const key = r.interposed ? -((s.length > 0 ? s[s.length - 1]! : 0) + 1) : r.site;
-    this.live.set(r.seq, { key, size: r.size });
-    const now = (this.bytes.get(key) ?? 0) + r.size;
-    this.bytes.set(key, now);
-    if (now > (this.most.get(key) ?? 0)) this.most.set(key, now);
+    let index = this.byKey.get(key);
+    if (index === undefined) this.byKey.set(key, (index = this.charges.push({ key, bytes: 0, most: 0 }) - 1));
+    const c = this.charges[index]!;
+    this.live.add(r.seq, index, r.size);
+    c.bytes += r.size;
+    if (c.bytes > c.most) c.most = c.bytes;
     this.heap += r.size;
   }
 
   end(id: number): void {
-    const b = this.live.get(id);
-    if (b === undefined) return;
-    this.live.delete(id);
-    this.bytes.set(b.key, this.bytes.get(b.key)! - b.size);
-    this.heap -= b.size;
+    const b = this.live.take(id);
+    if (b === NONE) return;
+    const size = this.live.size(b);
+    this.charges[this.live.tag(b)]!.bytes -= size;
+    this.heap -= size;
+  }
+
+  /** Bytes live now charged to `key`. */
+  liveBytes(key: number): number {
+    const index = this.byKey.get(key);
+    return index === undefined ? 0 : this.charges[index]!.bytes;
   }
 
   record(r: TraceRecord): void {
@@ -115,8 +128,9 @@ export class ConsumedPasses {
   private sampler(): LiveBySite {
     const first = this.firstPass;
     const events = first.events;
-    const top = [...first.most.entries()]
-      .filter(([, most]) => most > 0)
+    const top = first.charges
+      .filter((c) => c.most > 0)
+      .map((c): [number, number] => [c.key, c.most])
       .sort((a, b) => b[1] - a[1] || a[0] - b[0])
       .slice(0, this.options.sites ?? CONSUMED_SITES);
     const n = Math.min(this.options.buckets ?? CONSUMED_BUCKETS, events);
@@ -129,7 +143,7 @@ export class ConsumedPasses {
       if (bucket >= n || event !== ends[bucket]) return;
       let rest = second.heap;
       top.forEach(([key], s) => {
-        const v = second.bytes.get(key) ?? 0;
+        const v = second.liveBytes(key);
         bytes[bucket * width + s] = v;
         rest -= v;
       });

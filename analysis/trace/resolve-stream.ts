@@ -22,6 +22,7 @@ import { applyLeakClasses, buildSites, hex, libraryNames, MAX_LIBRARY, RunFacts,
 import { NONE, type CallPath, type SiteTable, type SymbolNamer, type ThreadInfo } from '../model.js';
 import { ProblemLog } from '../problems.js';
 import { grown } from './typed-arrays.js';
+import { LiveIds } from './live-ids.js';
 import { emptyEvent } from '../model-fold.js';
 import { eventCalls, type EventFold, type FoldBlocks, type FoldEvent, type FoldFrames, type FoldSource, type FoldTables, type TimeTicket, type TraceEnd, type TraceStart } from '../event-fold.js';
 
@@ -140,97 +141,6 @@ class MetaPass implements RecordVisitor {
         this.facts.programRecord(r);
         break;
     }
-  }
-}
-
-/** Block id → block slot, by open addressing on typed arrays (a Map costs several times more per live block). */
-export class LiveIds {
-  private keys = new Float64Array(1024);
-  private vals = new Int32Array(1024).fill(-1);
-  private mask = 1023;
-  private count = 0;
-
-  /**
-   * Ids are heap sequence numbers, mostly made and ended near others close in number: sixteen consecutive ids share a
-   * run of sixteen slots (a cache line or two of each column), and the runs are scattered by a multiplicative hash.
-   */
-  private slotOf(id: number): number {
-    const lo = id | 0;
-    const h = Math.imul((lo >>> 4) ^ ((id / 4294967296) | 0), 0x9e3779b1);
-    return (((h ^ (h >>> 15)) << 4) | (lo & 15)) & this.mask;
-  }
-
-  get(id: number): number {
-    let i = this.slotOf(id);
-    for (;;) {
-      const v = this.vals[i]!;
-      if (v < 0) return NONE;
-      if (this.keys[i] === id) return v;
-      i = (i + 1) & this.mask;
-    }
-  }
-
-  /** Maps `id` to `value`; returns whether `id` was mapped already. */
-  set(id: number, value: number): boolean {
-    if (2 * (this.count + 1) > this.mask + 1) this.grow();
-    let i = this.slotOf(id);
-    for (;;) {
-      const v = this.vals[i]!;
-      if (v < 0) {
-        this.keys[i] = id;
-        this.vals[i] = value;
-        this.count++;
-        return false;
-      }
-      if (this.keys[i] === id) {
-        this.vals[i] = value;
-        return true;
-      }
-      i = (i + 1) & this.mask;
-    }
-  }
-
-  /**
-   * Removes `id` and returns what it mapped to, NONE if nothing (linear probing's backward shift: no tombstones, so
-   * lookups stay short however many frees).
-   */
-  take(id: number): number {
-    const mask = this.mask;
-    let i = this.slotOf(id);
-    let value: number;
-    for (;;) {
-      value = this.vals[i]!;
-      if (value < 0) return NONE;
-      if (this.keys[i] === id) break;
-      i = (i + 1) & mask;
-    }
-    this.count--;
-    let hole = i;
-    let j = i;
-    for (;;) {
-      j = (j + 1) & mask;
-      if (this.vals[j]! < 0) break;
-      const home = this.slotOf(this.keys[j]!);
-      // Move j into the hole unless its home lies cyclically in (hole, j].
-      if (hole <= j ? home <= hole || home > j : home <= hole && home > j) {
-        this.keys[hole] = this.keys[j]!;
-        this.vals[hole] = this.vals[j]!;
-        hole = j;
-      }
-    }
-    this.vals[hole] = -1;
-    return value;
-  }
-
-  private grow(): void {
-    const keys = this.keys;
-    const vals = this.vals;
-    const size = 2 * keys.length;
-    this.keys = new Float64Array(size);
-    this.vals = new Int32Array(size).fill(-1);
-    this.mask = size - 1;
-    this.count = 0;
-    for (let i = 0; i < keys.length; i++) if (vals[i]! >= 0) this.set(keys[i]!, vals[i]!);
   }
 }
 
@@ -743,7 +653,7 @@ class FoldPass {
   private newBlock(r: TraceRecord, i: number, rank: number, site: number, value: number, frame: number): number {
     const id = r.seq;
     const b = this.blocks.take();
-    if (this.live.set(id, b)) {
+    if (this.live.set(id, b) !== NONE) {
       this.run.problems.add('block-reused', 'warning', r.offset, r.thread, `${kindName(r.kind)} creates block ${hex(id)}, which is already live`);
     }
     const B = this.blocks;
