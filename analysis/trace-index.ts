@@ -24,7 +24,7 @@ import { grown } from './trace/typed-arrays.js';
 import { lowerBound } from './lod.js';
 
 /** Format of the index file; a cache of another version is built again. */
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 /** Events per bucket: 10^9 events make 61,036 buckets, about 11 MB of summaries for one thread. */
 export const INDEX_BUCKET = 16384;
 /** Events per fine summary: the chart draws the fine level for the part in view when a bucket is wider than a column. */
@@ -128,6 +128,12 @@ export interface IndexMeta {
   /** Blocks allocated inside libc or uninstrumented code, and the most bytes of them live at once (the libc toggle's status line). */
   libcBlocks: number;
   maxLibcHeap: number;
+  /** Largest stack in use (all threads, static not counted): the report's peak stack. */
+  maxStack: number;
+  /** Static memory registered over the run (the report's static bytes). */
+  staticBytes: number;
+  /** The process, from the trace's header and its MPI rank: what the lanes page names a lane by. */
+  process: { pid: number; ppid: number; /** Nanoseconds since the Unix epoch, as decimal text (a 64-bit number). */ startTimeNs: string; rank: { rank: number; variable: string } | null };
 }
 
 /** Where a build puts what it makes: each bucket's bytes in order, and the free of each block row. */
@@ -292,6 +298,7 @@ export class IndexFold implements EventFold {
   private timeMax = -Infinity;
   private maxAbove = 0;
   private maxHeap = 0;
+  private maxStack = 0;
   private siteEvents = new Float64Array(64);
   private siteFirst = new Float64Array(64).fill(NONE);
   private readonly orphans: OrphanFold;
@@ -538,6 +545,7 @@ export class IndexFold implements EventFold {
     this.bMask |= bit;
     if (above > this.maxAbove) this.maxAbove = above;
     if (heap > this.maxHeap) this.maxHeap = heap;
+    if (e.stackTotal > this.maxStack) this.maxStack = e.stackTotal;
     const site = e.site;
     if (site >= this.siteEvents.length) {
       this.siteEvents = grown(this.siteEvents, site + 1);
@@ -738,6 +746,9 @@ export class IndexFold implements EventFold {
       threadRows: this.threadRows,
       libcBlocks: this.libcBlocks,
       maxLibcHeap: this.maxLibcHeap,
+      maxStack: this.maxStack,
+      staticBytes: this.statics,
+      process: { pid: this.start.header.pid, ppid: this.start.header.ppid, startTimeNs: this.start.header.startTimeNs.toString(), rank: end.rank },
     };
   }
 
