@@ -11,6 +11,7 @@ import { startServer, type RunningServer } from '../host/server.js';
 import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
+import { useIndex } from '../host/trace-index.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { namesSeveral, traceFiles } from './report-many.js';
 
@@ -241,7 +242,8 @@ async function runLanes(named: string[], sessionOptions: SessionOptions, port: n
   }
   const rendererDir = builtRenderer(io, hooks);
   if (rendererDir === null) return 2;
-  const session = TraceSession.of(checked[0]!, sessionOptions);
+  // Through its index when the viewer would open it so (the lanes page then draws its lane from the same session).
+  const session = TraceSession.of(checked[0]!, { ...sessionOptions, index: useIndex(checked[0]!.size) });
   const recent = new RecentList(hooks.recentFile ?? defaultRecentFile());
   const server = await startServer({ rendererDir, session, recent, sessionOptions, port, lanes: files });
   return serveUntilStopped(`${files.length} traces as lanes at ${server.url}lanes.html`, server, io, hooks);

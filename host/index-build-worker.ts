@@ -1,16 +1,30 @@
 // The worker thread that reads a large trace for the viewer's host (host/trace-index.ts): builds its index
 // (buildIndexFile) or the summaries the chart draws first (buildSummaryFile), or computes the report index mode's
-// panel shows (indexReport) or the data of its panels (indexPanelsJson), so the viewer's server or window keeps
-// answering meanwhile; progress and the result go to the thread that started it.
+// panel shows (indexReport), the data of its panels (indexPanelsJson) or the differences of two traces for the compare
+// page (compareTracesJson), so the viewer's server or window keeps answering meanwhile; progress and the result go to
+// the thread that started it.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { PanelInputs } from '../analysis/panel-data.js';
 import { indexPanelsJson } from './index-panels.js';
+import { compareTracesJson, type CompareInput } from './compare-runs.js';
 import { buildIndexFile, buildSummaryFile, indexReport } from './trace-index.js';
 
-const job = workerData as { task: 'index' | 'summaries'; trace: string; dest: string } | { task: 'report'; trace: string } | { task: 'panels'; trace: string; inputs: PanelInputs };
+const job = workerData as
+  | { task: 'index' | 'summaries'; trace: string; dest: string }
+  | { task: 'report'; trace: string }
+  | { task: 'panels'; trace: string; inputs: PanelInputs }
+  | { task: 'compare'; runs: [CompareInput, CompareInput] };
 let last = 0;
 try {
-  if (job.task === 'panels') {
+  if (job.task === 'compare') {
+    const json = compareTracesJson(job.runs, (progress) => {
+      const now = Date.now();
+      if (now - last < 200) return;
+      last = now;
+      parentPort!.postMessage({ type: 'compare-progress', progress });
+    });
+    parentPort!.postMessage({ type: 'compare', json });
+  } else if (job.task === 'panels') {
     const json = indexPanelsJson(job.trace, job.inputs, (progress) => {
       const now = Date.now();
       if (now - last < 200) return;

@@ -9,6 +9,8 @@ import type { RecentList } from './recent.js';
 import type { LanesReply } from './session-types.js';
 import { isInside } from './source-access.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
+import { useIndex } from './trace-index.js';
+import { SessionComparison } from './compare-runs.js';
 import { EventsBuildingError, IndexRequestError, indexDetail, indexEvents, indexFine, indexNext, indexPanelsText, indexReportText, indexStatus, indexSummary } from './index-api.js';
 
 /** Every API request carries this header with value 1. */
@@ -26,9 +28,10 @@ export interface ServerOptions {
   /** The second trace of `view A --compare B` (B), served as run=b beside the session (A). */
   compare?: TraceSession;
   /**
-   * The traces of `view A B C…` (absolute paths, already checked to be traces), one lane each: listed by /api/lanes,
-   * read from the file when the page asks for one (the server holds none of them), and opened as the session by
-   * /api/open-lane.
+   * The traces of `view A B C…` (absolute paths, already checked to be traces), one lane each: listed by /api/lanes;
+   * a lane the viewer would open through its index (useIndex) answers /api/index…?lane=i from its own index-mode
+   * session (opened on the page's first request, kept), any other is read from the file when the page asks for it
+   * (the server holds none of them); /api/open-lane makes it the session.
    */
   lanes?: string[];
 }
@@ -57,13 +60,15 @@ export function isLocalHost(host: string | undefined, port: number): boolean {
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   let session = options.session;
+  /** `view A --compare B`: B - A streamed on the host (`/api/compare`), on the page's first request. */
+  const comparison = options.compare ? new SessionComparison(options.session, options.compare) : null;
   const rendererDir = path.resolve(options.rendererDir);
   let port = 0;
 
-  /** Makes trace `p` the session (the viewer's page then shows it) and puts it on the recent list. */
-  const openSession = async (res: ServerResponse, p: string): Promise<void> => {
+  /** Makes trace `p` the session (the viewer's page then shows it; `opened`, when open already) and puts it on the recent list. */
+  const openSession = async (res: ServerResponse, p: string, opened?: TraceSession): Promise<void> => {
     try {
-      session = await TraceSession.open(p, options.sessionOptions);
+      session = opened ?? (await TraceSession.open(p, options.sessionOptions));
     } catch (e) {
       return sendJson(res, 422, { error: e instanceof TraceOpenError ? e.message : String(e) });
     }
@@ -85,6 +90,10 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
       return send(res, 200, 'application/octet-stream', run.bytes);
     }
     if (req.method === 'GET' && url.pathname.startsWith('/api/index')) return indexApi(res, url, run);
+    if (req.method === 'GET' && url.pathname === '/api/compare') {
+      if (comparison === null) return sendJson(res, 404, { error: 'no compared trace' });
+      return send(res, 200, 'application/json; charset=utf-8', comparison.replyText());
+    }
     if (req.method === 'GET' && url.pathname === '/api/source') {
       const file = url.searchParams.get('file');
       if (file === null) return sendJson(res, 400, { error: 'file parameter missing' });
@@ -129,17 +138,54 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
   };
 
+  /** The index-mode sessions of lanes drawn from their index, by lane (the first lane's is the session when it is one). */
+  const laneSessions = new Map<number, Promise<TraceSession>>();
+  const laneSession = (i: number, p: string): Promise<TraceSession> => {
+    let s = laneSessions.get(i);
+    if (s === undefined) {
+      s = p === options.session.path && options.session.info.mode === 'index' ? Promise.resolve(options.session) : TraceSession.open(p, { ...options.sessionOptions, index: true });
+      laneSessions.set(i, s);
+      s.catch(() => laneSessions.delete(i));
+    }
+    return s;
+  };
+
   const laneApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const lanes = options.lanes ?? [];
     if (req.method === 'GET' && url.pathname === '/api/lanes') {
-      const reply: LanesReply = { lanes: await Promise.all(lanes.map(async (p) => ({ name: path.basename(p), path: p, bytes: (await stat(p)).size }))) };
+      const reply: LanesReply = {
+        lanes: await Promise.all(
+          lanes.map(async (p) => {
+            const bytes = (await stat(p)).size;
+            return { name: path.basename(p), path: p, bytes, ...(useIndex(bytes) ? { mode: 'index' as const } : {}) };
+          }),
+        ),
+      };
       return sendJson(res, 200, reply);
     }
     const text = url.searchParams.get('lane') ?? '';
-    const lane = /^\d+$/.test(text) ? lanes[Number(text)] : undefined;
+    const i = /^\d+$/.test(text) ? Number(text) : -1;
+    const lane = lanes[i];
     if (lane === undefined) return sendJson(res, 404, { error: `no lane ${text}` });
-    if (req.method === 'GET' && url.pathname === '/api/trace') return send(res, 200, 'application/octet-stream', await readFile(lane));
-    if (req.method === 'POST' && url.pathname === '/api/open-lane') return openSession(res, lane);
+    const indexed = useIndex((await stat(lane)).size);
+    if (req.method === 'GET' && url.pathname === '/api/trace') {
+      if (indexed) return sendJson(res, 409, { error: `${path.basename(lane)} is drawn through its index: ask /api/index?lane=${i}` });
+      return send(res, 200, 'application/octet-stream', await readFile(lane));
+    }
+    if (req.method === 'GET' && url.pathname.startsWith('/api/index')) {
+      if (!indexed) return sendJson(res, 409, { error: `${path.basename(lane)} is not drawn through an index` });
+      let run: TraceSession;
+      try {
+        run = await laneSession(i, lane);
+      } catch (e) {
+        return sendJson(res, 422, { error: e instanceof TraceOpenError ? e.message : String(e) });
+      }
+      return indexApi(res, url, run);
+    }
+    if (req.method === 'POST' && url.pathname === '/api/open-lane') {
+      const opened = laneSessions.get(i);
+      return openSession(res, lane, opened === undefined ? undefined : await opened.catch(() => undefined));
+    }
     return sendJson(res, 404, { error: 'no such API' });
   };
 

@@ -4,6 +4,8 @@ import type { StackUnit } from '../analysis/worst-stack.js';
 import type { EventDetail, StackEntry } from '../analysis/event-detail.js';
 import type { IndexMeta } from '../analysis/trace-index.js';
 import type { IndexPanels } from '../analysis/panel-data.js';
+import type { BudgetKind } from '../analysis/budgets.js';
+import type { Comparison } from '../analysis/compare.js';
 
 export interface RecentEntry {
   path: string;
@@ -81,7 +83,22 @@ export type SourceResult =
   | { ok: true; file: string; path: string; text: string }
   | { ok: false; file: string; reason: SourceRefusal; message: string };
 
-/** The traces of `view A B C…`, one lane each, as /api/lanes answers. */
+/**
+ * The traces of `view A B C…`, one lane each, as /api/lanes answers; `mode` 'index': the lane is drawn from its
+ * index (`/api/index…?lane=i`, as a session's), its trace never served whole.
+ */
 export interface LanesReply {
-  lanes: { name: string; path: string; bytes: number }[];
+  lanes: { name: string; path: string; bytes: number; mode?: 'index' }[];
 }
+
+/** A run's budget lines as the compare page's chart draws them: each limit, the ranges above it (the first ones), how many there are. */
+export type CompareBudgetLines = { kind: BudgetKind; limitBytes: number; ranges: [number, number][]; rangeCount: number }[];
+
+/**
+ * The differences of `view A --compare B` as the host computes them (host/compare-runs.ts, `/api/compare`): computing
+ * (with progress), ready (B - A, and each run's budget lines), failed.
+ */
+export type CompareReply =
+  | { state: 'computing'; fraction: number; phase: string }
+  | { state: 'ready'; comparison: Comparison; budgets: [CompareBudgetLines, CompareBudgetLines] }
+  | { state: 'failed'; message: string };

@@ -164,17 +164,29 @@ function serverBackend(): Backend {
       return info;
     },
     openDialog: null,
-    index: heldForEvents({
-      status: async () => json<IndexStatusReply>(await fetch('./api/index', { headers: API_HEADERS })),
-      summary: async () => bytesOf(await fetch('./api/index/summary', { headers: API_HEADERS })),
-      events: async (from, to) => bytesOf(await fetch(`./api/index/events?from=${from}&to=${to}`, { headers: API_HEADERS })),
-      fine: async (from, to) => bytesOf(await fetch(`./api/index/fine?from=${from}&to=${to}`, { headers: API_HEADERS })),
-      detail: async (event) => json<IndexDetailReply>(await fetch(`./api/index/detail?event=${event}`, { headers: API_HEADERS })),
-      report: async () => json<IndexReportReply>(await fetch('./api/index/report', { headers: API_HEADERS })),
-      panels: async () => json<IndexPanelsReply>(await fetch('./api/index/panels', { headers: API_HEADERS })),
-      next: async (from, direction, cls, thread) =>
-        (await json<{ event: number | null }>(await fetch(`./api/index/next?from=${from}&direction=${direction}&class=${encodeURIComponent(cls)}&thread=${thread === null ? 'all' : thread}`, { headers: API_HEADERS }))).event,
-    }),
+    index: heldForEvents(serverIndexApi()),
+  };
+}
+
+/**
+ * The local server's index API: the session's index, or with `which` another one's, named on every request: `lane=i`
+ * (a lane of the lanes page), `run=b` (the compare page's B).
+ */
+export function serverIndexApi(which = ''): IndexApi {
+  const url = (p: string, query = ''): string => {
+    const q = [query, which].filter((x) => x !== '').join('&');
+    return q === '' ? p : `${p}?${q}`;
+  };
+  return {
+    status: async () => json<IndexStatusReply>(await fetch(url('./api/index'), { headers: API_HEADERS })),
+    summary: async () => bytesOf(await fetch(url('./api/index/summary'), { headers: API_HEADERS })),
+    events: async (from, to) => bytesOf(await fetch(url('./api/index/events', `from=${from}&to=${to}`), { headers: API_HEADERS })),
+    fine: async (from, to) => bytesOf(await fetch(url('./api/index/fine', `from=${from}&to=${to}`), { headers: API_HEADERS })),
+    detail: async (event) => json<IndexDetailReply>(await fetch(url('./api/index/detail', `event=${event}`), { headers: API_HEADERS })),
+    report: async () => json<IndexReportReply>(await fetch(url('./api/index/report'), { headers: API_HEADERS })),
+    panels: async () => json<IndexPanelsReply>(await fetch(url('./api/index/panels'), { headers: API_HEADERS })),
+    next: async (from, direction, cls, thread) =>
+      (await json<{ event: number | null }>(await fetch(url('./api/index/next', `from=${from}&direction=${direction}&class=${encodeURIComponent(cls)}&thread=${thread === null ? 'all' : thread}`), { headers: API_HEADERS }))).event,
   };
 }
 

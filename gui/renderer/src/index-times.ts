@@ -8,8 +8,9 @@ import { S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../ana
 /**
  * `window()`: the events fetched now, or null; read at each access. `times` is the column; `eventAt`, the first event
  * at or after a time, searches it without going through the column (a chart frame searches once per pixel column).
+ * `shift()`, read at each access too, is added to every time (a lane's start on the lanes page's shared axis).
  */
-export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () => IndexRange | null): { times: Float64Array; eventAt: (ns: number) => number } {
+export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () => IndexRange | null, shift: () => number = () => 0): { times: Float64Array; eventAt: (ns: number) => number } {
   const B = meta.bucketSize;
   const count = meta.events;
   const lo = (k: number): number => summary[SUMMARY_FIELDS * k + S.TIME_MIN]!;
@@ -30,7 +31,8 @@ export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () =>
     if (e >= end && k === Math.floor((end - 1) / B)) return Math.max(placed(e), w.times[w.count - 1]!);
     return placed(e);
   };
-  const eventAt = (ns: number): number => {
+  const eventAt = (at: number): number => {
+    const ns = at - shift();
     let a = 0;
     let b = count;
     while (a < b) {
@@ -44,7 +46,7 @@ export function indexTimes(meta: IndexMeta, summary: Float64Array, window: () =>
     get(target, key) {
       if (typeof key === 'string' && /^\d+$/.test(key)) {
         const e = Number(key);
-        return e < count ? timeOf(e) : undefined;
+        return e < count ? timeOf(e) + shift() : undefined;
       }
       if (key === 'length') return count;
       return Reflect.get(target, key);

@@ -109,6 +109,8 @@ export class IndexChartData {
   private fetching: { from: number; to: number } | null = null;
   private fine: FineWindow | null = null;
   private fetchingFine: { from: number; to: number } | null = null;
+  /** Added to every event's time (ns): a lane's start on the lanes page's shared axis. */
+  timeOffset = 0;
   /** Called when a window of events has arrived (the page redraws). */
   onWindow: () => void = () => {};
   /** Milliseconds each window took to arrive (the benchmark). */
@@ -267,7 +269,7 @@ export class IndexChartData {
         return out;
       },
     });
-    const time = indexTimes(meta, summary, () => this.window);
+    const time = indexTimes(meta, summary, () => this.window, () => this.timeOffset);
     return {
       count,
       series: {

@@ -5,6 +5,10 @@
 //
 // Traces are fetched and decoded one at a time; a lane keeps only what its chart draws (the series and their
 // pyramids, event kinds and times), never the decoded model, so each lane holds less than the viewer does for one trace.
+// A trace the viewer would open through its index (the host says so) is never fetched: its lane is drawn from the
+// host's index as the viewer draws one (IndexChartData: the bucket summaries, finer ones and the events of the part in
+// view fetched as the view narrows), once the index's events, which give its times, are built; its title's facts are
+// the index's.
 import { chartSeries, eventClassMasks } from '../../../../analysis/lod.js';
 import { formatCount } from '../../../../analysis/units.js';
 import { exactBytes } from '../../../../analysis/compare-text.js';
@@ -14,6 +18,8 @@ import { chartData, type ChartData } from '../chart/columns.js';
 import { decodeInWorker } from '../decode.js';
 import { byId, el, fill } from '../dom.js';
 import { api, progress, startPage } from '../served-page.js';
+import { serverIndexApi } from '../backend.js';
+import { IndexChartData } from '../index-view.js';
 import '../styles.css';
 import './lanes.css';
 
@@ -28,6 +34,8 @@ interface Lane {
   start: bigint;
   data: ChartData;
   kinds: Uint8Array;
+  /** A lane drawn from its index: its data, which fetches the part in view. */
+  indexed: IndexChartData | null;
 }
 
 /** For automation: whether every lane is drawn (or failed), the lanes' labels, and where each one's first event is. */
@@ -62,6 +70,42 @@ async function load(index: number, file: string, count: number): Promise<Lane> {
     start: m.header.startTimeNs,
     data: { ...chartData(chartSeries(m, null, view.statics, m.events.heapRequested), eventClassMasks(m), view.times), endsAtLastEvent: true },
     kinds: m.events.kind,
+    indexed: null,
+  };
+}
+
+/**
+ * Lane `index` drawn from the host's index of its trace: waits while the host builds it (the summaries, then the
+ * events, which carry the times the wall-time axis needs), then its summaries and facts.
+ */
+async function loadIndexed(index: number, file: string, count: number): Promise<Lane> {
+  const ixApi = serverIndexApi(`lane=${index}`);
+  const what = `${file} (${index + 1} of ${count})`;
+  let status = await ixApi.status();
+  for (;;) {
+    if (status.state === 'failed') throw new Error(status.message);
+    if (status.state === 'ready' && status.events.state === 'failed') throw new Error(`the events could not be indexed: ${status.events.message}`);
+    if (status.state === 'ready' && status.events.state === 'ready') break;
+    if (status.state === 'building') progress(`${what}: indexing, the chart's summaries: ${status.phase}`, status.fraction);
+    else if (status.events.state === 'building') progress(`${what}: indexing, the events: ${status.events.phase}`, status.events.fraction);
+    await new Promise((r) => setTimeout(r, 250));
+    status = await ixApi.status();
+  }
+  const meta = status.meta;
+  const data = new IndexChartData(meta, new Float64Array(await ixApi.summary()), ixApi);
+  if (!data.hasTimes) throw new Error("the index's summaries carry no times");
+  data.data.endsAtLastEvent = true;
+  const p = meta.process;
+  return {
+    index,
+    file,
+    label: `${p.rank === null ? '' : `rank ${p.rank.rank} · `}pid ${p.pid}`,
+    program: meta.program === null ? '(program not recorded)' : basename(meta.program.path),
+    facts: `parent ${p.ppid} · ${formatCount(meta.events)} events · peak heap ${exactBytes(meta.maxHeap)} · peak stack ${exactBytes(meta.maxStack)}`,
+    start: BigInt(p.startTimeNs),
+    data: data.data,
+    kinds: data.kinds,
+    indexed: data,
   };
 }
 
@@ -87,7 +131,7 @@ async function start(): Promise<void> {
   for (const [i, l] of listed.entries()) {
     // A function call per lane, so that nothing of the decoded trace outlives it here.
     try {
-      lanes.push(await load(i, l.name, listed.length));
+      lanes.push(await (l.mode === 'index' ? loadIndexed : load)(i, l.name, listed.length));
       handle.lanes.push({ label: lanes.at(-1)!.label, program: lanes.at(-1)!.program, file: l.name, error: null });
     } catch (e) {
       const message = (e as Error).message;
@@ -104,7 +148,8 @@ async function start(): Promise<void> {
   for (const l of lanes) {
     const offset = Number(l.start - first);
     const t = l.data.times;
-    for (let i = 0; i < t.length; i++) t[i]! += offset;
+    if (l.indexed !== null) l.indexed.timeOffset = offset;
+    else for (let i = 0; i < t.length; i++) t[i]! += offset;
     end = Math.max(end, (t[t.length - 1] ?? offset) + 1);
   }
   const domain: [number, number] = [0, end];
@@ -133,13 +178,28 @@ async function start(): Promise<void> {
   }
   fill(byId('lanes'), ...boxes);
   // Laid out once the lanes are on the page, so each chart takes its lane's width.
+  // Lanes drawn from an index ask for the part in view once the view rests a moment (not on every frame of a drag).
+  let pending = 0;
+  const wantInView = (): void => {
+    clearTimeout(pending);
+    pending = window.setTimeout(() => {
+      for (const [i, l] of lanes.entries()) {
+        if (l.indexed === null) continue;
+        const [a, b] = charts[i]!.visibleEvents();
+        l.indexed.want(a, b);
+      }
+    }, 40);
+  };
   for (const [i, l] of lanes.entries()) {
     charts[i]!.setMode('time');
     charts[i]!.setData(l.data, l.kinds);
+    if (l.indexed !== null) l.indexed.onWindow = () => charts[i]!.redraw();
     charts[i]!.onTransform = (t) => {
       for (const other of charts) if (other !== charts[i]) other.follow(t);
+      wantInView();
     };
   }
+  wantInView();
   byId('whole-run').addEventListener('click', () => charts[0]!.resetZoom());
   document.addEventListener('keydown', (e) => {
     if (e.key === '0') charts[0]!.resetZoom();
