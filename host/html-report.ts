@@ -188,6 +188,7 @@ export async function indexDataBlocks(session: TraceSession, options: IndexRepor
  * index): waited for, not computed a second time.
  */
 async function sessionReport(session: TraceSession): Promise<string> {
+  session.startReport();
   for (;;) {
     const r = session.reportState;
     if (r.state === 'ready') return r.text;

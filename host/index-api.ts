@@ -103,6 +103,7 @@ export async function indexNext(session: TraceSession, from: unknown, direction:
 /** The report index mode's panel shows (summary, heap by function, peaks, leaks), once the host has computed it. */
 export async function indexReportText(session: TraceSession): Promise<IndexReportReply> {
   void session.summaries();
+  session.startReport();
   return session.reportState;
 }
 

@@ -1,5 +1,6 @@
 // The local server of `cc-memwrap view` without Electron: serves the built renderer and a narrow API (the open trace, the sources it names, the recent list) on 127.0.0.1 only. Requests must name this host (no DNS rebinding) and API calls must carry the app's header (a cross-site page cannot send it without a preflight, which is refused).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -143,23 +144,21 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const laneSession = (i: number, p: string): Promise<TraceSession> => {
     let s = laneSessions.get(i);
     if (s === undefined) {
-      s = p === options.session.path && options.session.info.mode === 'index' ? Promise.resolve(options.session) : TraceSession.open(p, { ...options.sessionOptions, index: true });
+      s = p === options.session.path && options.session.info.mode === 'index' ? Promise.resolve(options.session) : TraceSession.open(p, { ...options.sessionOptions, index: true, deferReport: true });
       laneSessions.set(i, s);
       s.catch(() => laneSessions.delete(i));
     }
     return s;
   };
 
+  /** Which lanes are drawn from their index, decided once from their size (useIndex) as the server starts. */
+  const laneIndexed = (options.lanes ?? []).map((p) => useIndex(statSync(p).size));
+
   const laneApi = async (req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> => {
     const lanes = options.lanes ?? [];
     if (req.method === 'GET' && url.pathname === '/api/lanes') {
       const reply: LanesReply = {
-        lanes: await Promise.all(
-          lanes.map(async (p) => {
-            const bytes = (await stat(p)).size;
-            return { name: path.basename(p), path: p, bytes, ...(useIndex(bytes) ? { mode: 'index' as const } : {}) };
-          }),
-        ),
+        lanes: await Promise.all(lanes.map(async (p, i) => ({ name: path.basename(p), path: p, bytes: (await stat(p)).size, ...(laneIndexed[i] ? { mode: 'index' as const } : {}) }))),
       };
       return sendJson(res, 200, reply);
     }
@@ -167,7 +166,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     const i = /^\d+$/.test(text) ? Number(text) : -1;
     const lane = lanes[i];
     if (lane === undefined) return sendJson(res, 404, { error: `no lane ${text}` });
-    const indexed = useIndex((await stat(lane)).size);
+    const indexed = laneIndexed[i]!;
     if (req.method === 'GET' && url.pathname === '/api/trace') {
       if (indexed) return sendJson(res, 409, { error: `${path.basename(lane)} is drawn through its index: ask /api/index?lane=${i}` });
       return send(res, 200, 'application/octet-stream', await readFile(lane));

@@ -24,6 +24,11 @@ export interface SessionOptions {
   indexFile?: string;
   /** Tests: holds the index's second stage (its events) until it resolves. */
   beforeIndexEvents?: () => Promise<void>;
+  /**
+   * Index mode: compute the panel's report only when a page first asks for it (startReport), not as soon as the index
+   * is ready: a lane of the lanes page, which draws the chart only, until it is opened in the viewer.
+   */
+  deferReport?: boolean;
 }
 
 /** How far the index of an index-mode session is: its summaries (indexState), and its events (eventsState). */
@@ -48,6 +53,7 @@ export class TraceSession {
   /** Index mode: the panels' data (host/index-panels.ts), computed once the page first asks, after the chart's summaries. */
   panelsState: PanelsState = { state: 'waiting' };
   private panelsStarted = false;
+  private reportStarted = false;
   /** Told each step of the index's build (the terminal's progress line). */
   readonly indexListeners = new Set<(p: BuildProgress) => void>();
 
@@ -58,6 +64,7 @@ export class TraceSession {
     readonly info: SessionInfo,
     private readonly indexFile: string | null,
     private readonly beforeIndexEvents?: () => Promise<void>,
+    private readonly deferReport = false,
   ) {}
 
   /** Reads and checks a trace (header only; damage later in the file is the decoder's to report). */
@@ -89,7 +96,7 @@ export class TraceSession {
       stack: trace.stackInfo(),
       ...(index ? { mode: 'index' as const } : {}),
     };
-    return new TraceSession(trace.path, trace, new SourceAccess(named.files, root), info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents);
+    return new TraceSession(trace.path, trace, new SourceAccess(named.files, root), info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents, options.deferReport);
   }
 
   /** Every byte of the trace (whole mode: the page decodes them). An index-mode session never reads them whole. */
@@ -153,10 +160,7 @@ export class TraceSession {
           () => {},
         );
         // Then the panel's report, in another pass on another thread: the chart does not wait for it.
-        cachedIndexReport(this.path, ix.file).then(
-          (text) => (this.reportState = { state: 'ready', text }),
-          (e: unknown) => (this.reportState = { state: 'failed', message: (e as Error).message }),
-        );
+        if (!this.deferReport) this.startReport();
         return ix;
       }, failed);
       // A failure is told through the states and to whoever awaits; no unhandled rejection meanwhile.
@@ -165,6 +169,23 @@ export class TraceSession {
       this.staged = { summaries, index };
     }
     return this.staged;
+  }
+
+  /**
+   * Index mode: computes the panel's report (reportState) once the index is ready, on the first call; called as the
+   * index becomes ready, or for a session that defers it (deferReport) when a page first asks.
+   */
+  startReport(): void {
+    if (this.reportStarted || this.indexFile === null) return;
+    this.reportStarted = true;
+    this.index().then(
+      (ix) =>
+        cachedIndexReport(this.path, ix.file).then(
+          (text) => (this.reportState = { state: 'ready', text }),
+          (e: unknown) => (this.reportState = { state: 'failed', message: (e as Error).message }),
+        ),
+      () => {},
+    );
   }
 
   /** Index mode: the whole index if its events are built, else null (eventsState says how far they are). */
