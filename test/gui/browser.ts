@@ -77,6 +77,8 @@ export interface ViewPage {
   page: Page;
   /** Page errors: a test expects none. */
   errors: string[];
+  /** Every request the page made, as path and query ("/api/trace?lane=1"), in order. */
+  requests: string[];
   close(): Promise<void>;
 }
 
@@ -94,6 +96,11 @@ export async function viewInBrowser(args: string[], o: { rendererDir: string; re
   const errors: string[] = [];
   const page = await browser.newPage({ viewport: o.viewport });
   page.on('pageerror', (e) => errors.push(e.message));
+  const requests: string[] = [];
+  page.on('request', (q) => {
+    const u = new URL(q.url());
+    requests.push(u.pathname + u.search);
+  });
   await page.goto(/at (http:\S+)/.exec(r.out)![1]!);
   await page.waitForFunction(
     (name) => {
@@ -109,6 +116,7 @@ export async function viewInBrowser(args: string[], o: { rendererDir: string; re
     browser,
     page,
     errors,
+    requests,
     async close() {
       await browser.close();
       await running.close();
@@ -197,6 +205,7 @@ export async function viewerOn(trace: string, options: SessionOptions = {}): Pro
     server,
     page,
     errors,
+    requests,
     async close() {
       await browser.close();
       await server.close();

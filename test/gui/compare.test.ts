@@ -51,6 +51,32 @@ function ticks(page: Page, side: 'a' | 'b', axis: 'x-axis' | 'y-above' | 'y-heap
   return page.$$eval(`#chart-${side} svg.axes .${axis} .tick text`, (nodes) => nodes.map((n) => n.textContent ?? ''));
 }
 
+/** Lesson 6 built before and after -DSTATIC_RING beside its memwrap.json, once for the file: the folder and both traces. */
+let lesson: Promise<{ dir: string; a: string; b: string }> | null = null;
+function ringLesson(): Promise<{ dir: string; a: string; b: string }> {
+  lesson ??= (async () => {
+    const dir = scratch('gui-compare');
+    const samples = path.join(dir, 'samples');
+    mkdirSync(samples);
+    copyFileSync(path.join(samplesDir, 'ring-buffer.c'), path.join(samples, 'ring-buffer.c'));
+    writeFileSync(path.join(dir, 'memwrap.json'), '{ "budgets": { "heap": "1K", "static": "4K" } }\n');
+    return { dir, a: ring(dir, 'ring', []), b: ring(dir, 'ring2', ['-DSTATIC_RING']) };
+  })();
+  return lesson;
+}
+
+/** `view A --compare B` in Chromium with MEMWRAP_VIEW_INDEX set to `index` while the command starts (then restored). */
+async function comparePage(a: string, b: string, dir: string, index?: '0' | '1'): Promise<ViewPage> {
+  const saved = process.env.MEMWRAP_VIEW_INDEX;
+  if (index !== undefined) process.env.MEMWRAP_VIEW_INDEX = index;
+  try {
+    return await viewInBrowser([a, '--compare', b], { rendererDir: await buildRenderer(), recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapCompare', viewport: { width: 1300, height: 1100 } });
+  } finally {
+    if (saved === undefined) delete process.env.MEMWRAP_VIEW_INDEX;
+    else process.env.MEMWRAP_VIEW_INDEX = saved;
+  }
+}
+
 describe('view A --compare B (Chromium)', () => {
   skipAllWhen(notX86_64Glibc);
   let view: ViewPage | null = null;
@@ -59,14 +85,8 @@ describe('view A --compare B (Chromium)', () => {
   let errors: string[] = [];
 
   beforeAll(async () => {
-    const dir = scratch('gui-compare');
-    const samples = path.join(dir, 'samples');
-    mkdirSync(samples);
-    copyFileSync(path.join(samplesDir, 'ring-buffer.c'), path.join(samples, 'ring-buffer.c'));
-    writeFileSync(path.join(dir, 'memwrap.json'), '{ "budgets": { "heap": "1K", "static": "4K" } }\n');
-    const a = ring(dir, 'ring', []);
-    const b = ring(dir, 'ring2', ['-DSTATIC_RING']);
-    view = await viewInBrowser([a, '--compare', b], { rendererDir: await buildRenderer(), recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapCompare', viewport: { width: 1300, height: 1100 } });
+    const { dir, a, b } = await ringLesson();
+    view = await comparePage(a, b, dir, '0');
     ({ page, printed, errors } = view);
   });
 
@@ -118,5 +138,81 @@ describe('view A --compare B (Chromium)', () => {
     await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
     await page.screenshot({ path: '/tmp/compare-view.png', fullPage: true });
     expect(errors).toEqual([]);
+  });
+});
+
+/** What a person reads and sees on the compare page: its titles, the differences, the axes and both pictures. */
+async function compareSeen(page: Page): Promise<{ texts: string[]; rows: string[][]; ticks: string[][]; pictures: string[] }> {
+  return {
+    texts: await page.$$eval('#compare-title, #run-a-title, #run-b-title, #differences h2, #differences h3, #differences .budget-diff', (ns) => ns.map((n) => n.textContent ?? '')),
+    rows: await page.$$eval('#differences tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? ''))),
+    ticks: [...(await Promise.all((['a', 'b'] as const).flatMap((side) => (['x-axis', 'y-above', 'y-heap'] as const).map((axis) => ticks(page, side, axis)))))],
+    pictures: await page.$$eval('#chart-a canvas.plot, #chart-b canvas.plot', (cs) => cs.map((c) => (c as HTMLCanvasElement).toDataURL())),
+  };
+}
+
+describe('view A --compare B through the index (MEMWRAP_VIEW_INDEX=1): the same page, no trace served whole (Chromium)', () => {
+  skipAllWhen(notX86_64Glibc);
+  let whole: Awaited<ReturnType<typeof compareSeen>>;
+  let wholeRequests: string[] = [];
+  let view: ViewPage | null = null;
+  let page: Page;
+
+  beforeAll(async () => {
+    const { dir, a, b } = await ringLesson();
+    const w = await comparePage(a, b, dir, '0');
+    try {
+      whole = await compareSeen(w.page);
+      wholeRequests = w.requests;
+    } finally {
+      await w.close();
+    }
+    view = await comparePage(a, b, dir, '1');
+    page = view.page;
+  });
+
+  afterAll(async () => {
+    await view?.close();
+  });
+
+  test('the whole-trace page fetched both traces; this one none, and the differences from the host', () => {
+    expect(wholeRequests.filter((r) => r.startsWith('/api/trace'))).toEqual(['/api/trace?run=a', '/api/trace?run=b']);
+    expect(wholeRequests).not.toContain('/api/compare');
+    expect(view!.requests.filter((r) => r.startsWith('/api/trace'))).toEqual([]);
+    expect(view!.requests).toContain('/api/index/summary');
+    expect(view!.requests).toContain('/api/index/summary?run=b');
+    expect(view!.requests).toContain('/api/compare');
+  });
+
+  test('the same titles, differences, budgets, axes and pictures as the whole traces give', async () => {
+    expect(await page.textContent('#error')).toBe('');
+    const seen = await compareSeen(page);
+    expect(seen.texts).toEqual(whole.texts);
+    expect(seen.rows).toEqual(whole.rows);
+    expect(seen.rows).toContainEqual(['samples/ring-buffer.c:32 ring_init → malloc (only in A)', '1 → -', '-1', '2,048 B → -', '-2,048 B', '0 B → -', '0 B']);
+    expect(seen.ticks).toEqual(whole.ticks);
+    // Drawn from the summaries first, then from the events in view, fetched from the host.
+    await expect.poll(async () => (await compareSeen(page)).pictures, { timeout: 10_000 }).toEqual(whole.pictures);
+  });
+
+  test('a zoom in one chart is followed by the other, and back', async () => {
+    const before = await ticks(page, 'b', 'x-axis');
+    const box = (await page.locator('#chart-a canvas.plot').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+    await page.mouse.wheel(0, -600);
+    await expect.poll(() => ticks(page, 'b', 'x-axis')).not.toEqual(before);
+    await expect.poll(async () => JSON.stringify(await ticks(page, 'b', 'x-axis'))).toBe(JSON.stringify(await ticks(page, 'a', 'x-axis')));
+    await page.mouse.wheel(0, 600);
+    await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
+    await expect.poll(async () => (await compareSeen(page)).pictures).toEqual(whole.pictures);
+    expect(view!.errors).toEqual([]);
+  });
+
+  test('the API: a trace opened through its index is refused whole, /api/compare answers', async () => {
+    const get = (q: string): Promise<Response> => fetch(`${view!.server.url}api/${q}`, { headers: { 'x-cc-memwrap': '1' } });
+    expect((await get('trace?run=b')).status).toBe(409);
+    const reply = (await (await get('compare')).json()) as { state: string; comparison: { totals: { name: string; change: number }[] } };
+    expect(reply.state).toBe('ready');
+    expect(reply.comparison.totals.find((t) => t.name === 'static')!.change).toBe(2048);
   });
 });

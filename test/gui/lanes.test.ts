@@ -173,6 +173,116 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
   });
 });
 
+/** Runs `fn` with MEMWRAP_VIEW_INDEX set to `value` (the mode `view` picks as it starts), then restores it. */
+async function withIndexEnv<T>(value: '0' | '1', fn: () => Promise<T>): Promise<T> {
+  const saved = process.env.MEMWRAP_VIEW_INDEX;
+  process.env.MEMWRAP_VIEW_INDEX = value;
+  try {
+    return await fn();
+  } finally {
+    if (saved === undefined) delete process.env.MEMWRAP_VIEW_INDEX;
+    else process.env.MEMWRAP_VIEW_INDEX = saved;
+  }
+}
+
+/** What a person reads and sees on a lanes page: the toolbar's texts, each lane's title, axis ticks and picture. */
+async function lanesSeen(page: Page): Promise<{ title: string; axis: string; titles: string[]; ticks: string[][]; pictures: string[] }> {
+  return {
+    title: (await page.textContent('#lanes-title')) ?? '',
+    axis: (await page.textContent('#lanes-axis')) ?? '',
+    titles: await page.$$eval('.lane-title', (hs) => hs.map((h) => h.textContent ?? '')),
+    ticks: [await ticks(page, 0), await ticks(page, 1)],
+    pictures: await page.$$eval('.lane canvas.plot', (cs) => cs.map((c) => (c as HTMLCanvasElement).toDataURL())),
+  };
+}
+
+describe('view A B through the index (MEMWRAP_VIEW_INDEX=1): the same lanes, no trace served whole (Chromium)', () => {
+  skipAllWhen(notX86_64Glibc);
+  let whole: ReturnType<typeof lanesSeen> extends Promise<infer T> ? T : never;
+  let wholeRequests: string[] = [];
+  let indexed: ViewPage | null = null;
+  let page: Page;
+  const copies = path.join(dir, 'indexed');
+
+  beforeAll(async () => {
+    // Copies, so that the indexes are written beside them and not beside the traces the other tests read.
+    mkdirSync(copies);
+    const files = [parent, child].map((f) => path.join(copies, path.basename(f)));
+    copyFileSync(parent, files[0]!);
+    copyFileSync(child, files[1]!);
+    const o = { rendererDir, recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapLanes', viewport: { width: 1200, height: 480 } };
+    await withIndexEnv('0', async () => {
+      const w = await viewInBrowser(files, o);
+      try {
+        whole = await lanesSeen(w.page);
+        wholeRequests = w.requests;
+        expect(w.errors).toEqual([]);
+      } finally {
+        await w.close();
+      }
+    });
+    indexed = await withIndexEnv('1', () => viewInBrowser(files, o));
+    page = indexed.page;
+  }, 120_000);
+
+  afterAll(async () => {
+    await indexed?.close();
+  });
+
+  test('the whole-trace page fetched both traces; this one none, asking each lane\'s index instead', () => {
+    expect(wholeRequests.filter((r) => r.startsWith('/api/trace'))).toEqual(['/api/trace?lane=0', '/api/trace?lane=1']);
+    expect(indexed!.requests.filter((r) => r.startsWith('/api/trace'))).toEqual([]);
+    expect(indexed!.requests).toContain('/api/index/summary?lane=0');
+    expect(indexed!.requests).toContain('/api/index/summary?lane=1');
+  });
+
+  test('the same titles, facts and axis as the whole traces give, and the same pictures', async () => {
+    expect(await page.textContent('#error')).toBe('');
+    const seen = await lanesSeen(page);
+    expect(seen.title).toBe(whole.title);
+    expect(seen.axis).toBe(whole.axis);
+    expect(seen.titles).toEqual(whole.titles);
+    expect(seen.ticks).toEqual(whole.ticks);
+    // The lanes are drawn from their summaries first, then from the events in view, fetched from the host.
+    await expect.poll(async () => (await lanesSeen(page)).pictures, { timeout: 10_000 }).toEqual(whole.pictures);
+  });
+
+  test('a zoom in one lane moves the other; back to the whole run, both are drawn as before', async () => {
+    const before = await ticks(page, 0);
+    const drawn = (await lanesSeen(page)).pictures;
+    const box = (await page.locator('#lane-1 canvas.plot').boundingBox())!;
+    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 3);
+    await page.mouse.wheel(0, -500);
+    await expect.poll(() => ticks(page, 0)).not.toEqual(before);
+    await expect.poll(async () => JSON.stringify(await ticks(page, 0))).toBe(JSON.stringify(await ticks(page, 1)));
+    await page.click('#whole-run');
+    await expect.poll(() => ticks(page, 0)).toEqual(before);
+    await expect.poll(() => ticks(page, 1)).toEqual(before);
+    await expect.poll(async () => (await lanesSeen(page)).pictures).toEqual(drawn);
+  });
+
+  test('the API refuses a lane drawn from its index whole, and answers its index', async () => {
+    const get = (q: string): Promise<Response> => fetch(`${indexed!.server.url}api/${q}`, { headers: { 'x-cc-memwrap': '1' } });
+    const refused = await get('trace?lane=1');
+    expect(refused.status).toBe(409);
+    expect(((await refused.json()) as { error: string }).error).toBe(`${path.basename(child)} is drawn through its index: ask /api/index?lane=1`);
+    expect((await get('index?lane=1')).status).toBe(200);
+    expect((await get('index?lane=2')).status).toBe(404);
+  });
+
+  test('a click on a lane opens its trace in the viewer, through its index', async () => {
+    const box = (await page.locator('#lane-1 canvas.plot').boundingBox())!;
+    const c0 = await painted(page, 1);
+    await page.mouse.click(box.x + c0 + 2, box.y + box.height / 3);
+    await page.waitForURL(/\/index\.html$/, { timeout: 10_000 });
+    await page.waitForFunction(() => (window as unknown as { ccMemwrapView?: { ready: boolean } }).ccMemwrapView?.ready === true, null, { timeout: 30_000 });
+    expect(await page.textContent('#trace-name')).toContain(path.basename(child));
+    expect(await page.evaluate(() => (window as unknown as { ccMemwrapView: { mode: string } }).ccMemwrapView.mode)).toBe('index');
+    expect(indexed!.requests.filter((r) => r.startsWith('/api/trace'))).toEqual([]);
+    expect(indexed!.errors).toEqual([]);
+  });
+});
+
 describe('view A B: MPI ranks and the lanes API (Chromium)', () => {
   skipAllWhen(notX86_64Glibc);
   let lanes: ViewPage | null = null;
