@@ -55,6 +55,8 @@ export function compareTracesJson(runs: [CompareInput, CompareInput], onProgress
     try {
       const source = streamSource(file.clone(), { symbols: fileSymbolNamer, onProgress: (f, phase) => onProgress?.({ fraction: (i + f) / 2, phase: `${i === 0 ? 'A' : 'B'}: ${phase}` }) });
       return compareReport({ source, file: r.name, inputs: { budgets: r.budgets, frameSizes: null } });
+    } catch (e) {
+      throw new Error(describeReadError(r.trace, e));
     } finally {
       file.close();
     }
