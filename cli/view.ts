@@ -139,8 +139,10 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
   let session: TraceSession;
   let compare: TraceSession | undefined;
   try {
-    session = await TraceSession.open(file, sessionOptions);
-    if (v.compare !== undefined) compare = await TraceSession.open(v.compare, sessionOptions);
+    // The compare page draws charts only: the viewer's panel report waits until a viewer page asks for it.
+    const options = v.compare !== undefined ? { ...sessionOptions, deferReport: true } : sessionOptions;
+    session = await TraceSession.open(file, options);
+    if (v.compare !== undefined) compare = await TraceSession.open(v.compare, options);
   } catch (e) {
     if (e instanceof TraceOpenError) {
       io.err(`cc-memwrap view: ${e.message}\n`);
