@@ -205,7 +205,6 @@ export async function viewerOn(trace: string, options: SessionOptions = {}): Pro
     server,
     page,
     errors,
-    requests,
     async close() {
       await browser.close();
       await server.close();
