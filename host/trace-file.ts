@@ -89,6 +89,16 @@ export class TraceFile {
     return (this.named ??= namedSources(this.file.clone()));
   }
 
+  /**
+   * The run's working directory as the trace's first records give it (its program record, before the events), without
+   * reading further; null when they do not (sources() then finds it, if anywhere, in a walk of every record).
+   */
+  earlyCwd(): string | null {
+    if (this.model !== null) return this.model.program?.cwd ?? null;
+    if (this.run === undefined) this.run = programRecord(this.file.clone());
+    return this.run?.cwd ?? null;
+  }
+
   /** The traced program's absolute path, or null: from the model once decoded, else from the trace's first records. */
   program(): string | null {
     if (this.model !== null) return tracedProgram(this.model.program?.path, this.model.program?.cwd);

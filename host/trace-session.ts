@@ -57,10 +57,11 @@ export class TraceSession {
   /** Told each step of the index's build (the terminal's progress line). */
   readonly indexListeners = new Set<(p: BuildProgress) => void>();
 
+  private access: SourceAccess | null = null;
+
   private constructor(
     readonly path: string,
     private readonly trace: TraceFile,
-    readonly sources: SourceAccess,
     readonly info: SessionInfo,
     private readonly indexFile: string | null,
     private readonly beforeIndexEvents?: () => Promise<void>,
@@ -83,8 +84,9 @@ export class TraceSession {
    * Whole mode unless `options.index`.
    */
   static of(trace: TraceFile, options: SessionOptions = {}): TraceSession {
-    const named = trace.sources();
-    const root = path.resolve(options.sourceRoot ?? named.cwd ?? path.dirname(trace.path));
+    // The run's directory from the trace's first records; only when they lack it, from a walk of every record (which
+    // the list of source files needs anyway, and is otherwise left until a source is first asked for: see `sources`).
+    const root = path.resolve(options.sourceRoot ?? trace.earlyCwd() ?? trace.sources().cwd ?? path.dirname(trace.path));
     const fromConfig = options.budgets ? { budgets: options.budgets, source: '--budget', problem: null } : trace.budgetConfig();
     const index = options.index === true;
     const info: SessionInfo = {
@@ -96,7 +98,7 @@ export class TraceSession {
       stack: trace.stackInfo(),
       ...(index ? { mode: 'index' as const } : {}),
     };
-    return new TraceSession(trace.path, trace, new SourceAccess(named.files, root), info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents, options.deferReport);
+    return new TraceSession(trace.path, trace, info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents, options.deferReport);
   }
 
   /** Every byte of the trace (whole mode: the page decodes them). An index-mode session never reads them whole. */
@@ -212,6 +214,15 @@ export class TraceSession {
         .catch((e: unknown) => (this.panelsState = { state: 'failed', message: (e as Error).message }));
     }
     return this.panelsState;
+  }
+
+  /**
+   * Which source files may be read: those the trace names, under the source root. Made on first use: naming them
+   * walks every record of the trace (seconds on a trace of a hundred million events), which a page that draws only
+   * the chart (a lane, a compared run) never needs.
+   */
+  get sources(): SourceAccess {
+    return (this.access ??= new SourceAccess(this.trace.sources().files, this.info.sourceRoot));
   }
 
   source(file: string): SourceResult {
