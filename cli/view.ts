@@ -53,7 +53,9 @@ A trace over 4 MiB (or any, with MEMWRAP_VIEW_INDEX=1; =0: never) opens
 through its index, <trace>.mwindex, built once beside it (or in
 ~/.cache/cc-memwrap/index when its folder cannot be written) with progress
 on stderr, and used again while the trace is unchanged: the page reads the
-events in view from it, never the whole trace.
+events in view from it, never the whole trace. The lanes and compare pages
+draw such a trace from its index too (with --compare, the differences are
+computed on the host as both traces stream).
 
 Only the trace, its index and the source files it names under the source
 root are ever read (and the index written). Bad arguments, a missing file

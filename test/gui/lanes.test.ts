@@ -268,6 +268,8 @@ describe('view A B through the index (MEMWRAP_VIEW_INDEX=1): the same lanes, no 
     expect(((await refused.json()) as { error: string }).error).toBe(`${path.basename(child)} is drawn through its index: ask /api/index?lane=1`);
     expect((await get('index?lane=1')).status).toBe(200);
     expect((await get('index?lane=2')).status).toBe(404);
+    // No compared trace here: nothing to compare.
+    expect((await get('compare')).status).toBe(404);
   });
 
   test('a click on a lane opens its trace in the viewer, through its index', async () => {
