@@ -62,6 +62,17 @@ function painted(page: Page, i: number, which: 'first' | 'last' = 'first'): Prom
   );
 }
 
+/** How many pixels of lane `i`'s plot canvas are painted. */
+function paintedCount(page: Page, i: number): Promise<number> {
+  return page.evaluate((lane) => {
+    const c = document.querySelector(`#lane-${lane} canvas.plot`) as HTMLCanvasElement;
+    const px = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let k = 3; k < px.length; k += 4) if (px[k]! > 0) n++;
+    return n;
+  }, i);
+}
+
 function ticks(page: Page, i: number): Promise<string[]> {
   return page.$$eval(`#lane-${i} svg.axes .x-axis .tick text`, (nodes) => nodes.map((n) => n.textContent ?? ''));
 }
@@ -200,6 +211,8 @@ describe('view A B through the index (MEMWRAP_VIEW_INDEX=1): the same lanes, no 
   skipAllWhen(notX86_64Glibc);
   let whole: ReturnType<typeof lanesSeen> extends Promise<infer T> ? T : never;
   let wholeRequests: string[] = [];
+  /** The same traces decoded whole, kept open to be zoomed as this page is. */
+  let wholeView: ViewPage | null = null;
   let indexed: ViewPage | null = null;
   let page: Page;
   const copies = path.join(dir, 'indexed');
@@ -211,22 +224,17 @@ describe('view A B through the index (MEMWRAP_VIEW_INDEX=1): the same lanes, no 
     copyFileSync(parent, files[0]!);
     copyFileSync(child, files[1]!);
     const o = { rendererDir, recentFile: path.join(dir, 'recent.json'), handle: 'ccMemwrapLanes', viewport: { width: 1200, height: 480 } };
-    await withIndexEnv('0', async () => {
-      const w = await viewInBrowser(files, o);
-      try {
-        whole = await lanesSeen(w.page);
-        wholeRequests = w.requests;
-        expect(w.errors).toEqual([]);
-      } finally {
-        await w.close();
-      }
-    });
+    // Each server decides its lanes' mode as it starts: both pages stay open side by side.
+    wholeView = await withIndexEnv('0', () => viewInBrowser(files, o));
+    whole = await lanesSeen(wholeView.page);
+    wholeRequests = [...wholeView.requests];
     indexed = await withIndexEnv('1', () => viewInBrowser(files, o));
     page = indexed.page;
   }, 120_000);
 
   afterAll(async () => {
     await indexed?.close();
+    await wholeView?.close();
   });
 
   test('the whole-trace page fetched both traces; this one none, asking each lane\'s index instead', () => {
@@ -259,6 +267,33 @@ describe('view A B through the index (MEMWRAP_VIEW_INDEX=1): the same lanes, no 
     await expect.poll(() => ticks(page, 0)).toEqual(before);
     await expect.poll(() => ticks(page, 1)).toEqual(before);
     await expect.poll(async () => (await lanesSeen(page)).pictures).toEqual(drawn);
+  });
+
+  test("zoomed far in at the child's first event, the same ticks and bars as the whole traces give", async () => {
+    const zoom = async (p: Page): Promise<void> => {
+      const box = (await p.locator('#lane-1 canvas.plot').boundingBox())!;
+      const x = await p.evaluate(() => (window as unknown as { ccMemwrapLanes: { firstEventClientX(i: number): number | null } }).ccMemwrapLanes.firstEventClientX(1)!);
+      await p.mouse.move(x + 1, box.y + box.height / 3);
+      for (let i = 0; i < 12; i++) await p.mouse.wheel(0, -300);
+    };
+    await zoom(wholeView!.page);
+    await zoom(page);
+    await expect.poll(() => ticks(page, 1)).toEqual(await ticks(wholeView!.page, 1));
+    expect(await ticks(page, 1)).not.toEqual(whole.ticks[1]);
+    // The events in view, fetched from the host, drawn one by one as the whole traces draw them: the same bars, but
+    // not to the pixel (the index keeps times to the nanosecond, the decoded trace their fractions: at this zoom a
+    // nanosecond is a fraction of a pixel).
+    const bars = async (p: Page, i: number): Promise<number[]> => [await painted(p, i, 'first'), await painted(p, i, 'last'), await paintedCount(p, i)];
+    for (const i of [0, 1]) {
+      const want = await bars(wholeView!.page, i);
+      await expect.poll(async () => {
+        const got = await bars(page, i);
+        return Math.abs(got[0]! - want[0]!) <= 1 && Math.abs(got[1]! - want[1]!) <= 1 && Math.abs(got[2]! - want[2]!) <= want[2]! * 0.01;
+      }, { timeout: 10_000 }).toBe(true);
+    }
+    await wholeView!.page.click('#whole-run');
+    await page.click('#whole-run');
+    await expect.poll(() => ticks(page, 0)).toEqual(whole.ticks[0]);
   });
 
   test('the API refuses a lane drawn from its index whole, and answers its index', async () => {
