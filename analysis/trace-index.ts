@@ -364,8 +364,10 @@ export class IndexFold implements EventFold {
     private readonly fineSize = INDEX_FINE,
     /** Whether every event is written (false: the summaries only). */
     private readonly events = true,
+    /** Without the events: whether the summaries carry the buckets' times all the same (the lanes page's axis). */
+    private readonly times = events,
   ) {
-    this.needsTime = events;
+    this.needsTime = events || times;
     this.orphans = new OrphanFold(start);
     for (let k = 0; k < 256; k++) this.bitOfKind[k] = eventClassBit(eventClassOfKind(k));
   }
@@ -374,8 +376,8 @@ export class IndexFold implements EventFold {
     const k = this.buckets;
     this.summary = grown(this.summary, SUMMARY_FIELDS * (k + 1));
     const r = this.summary.subarray(SUMMARY_FIELDS * k, SUMMARY_FIELDS * (k + 1));
-    r[S.TIME_MIN] = this.events ? Infinity : NaN;
-    r[S.TIME_MAX] = this.events ? -Infinity : NaN;
+    r[S.TIME_MIN] = this.needsTime ? Infinity : NaN;
+    r[S.TIME_MAX] = this.needsTime ? -Infinity : NaN;
     this.bAboveMin = this.bHeapMin = Infinity;
     this.bAboveMax = this.bHeapMax = this.bStaticMax = -Infinity;
     this.bMask = 0;
@@ -421,6 +423,7 @@ export class IndexFold implements EventFold {
     if (this.inBucket === 0) this.open();
     if (!this.events) {
       if (e.kind === Kind.STATIC) this.statics += e.value;
+      if (this.times) this.time(e);
       this.summarize(e, tables);
       return;
     }
@@ -503,11 +506,16 @@ export class IndexFold implements EventFold {
     p.heapU = e.heapUsable;
     p.statics = this.statics;
     p.frame = frameRow;
+    this.time(e);
+    this.summarize(e, tables);
+  }
+
+  /** The event's time in its bucket's range: the axis's time, never going back (the whole-trace viewer's). */
+  private time(e: FoldEvent): void {
     if (e.time > this.timeMax) this.timeMax = e.time;
     const r = SUMMARY_FIELDS * this.buckets;
     if (this.timeMax < this.summary[r + S.TIME_MIN]!) this.summary[r + S.TIME_MIN] = this.timeMax;
     this.summary[r + S.TIME_MAX] = this.timeMax;
-    this.summarize(e, tables);
   }
 
   /** The event in its bucket's summary, its fine row and its site's numbers: what the chart draws (stack + static above the axis, the heap below) and the search counts. */

@@ -247,7 +247,7 @@ async function runLanes(named: string[], sessionOptions: SessionOptions, port: n
   const rendererDir = builtRenderer(io, hooks);
   if (rendererDir === null) return 2;
   // Through its index when the viewer would open it so (the lanes page then draws its lane from the same session).
-  const session = TraceSession.of(checked[0]!, { ...sessionOptions, index: useIndex(checked[0]!.size), deferReport: true });
+  const session = TraceSession.of(checked[0]!, { ...sessionOptions, index: useIndex(checked[0]!.size), deferReport: true, timedSummaries: true });
   const recent = new RecentList(hooks.recentFile ?? defaultRecentFile());
   const server = await startServer({ rendererDir, session, recent, sessionOptions, port, lanes: files });
   return serveUntilStopped(`${files.length} traces as lanes at ${server.url}lanes.html`, server, io, hooks);

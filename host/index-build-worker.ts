@@ -7,10 +7,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PanelInputs } from '../analysis/panel-data.js';
 import { indexPanelsJson } from './index-panels.js';
 import { compareTracesJson, type CompareInput } from './compare-runs.js';
-import { buildIndexFile, buildSummaryFile, indexReport } from './trace-index.js';
+import { buildIndexFile, buildSummaryFile, indexReport, type BuildProgress } from './trace-index.js';
 
 const job = workerData as
-  | { task: 'index' | 'summaries'; trace: string; dest: string }
+  | { task: 'index' | 'summaries'; trace: string; dest: string; times?: boolean }
   | { task: 'report'; trace: string }
   | { task: 'panels'; trace: string; inputs: PanelInputs }
   | { task: 'compare'; runs: [CompareInput, CompareInput] };
@@ -35,12 +35,14 @@ try {
   } else if (job.task === 'report') {
     parentPort!.postMessage({ type: 'report', text: indexReport(job.trace) });
   } else {
-    (job.task === 'index' ? buildIndexFile : buildSummaryFile)(job.trace, job.dest, (progress) => {
+    const onProgress = (progress: BuildProgress): void => {
       const now = Date.now();
       if (now - last < 200 && progress.fraction < 1) return;
       last = now;
       parentPort!.postMessage({ type: 'progress', progress });
-    });
+    };
+    if (job.task === 'index') buildIndexFile(job.trace, job.dest, onProgress);
+    else buildSummaryFile(job.trace, job.dest, onProgress, job.times === true);
     parentPort!.postMessage({ type: 'done' });
   }
 } catch (e) {

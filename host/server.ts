@@ -144,7 +144,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const laneSession = (i: number, p: string): Promise<TraceSession> => {
     let s = laneSessions.get(i);
     if (s === undefined) {
-      s = p === options.session.path && options.session.info.mode === 'index' ? Promise.resolve(options.session) : TraceSession.open(p, { ...options.sessionOptions, index: true, deferReport: true });
+      s = p === options.session.path && options.session.info.mode === 'index' ? Promise.resolve(options.session) : TraceSession.open(p, { ...options.sessionOptions, index: true, deferReport: true, timedSummaries: true });
       laneSessions.set(i, s);
       s.catch(() => laneSessions.delete(i));
     }

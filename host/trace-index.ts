@@ -274,8 +274,8 @@ export function buildIndexFile(trace: string, dest: string, onProgress?: (p: Bui
  * (IndexFold with `events` false), in one streamed pass that reads the trace once and encodes nothing per event, so
  * that the viewer draws its first chart while the events are indexed. Returns the file's path.
  */
-export function buildSummaryFile(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): string {
-  return writeIndexFile(trace, dest, false, onProgress);
+export function buildSummaryFile(trace: string, dest: string, onProgress?: (p: BuildProgress) => void, times = false): string {
+  return writeIndexFile(trace, dest, false, onProgress, times);
 }
 
 /** Where the summaries of the index `indexFile` are kept while its events are built (removed once they are). */
@@ -283,7 +283,7 @@ export function summariesPathFor(indexFile: string): string {
   return `${indexFile}.summaries`;
 }
 
-function writeIndexFile(trace: string, dest: string, events: boolean, onProgress?: (p: BuildProgress) => void): string {
+function writeIndexFile(trace: string, dest: string, events: boolean, onProgress?: (p: BuildProgress) => void, times = events): string {
   const stage = events ? 'events' : 'summaries';
   removeStale(dest);
   const stamp = traceStamp(trace);
@@ -326,7 +326,7 @@ function writeIndexFile(trace: string, dest: string, events: boolean, onProgress
     stream.run((start) => {
       at = HEADER;
       fineAt = 0;
-      fold = new IndexFold(start, sink, INDEX_BUCKET, INDEX_FINE, events);
+      fold = new IndexFold(start, sink, INDEX_BUCKET, INDEX_FINE, events, times);
       return [fold];
     });
     const { meta, summary } = (fold as IndexFold | null)!.result();
@@ -500,10 +500,10 @@ export async function openTraceIndex(trace: string, onProgress?: (p: BuildProgre
 }
 
 /** Builds the index (or the summaries file) of `trace` at `dest` in a worker when it is compiled, then opens it. */
-async function buildStage(trace: string, dest: string, task: 'index' | 'summaries', onProgress?: (p: BuildProgress) => void): Promise<TraceIndex> {
-  if (existsSync(WORKER)) await buildIndexInWorker(trace, dest, task, onProgress);
+async function buildStage(trace: string, dest: string, task: 'index' | 'summaries', onProgress?: (p: BuildProgress) => void, times = false): Promise<TraceIndex> {
+  if (existsSync(WORKER)) await buildIndexInWorker(trace, dest, task, onProgress, times);
   else if (task === 'index') buildIndexFile(trace, dest, onProgress);
-  else buildSummaryFile(trace, dest, onProgress);
+  else buildSummaryFile(trace, dest, onProgress, times);
   const built = TraceIndex.open(dest, trace, task === 'summaries');
   if (built === null) throw new Error(`${dest}: the ${task === 'index' ? 'index' : 'summaries'} just built cannot be read (did the trace change while it was read?)`);
   return built;
@@ -521,8 +521,10 @@ export interface StagedIndex {
  * The index of `trace` for the viewer, summaries first: the cached index when it matches (both stages at once); else
  * the summaries file (summariesPathFor: cached, or built in one light pass), then the whole index built after it, the
  * summaries file removed once the index is there. `beforeEvents` (tests) holds the second stage until it resolves.
+ * `times`: a summaries file built here carries the buckets' times (the lanes page's wall-time axis; a pass that reads
+ * the trace's times costs more, so the viewer's first chart goes without).
  */
-export function openTraceIndexStaged(trace: string, onProgress?: (p: BuildProgress) => void, dest = indexPathFor(trace), beforeEvents?: () => Promise<void>): StagedIndex {
+export function openTraceIndexStaged(trace: string, onProgress?: (p: BuildProgress) => void, dest = indexPathFor(trace), beforeEvents?: () => Promise<void>, times = false): StagedIndex {
   const cached = TraceIndex.open(dest, trace);
   const file = summariesPathFor(dest);
   removeStale(file);
@@ -536,7 +538,7 @@ export function openTraceIndexStaged(trace: string, onProgress?: (p: BuildProgre
     return { summaries: Promise.resolve(cached), index: Promise.resolve(cached) };
   }
   const kept = TraceIndex.open(file, trace, true);
-  const summaries = kept !== null ? Promise.resolve(kept) : buildStage(trace, file, 'summaries', onProgress);
+  const summaries = kept !== null ? Promise.resolve(kept) : buildStage(trace, file, 'summaries', onProgress, times);
   const index = summaries.then(async () => {
     await beforeEvents?.();
     const ix = await buildStage(trace, dest, 'index', onProgress);
@@ -588,9 +590,9 @@ export function indexReportInWorker(trace: string): Promise<string> {
 }
 
 /** Builds in a worker thread; Ctrl-C (SIGINT, SIGTERM) during the build removes its temporary files and exits. */
-function buildIndexInWorker(trace: string, dest: string, task: 'index' | 'summaries', onProgress?: (p: BuildProgress) => void): Promise<void> {
+function buildIndexInWorker(trace: string, dest: string, task: 'index' | 'summaries', onProgress?: (p: BuildProgress) => void, times = false): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { task, trace, dest } });
+    const worker = new Worker(WORKER, { workerData: { task, trace, dest, times } });
     const onSignal = (signal: NodeJS.Signals): void => {
       void worker.terminate().then(() => {
         const dir = path.dirname(dest);

@@ -29,6 +29,11 @@ export interface SessionOptions {
    * is ready: a lane of the lanes page, which draws the chart only, until it is opened in the viewer.
    */
   deferReport?: boolean;
+  /**
+   * Index mode: the summaries built first carry the buckets' times (a lane of the lanes page, drawn on a wall-time axis
+   * from them without waiting for the events).
+   */
+  timedSummaries?: boolean;
 }
 
 /** How far the index of an index-mode session is: its summaries (indexState), and its events (eventsState). */
@@ -66,6 +71,7 @@ export class TraceSession {
     private readonly indexFile: string | null,
     private readonly beforeIndexEvents?: () => Promise<void>,
     private readonly deferReport = false,
+    private readonly timedSummaries = false,
   ) {}
 
   /** Reads and checks a trace (header only; damage later in the file is the decoder's to report). */
@@ -98,7 +104,7 @@ export class TraceSession {
       stack: trace.stackInfo(),
       ...(index ? { mode: 'index' as const } : {}),
     };
-    return new TraceSession(trace.path, trace, info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents, options.deferReport);
+    return new TraceSession(trace.path, trace, info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents, options.deferReport, options.timedSummaries);
   }
 
   /** Every byte of the trace (whole mode: the page decodes them). An index-mode session never reads them whole. */
@@ -138,7 +144,7 @@ export class TraceSession {
         for (const l of this.indexListeners) l(p);
       };
       const whole = summariesFirst ? null : openTraceIndex(this.path, onProgress, this.indexFile);
-      const staged = whole === null ? openTraceIndexStaged(this.path, onProgress, this.indexFile, this.beforeIndexEvents) : { summaries: whole, index: whole };
+      const staged = whole === null ? openTraceIndexStaged(this.path, onProgress, this.indexFile, this.beforeIndexEvents, this.timedSummaries) : { summaries: whole, index: whole };
       const failed = (e: unknown): never => {
         const message = (e as Error).message;
         if (this.indexState.state !== 'ready') this.indexState = { state: 'failed', message };

@@ -104,6 +104,39 @@ describe('the index in two stages', () => {
     }
   }, 120_000);
 
+  test("summaries built with times (the lanes page's): the whole index's times and chart fields; a lane session draws from them before the events", async () => {
+    const trace = write('timed.mwtrace', bigTrace(40_000));
+    const whole = path.join(dir, 'timed-whole.mwindex');
+    const timed = path.join(dir, 'timed.summaries');
+    const plain = path.join(dir, 'plain.summaries');
+    const { buildIndexFile } = await import('../../host/trace-index.js');
+    buildIndexFile(trace, whole);
+    buildSummaryFile(trace, timed, undefined, true);
+    buildSummaryFile(trace, plain);
+    const [w, t, p] = [TraceIndex.open(whole, trace)!, TraceIndex.open(timed, trace, true)!, TraceIndex.open(plain, trace, true)!];
+    try {
+      const times = (x: TraceIndex): number[] => [...x.summary].filter((_, i) => i % SUMMARY_FIELDS === S.TIME_MIN || i % SUMMARY_FIELDS === S.TIME_MAX);
+      expect(w.meta.buckets).toBeGreaterThan(1);
+      expect(times(t)).toEqual(times(w));
+      expect(times(p).every(Number.isNaN)).toBe(true);
+      expect(chartFields(t.summary)).toEqual(chartFields(w.summary));
+      expect(t.meta.process).toEqual(w.meta.process);
+      expect([t.meta.maxStack, t.meta.staticBytes, t.meta.events]).toEqual([w.meta.maxStack, w.meta.staticBytes, w.meta.events]);
+    } finally {
+      for (const x of [w, t, p]) x.close();
+    }
+    // A session opened as the lanes page's: its summaries stage (events held back) carries the times.
+    const { session, release } = await heldSession('timed-session.mwtrace', 40_000, { timedSummaries: true });
+    try {
+      const s = await session.summaries();
+      expect(s.events).toBe(false);
+      expect(Number.isNaN(s.summary[S.TIME_MIN]!)).toBe(false);
+    } finally {
+      release();
+      await session.index();
+    }
+  });
+
   test('a cached index serves both stages at once; a kept summaries file is reused, a stale or damaged one built again', async () => {
     const trace = write('kept.mwtrace', basicTrace().build());
     const file = `${trace}.mwindex`;

@@ -7,8 +7,8 @@
 // pyramids, event kinds and times), never the decoded model, so each lane holds less than the viewer does for one trace.
 // A trace the viewer would open through its index (the host says so) is never fetched: its lane is drawn from the
 // host's index as the viewer draws one (IndexChartData: the bucket summaries, finer ones and the events of the part in
-// view fetched as the view narrows), once the index's events, which give its times, are built; its title's facts are
-// the index's.
+// view fetched as the view narrows) once the index's summaries, built with the buckets' times for it, are there; its
+// title's facts are the index's.
 import { chartSeries, eventClassMasks } from '../../../../analysis/lod.js';
 import { formatCount } from '../../../../analysis/units.js';
 import { exactBytes } from '../../../../analysis/compare-text.js';
@@ -20,6 +20,7 @@ import { byId, el, fill } from '../dom.js';
 import { api, progress, startPage } from '../served-page.js';
 import { serverIndexApi } from '../backend.js';
 import { IndexChartData } from '../index-view.js';
+import { EventsWatch } from '../index-events.js';
 import '../styles.css';
 import './lanes.css';
 
@@ -75,25 +76,39 @@ async function load(index: number, file: string, count: number): Promise<Lane> {
 }
 
 /**
- * Lane `index` drawn from the host's index of its trace: waits while the host builds it (the summaries, then the
- * events, which carry the times the wall-time axis needs), then its summaries and facts.
+ * Lane `index` drawn from the host's index of its trace: waits while the host builds the chart's summaries (with the
+ * buckets' times, which the wall-time axis needs; a summaries file made without them, by the viewer, waits for the
+ * events, which bring them), then draws from them; the events are indexed after them, and a window of events asked
+ * for meanwhile is held until they are (index-events.ts).
  */
 async function loadIndexed(index: number, file: string, count: number): Promise<Lane> {
-  const ixApi = serverIndexApi(`lane=${index}`);
+  const raw = serverIndexApi(`lane=${index}`);
+  const watch = new EventsWatch(raw.status);
+  watch.wrap(raw);
   const what = `${file} (${index + 1} of ${count})`;
-  let status = await ixApi.status();
-  for (;;) {
-    if (status.state === 'failed') throw new Error(status.message);
-    if (status.state === 'ready' && status.events.state === 'failed') throw new Error(`the events could not be indexed: ${status.events.message}`);
-    if (status.state === 'ready' && status.events.state === 'ready') break;
-    if (status.state === 'building') progress(`${what}: indexing, the chart's summaries: ${status.phase}`, status.fraction);
-    else if (status.events.state === 'building') progress(`${what}: indexing, the events: ${status.events.phase}`, status.events.fraction);
-    await new Promise((r) => setTimeout(r, 250));
-    status = await ixApi.status();
+  const wait = (): Promise<void> => new Promise((r) => setTimeout(r, 250));
+  let status = await raw.status();
+  while (status.state === 'building') {
+    progress(`${what}: indexing, the chart's summaries: ${status.phase}`, status.fraction);
+    await wait();
+    status = await raw.status();
   }
+  if (status.state === 'failed') throw new Error(status.message);
   const meta = status.meta;
-  const data = new IndexChartData(meta, new Float64Array(await ixApi.summary()), ixApi);
-  if (!data.hasTimes) throw new Error("the index's summaries carry no times");
+  const data = new IndexChartData(meta, new Float64Array(await raw.summary()), watch.latestWindow());
+  if (!data.hasTimes) {
+    for (;;) {
+      if (status.state !== 'ready') throw new Error(status.state === 'failed' ? status.message : 'the index is being built again');
+      if (status.events.state === 'ready') break;
+      if (status.events.state === 'failed') throw new Error(`the events could not be indexed: ${status.events.message}`);
+      progress(`${what}: indexing, the events (which give the times): ${status.events.phase}`, status.events.fraction);
+      await wait();
+      status = await raw.status();
+    }
+    data.takeTimes(new Float64Array(await raw.summary()));
+    if (!data.hasTimes) throw new Error("the index's summaries carry no times");
+  }
+  watch.follow(status.state === 'ready' ? status.events : { state: 'ready', seconds: 0 });
   data.data.endsAtLastEvent = true;
   const p = meta.process;
   return {
