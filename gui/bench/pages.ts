@@ -1,14 +1,20 @@
-// `node dist/gui/bench/pages.js lanes A B…` or `… compare A B`: serves `cc-memwrap view A B…` (the lanes page) or
-// `cc-memwrap view A --compare B` (the compare page) in this process, opens it in Chromium with
+// `node dist/gui/bench/pages.js lanes A B…` or `… compare A B`: serves the lanes page of `cc-memwrap view A B…` or
+// the compare page of `cc-memwrap view A --compare B` in this process, with the sessions `view` opens for them
+// (cli/view.ts: the first lane's and each lane's index with times and the panel's report deferred; both compared
+// runs' report deferred), opens it in Chromium with
 // --enable-precise-memory-info, samples the page's performance.memory.usedJSHeapSize every 250 ms until the page is
 // ready (every lane drawn; the charts and the differences shown), and prints the time to ready, the host's CPU time
 // (process.cpuUsage: every thread of this process, the index builds' and the differences' worker threads among them)
 // and resident size, the page's JS heap at its peak and when ready, and how many requests asked for a trace whole
 // (/api/trace). The page's progress is printed as it changes. MEMWRAP_VIEW_INDEX applies as for `view`.
 import { chromium } from 'playwright-core';
+import os from 'node:os';
 import path from 'node:path';
-import { runView } from '../../cli/view.js';
-import type { RunningServer } from '../../host/server.js';
+import { RecentList } from '../../host/recent.js';
+import { startServer, type RunningServer } from '../../host/server.js';
+import { TraceFile } from '../../host/trace-file.js';
+import { useIndex } from '../../host/trace-index.js';
+import { TraceSession } from '../../host/trace-session.js';
 import { packageRoot } from '../../package-root.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -20,13 +26,19 @@ async function main(): Promise<number> {
     process.stderr.write('usage: node dist/gui/bench/pages.js lanes A B… | compare A B\n');
     return 2;
   }
-  let server: RunningServer | null = null;
-  let printed = '';
-  const io = { out: (s: string) => void (printed += s), err: (s: string) => void process.stderr.write(s), flush: async () => {}, errIsTTY: false };
-  const args = what === 'lanes' ? [...files, '--browser'] : [files[0]!, '--compare', files[1]!, '--browser'];
-  const code = await runView(args, io, { electron: null, rendererDir: path.join(packageRoot, 'dist', 'gui', 'renderer'), onServer: (s) => (server = s) });
-  const running = server as RunningServer | null;
-  if (code !== 0 || running === null) return code === 0 ? 1 : code;
+  const rendererDir = path.join(packageRoot, 'dist', 'gui', 'renderer');
+  const recent = new RecentList(path.join(os.tmpdir(), 'cc-memwrap-pages-bench-recent.json'));
+  let running: RunningServer;
+  if (what === 'lanes') {
+    const lanes = files.map((f) => path.resolve(f));
+    const first = await TraceFile.read(lanes[0]!);
+    const session = TraceSession.of(first, { index: useIndex(first.size), deferReport: true, timedSummaries: true });
+    running = await startServer({ rendererDir, session, recent, lanes });
+  } else {
+    const session = await TraceSession.open(files[0]!, { deferReport: true });
+    const compare = await TraceSession.open(files[1]!, { deferReport: true });
+    running = await startServer({ rendererDir, session, recent, compare });
+  }
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   try {
     const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
@@ -37,7 +49,7 @@ async function main(): Promise<number> {
     const sampler = setInterval(() => (hostPeak = Math.max(hostPeak, process.memoryUsage().rss)), 250);
     const t0 = Date.now();
     const cpu0 = process.cpuUsage();
-    await page.goto(/at (http:\S+)/.exec(printed)![1]!);
+    await page.goto(`${running.url}${what}.html`);
     await page.evaluate(() => {
       const w = window as unknown as { heapPeak: number };
       const used = (): number => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize;
