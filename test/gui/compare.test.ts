@@ -51,6 +51,15 @@ function ticks(page: Page, side: 'a' | 'b', axis: 'x-axis' | 'y-above' | 'y-heap
   return page.$$eval(`#chart-${side} svg.axes .${axis} .tick text`, (nodes) => nodes.map((n) => n.textContent ?? ''));
 }
 
+/** Zooms into chart A: B's x axis leaves `before` and follows A's. */
+async function zoomA(page: Page, before: string[]): Promise<void> {
+  const box = (await page.locator('#chart-a canvas.plot').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+  await page.mouse.wheel(0, -600);
+  await expect.poll(() => ticks(page, 'b', 'x-axis')).not.toEqual(before);
+  await expect.poll(async () => JSON.stringify(await ticks(page, 'b', 'x-axis'))).toBe(JSON.stringify(await ticks(page, 'a', 'x-axis')));
+}
+
 /** Lesson 6 built before and after -DSTATIC_RING beside its memwrap.json, once for the file: the folder and both traces. */
 let lesson: Promise<{ dir: string; a: string; b: string }> | null = null;
 function ringLesson(): Promise<{ dir: string; a: string; b: string }> {
@@ -128,11 +137,7 @@ describe('view A --compare B (Chromium)', () => {
     const top = (labels: string[]): number => Number(labels.at(-1)!.replace(/[^0-9]/g, ''));
     expect(top(await ticks(page, 'a', 'y-above'))).toBeGreaterThanOrEqual(2048);
     const before = await ticks(page, 'b', 'x-axis');
-    const box = (await page.locator('#chart-a canvas.plot').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
-    await page.mouse.wheel(0, -600);
-    await expect.poll(() => ticks(page, 'b', 'x-axis')).not.toEqual(before);
-    await expect.poll(async () => JSON.stringify(await ticks(page, 'b', 'x-axis'))).toBe(JSON.stringify(await ticks(page, 'a', 'x-axis')));
+    await zoomA(page, before);
     await page.screenshot({ path: '/tmp/compare-view-zoomed.png' });
     await page.mouse.wheel(0, 600);
     await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
@@ -197,11 +202,7 @@ describe('view A --compare B through the index (MEMWRAP_VIEW_INDEX=1): the same 
 
   test('a zoom in one chart is followed by the other, and back', async () => {
     const before = await ticks(page, 'b', 'x-axis');
-    const box = (await page.locator('#chart-a canvas.plot').boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
-    await page.mouse.wheel(0, -600);
-    await expect.poll(() => ticks(page, 'b', 'x-axis')).not.toEqual(before);
-    await expect.poll(async () => JSON.stringify(await ticks(page, 'b', 'x-axis'))).toBe(JSON.stringify(await ticks(page, 'a', 'x-axis')));
+    await zoomA(page, before);
     await page.mouse.wheel(0, 600);
     await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
     await expect.poll(async () => (await compareSeen(page)).pictures).toEqual(whole.pictures);

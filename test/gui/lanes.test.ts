@@ -77,6 +77,18 @@ function ticks(page: Page, i: number): Promise<string[]> {
   return page.$$eval(`#lane-${i} svg.axes .x-axis .tick text`, (nodes) => nodes.map((n) => n.textContent ?? ''));
 }
 
+/** Zooms into lane 1: lane 0 follows it; then "whole run" brings both back to the x ticks `before`. */
+async function zoomLaneAndBack(page: Page, before: string[]): Promise<void> {
+  const box = (await page.locator('#lane-1 canvas.plot').boundingBox())!;
+  await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 3);
+  await page.mouse.wheel(0, -500);
+  await expect.poll(() => ticks(page, 0)).not.toEqual(before);
+  await expect.poll(async () => JSON.stringify(await ticks(page, 0))).toBe(JSON.stringify(await ticks(page, 1)));
+  await page.click('#whole-run');
+  await expect.poll(() => ticks(page, 0)).toEqual(before);
+  await expect.poll(() => ticks(page, 1)).toEqual(before);
+}
+
 beforeAll(async () => {
   const exe = path.join(dir, 'fork-lanes');
   buildInstrumented('gcc', ['-O0', '-g'], [path.join(programsDir, 'fork-lanes.c')], exe);
@@ -160,14 +172,7 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
     const before = await ticks(page, 0);
     const pictures = (): Promise<string[]> => page.$$eval('.lane canvas.plot', (cs) => cs.map((c) => (c as HTMLCanvasElement).toDataURL()));
     const drawn = await pictures();
-    const box = (await page.locator('#lane-1 canvas.plot').boundingBox())!;
-    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 3);
-    await page.mouse.wheel(0, -500);
-    await expect.poll(() => ticks(page, 0)).not.toEqual(before);
-    await expect.poll(async () => JSON.stringify(await ticks(page, 0))).toBe(JSON.stringify(await ticks(page, 1)));
-    await page.click('#whole-run');
-    await expect.poll(() => ticks(page, 0)).toEqual(before);
-    await expect.poll(() => ticks(page, 1)).toEqual(before);
+    await zoomLaneAndBack(page, before);
     // Nothing of the zoomed frames is left: not before the child's start, where its lane is empty.
     await expect.poll(pictures).toEqual(drawn);
   });
@@ -258,14 +263,7 @@ describe('view A B through the index (MEMWRAP_VIEW_INDEX=1): the same lanes, no 
   test('a zoom in one lane moves the other; back to the whole run, both are drawn as before', async () => {
     const before = await ticks(page, 0);
     const drawn = (await lanesSeen(page)).pictures;
-    const box = (await page.locator('#lane-1 canvas.plot').boundingBox())!;
-    await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 3);
-    await page.mouse.wheel(0, -500);
-    await expect.poll(() => ticks(page, 0)).not.toEqual(before);
-    await expect.poll(async () => JSON.stringify(await ticks(page, 0))).toBe(JSON.stringify(await ticks(page, 1)));
-    await page.click('#whole-run');
-    await expect.poll(() => ticks(page, 0)).toEqual(before);
-    await expect.poll(() => ticks(page, 1)).toEqual(before);
+    await zoomLaneAndBack(page, before);
     await expect.poll(async () => (await lanesSeen(page)).pictures).toEqual(drawn);
   });
 
