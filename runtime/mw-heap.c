@@ -78,6 +78,8 @@ static inline __attribute__((always_inline)) void mw_rec_alloc(struct mw_thread 
   q = mw_put_addr(t, q, p, req);
   mw_commit(t, q);
   if (fn) mw_write_caller(t, ra);
+  if (MW_UNLIKELY(__atomic_load_n(&mw_g.ahead_wanted, __ATOMIC_RELAXED)) && !__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED))
+    mw_ahead_start(t); /* the pre-fault thread (mw-trace.c) */
 }
 
 static inline __attribute__((always_inline)) void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p)

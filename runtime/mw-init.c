@@ -175,6 +175,7 @@ static void mw_fork_child(void)
   mw_chunk_drop(t);
   mw_online_close_child();
   mw_trace_close_child();
+  mw_ahead_reset_child();
   t->state = MW_T_NEW;
   t->lost = 0;
   t->chunks = 0;
@@ -208,6 +209,7 @@ static int mw_setup(struct mw_thread *t)
   mw_g.link_bytes = mw_env_size("MEMWRAP_LINK_BYTES", 16 * 1024, (size_t)1 << 28);
   mw_g.call_paths = mw_env_size("MEMWRAP_CALL_PATHS", 0, 1) != 0;
   mw_g.compact_calls = mw_env_size("MEMWRAP_COMPACT_CALLS", 1, 1) != 0;
+  mw_g.prefault = mw_env_size("MEMWRAP_PREFAULT", 1, 1) != 0;
   mw_online.on = mw_online_wanted();
   if (mw_online.on && mw_writer_wanted()) {
     mw_say("MEMWRAP_MODE=online needs a file: the program defines memwrap_write, so a trace is recorded\n", NULL, NULL,

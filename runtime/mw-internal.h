@@ -108,6 +108,7 @@ struct mw_thread {
   uintptr_t lib_lo, lib_hi;     /* last loaded object a caller was found in (mw-libs.c) */
   unsigned lib_index;
   unsigned lib_gen;             /* mw_libs.gen when cached; 0 = nothing cached */
+  unsigned chunk_prepared;      /* 1 + the prepared mapping the chunk is in; 0 = its own mapping */
 };
 
 extern __thread struct mw_thread mw_t MW_TLS;
@@ -143,6 +144,19 @@ struct mw_global {
   int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
   int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS=1; default off) */
   int compact_calls;            /* 1.4's one-byte ENTER and EXIT forms (MEMWRAP_COMPACT_CALLS=0: off) */
+  int prefault;                 /* may start the pre-fault thread (MEMWRAP_PREFAULT, default 1) */
+  int ahead_wanted;             /* the trace is large enough: start it at the next allocation */
+  int ahead_started;            /* the pre-fault thread was started for this trace */
+  unsigned ahead_wake;          /* futex word: bumped to wake the pre-fault thread */
+  int ahead_waiting;            /* the pre-fault thread sleeps on ahead_wake */
+  uint64_t ahead_end;           /* end of the file span the prepared mappings cover */
+  struct mw_prepared {          /* file spans mapped and faulted in by the pre-fault thread (mw-trace.c) */
+    uint64_t start;             /* file offset (page-aligned) */
+    unsigned char *addr;        /* NULL = free slot */
+    size_t len;
+    int refs;                   /* chunks in it that a thread still writes */
+    int ready;                  /* faulted in: chunks may be taken from it */
+  } prepared[32];
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */
@@ -269,6 +283,8 @@ void mw_chunk_release_tail(struct mw_thread *t);
 void mw_time_tick(struct mw_thread *t);
 void mw_flush_lost(struct mw_thread *t);
 int mw_trace_open(void);
+void mw_ahead_reset_child(void);
+void mw_ahead_start(struct mw_thread *t);
 void mw_trace_close_child(void);
 void mw_write_thread_begin(struct mw_thread *t);
 void mw_write_program(struct mw_thread *t);

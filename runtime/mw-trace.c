@@ -13,10 +13,13 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 
 #include "mw-internal.h"
 
@@ -275,12 +278,194 @@ void mw_trace_close_child(void)
   mw_g.file_end = mw_g.file_size = mw_g.last_chunk = 0;
 }
 
+/* ---- the pre-fault thread ----
+ *
+ * The first write to each page of a MAP_SHARED file mapping costs the kernel
+ * a page-cache page to allocate and zero and ext4 its block bookkeeping, and
+ * every chunk costs an mmap and an munmap: most of the system time of a
+ * call-heavy recording, all of it on the recording thread.  Once a trace has
+ * grown past MW_AHEAD_AFTER, the next allocation recorded starts a thread of
+ * the runtime's own (mw_ahead_start), which keeps the next
+ * MW_AHEAD_WINDOW bytes of the file past the last chunk handed out reserved
+ * (fallocate), mapped MAP_SHARED and faulted in (MADV_POPULATE_WRITE), in
+ * spans of MW_AHEAD_SPAN bytes.  A thread that takes a chunk lying wholly in
+ * such a span writes through that mapping: no system call at all.  A span
+ * is unmapped by the same thread once no chunk can start in it any more and
+ * no thread writes a chunk in it.  Chunks are still MAP_SHARED mappings of
+ * the file, written by the recording threads alone (faulting pages in
+ * changes no byte), so what a crash or SIGKILL leaves is what it left
+ * before; a chunk not in a span (the thread came first, a large record) is
+ * mapped by its thread as before.  The pre-fault thread records nothing,
+ * blocks every signal, and stops when the trace is ended or is no longer
+ * ours.  The recording threads only bump a futex word when the window runs
+ * low.  A fork child unmaps its copies of the spans unwritten and gets a
+ * pre-fault thread of its own once its trace grows past the threshold.  None
+ * with memwrap_write (a memfd: no disk) or MEMWRAP_PREFAULT=0, and none on
+ * 32-bit targets (address space). */
+
+#define MW_AHEAD_AFTER (4u * 1024u * 1024u)
+#define MW_AHEAD_REGION (4u * 1024u * 1024u)
+#define MW_AHEAD_SPAN (MW_AHEAD_REGION + MW_CHUNK_HEAD + MW_CHUNK_PAYLOAD)
+#define MW_AHEAD_WINDOW (8u * 1024u * 1024u)
+#define MW_AHEAD_SLOTS (sizeof mw_g.prepared / sizeof mw_g.prepared[0])
+
+static long mw_futex(unsigned *word, int op, unsigned val, const struct timespec *timeout)
+{
+  return syscall(SYS_futex, word, op, val, timeout, NULL, 0);
+}
+
+static void *mw_ahead_main(void *arg)
+{
+  struct mw_thread *t = &mw_t;
+  int fd = (int)(intptr_t)arg;
+  t->busy = MW_BUSY_INTERNAL; /* anything libc allocates for it passes through unrecorded */
+  for (;;) {
+    unsigned seen = __atomic_load_n(&mw_g.ahead_wake, __ATOMIC_ACQUIRE);
+    void *retired[sizeof mw_g.prepared / sizeof mw_g.prepared[0]];
+    size_t retired_len[sizeof mw_g.prepared / sizeof mw_g.prepared[0]];
+    unsigned nretired = 0, slot = ~0u;
+    void *m = MAP_FAILED;
+    uint64_t from = 0;
+    mw_lock(&mw_g.file_lock);
+    int st = mw_state();
+    if ((st != MW_ACTIVE && st != MW_INITIALIZING) || mw_g.fd != fd || !mw_fd_ok()) {
+      mw_unlock(&mw_g.file_lock);
+      return NULL;
+    }
+    for (unsigned k = 0; k < MW_AHEAD_SLOTS; k++) {
+      struct mw_prepared *p = &mw_g.prepared[k];
+      if (!p->addr) {
+        if (slot == ~0u) slot = k;
+      } else if (p->ready && p->start + MW_AHEAD_REGION <= mw_g.file_end &&
+                 __atomic_load_n(&p->refs, __ATOMIC_ACQUIRE) == 0) {
+        retired[nretired] = p->addr;
+        retired_len[nretired++] = p->len;
+        p->addr = NULL;
+        p->ready = 0;
+        if (slot == ~0u) slot = k;
+      }
+    }
+    if (mw_g.ahead_end < mw_g.file_end) mw_g.ahead_end = mw_g.file_end & ~(uint64_t)(mw_g.page - 1);
+    from = mw_g.ahead_end;
+    if (slot != ~0u && from < mw_g.file_end + MW_AHEAD_WINDOW && mw_file_grow(from + MW_AHEAD_SPAN)) {
+      m = mmap(NULL, MW_AHEAD_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)from);
+      if (m != MAP_FAILED) {
+        mw_g.prepared[slot].start = from;
+        mw_g.prepared[slot].addr = m;
+        mw_g.prepared[slot].len = MW_AHEAD_SPAN;
+        mw_g.prepared[slot].refs = 0;
+        mw_g.prepared[slot].ready = 0;
+        mw_g.ahead_end = from + MW_AHEAD_REGION;
+      }
+    }
+    if (m == MAP_FAILED) __atomic_store_n(&mw_g.ahead_waiting, 1, __ATOMIC_RELEASE);
+    mw_unlock(&mw_g.file_lock);
+    for (unsigned i = 0; i < nretired; i++) munmap(retired[i], retired_len[i]);
+    if (m == MAP_FAILED) {
+      struct timespec ts = {0, 100 * 1000 * 1000};
+      mw_futex(&mw_g.ahead_wake, FUTEX_WAIT_PRIVATE, seen, &ts);
+      __atomic_store_n(&mw_g.ahead_waiting, 0, __ATOMIC_RELEASE);
+      continue;
+    }
+    (void)madvise(m, MW_AHEAD_SPAN, MW_MADV_POPULATE_WRITE);
+    mw_lock(&mw_g.file_lock);
+    __atomic_store_n(&mw_g.prepared[slot].ready, 1, __ATOMIC_RELEASE);
+    mw_unlock(&mw_g.file_lock);
+  }
+}
+
+/* Starts the pre-fault thread once the trace has grown past MW_AHEAD_AFTER
+ * (mw_ahead_note asks for it).  Called from the allocation path after its
+ * record (mw-heap.c), not from wherever a chunk happens to run out, which
+ * may be a signal handler: pthread_create allocates, and a handler may have
+ * interrupted the allocator; an allocation call is no such place. */
+void mw_ahead_start(struct mw_thread *t)
+{
+  if (!__atomic_load_n(&mw_g.ahead_wanted, __ATOMIC_ACQUIRE) || mw_state() != MW_ACTIVE) return;
+  if (__atomic_exchange_n(&mw_g.ahead_started, 1, __ATOMIC_ACQ_REL)) return;
+  {
+    pthread_t th;
+    pthread_attr_t a;
+    sigset_t all, old;
+    unsigned busy = t->busy;
+    t->busy = MW_BUSY_INTERNAL; /* pthread_create's own allocations pass through */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_attr_init(&a) == 0) {
+      pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+      pthread_attr_setstacksize(&a, 64 * 1024);
+      if (pthread_create(&th, &a, mw_ahead_main, (void *)(intptr_t)mw_g.fd) == 0) pthread_setname_np(th, "mw-prefault");
+      pthread_attr_destroy(&a);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    t->busy = busy;
+  }
+}
+
+/* Called by a thread that just took a chunk, after the file lock (which a
+ * single-threaded process does not take: the new thread must not find it
+ * held), with file_end and ahead_end as they were under it. */
+static void mw_ahead_note(uint64_t end, uint64_t ahead)
+{
+  if (!__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED)) {
+    if (mw_g.prefault && sizeof(void *) >= 8 && end >= MW_AHEAD_AFTER && !mw_writer_wanted())
+      __atomic_store_n(&mw_g.ahead_wanted, 1, __ATOMIC_RELEASE);
+    return;
+  }
+  if (ahead < end + MW_AHEAD_WINDOW / 2 && __atomic_load_n(&mw_g.ahead_waiting, __ATOMIC_ACQUIRE)) {
+    int saved = errno;
+    __atomic_add_fetch(&mw_g.ahead_wake, 1, __ATOMIC_RELEASE);
+    mw_futex(&mw_g.ahead_wake, FUTEX_WAKE_PRIVATE, 1, NULL);
+    errno = saved;
+  }
+}
+
+/* With the file lock held: the prepared mapping that holds the file span
+ * [off, off + total), as 1 + its slot, and its address; 0 = none. */
+static unsigned mw_prepared_find(uint64_t off, uint64_t total, unsigned char **at)
+{
+  if (!mw_g.ahead_started) return 0;
+  for (unsigned k = 0; k < MW_AHEAD_SLOTS; k++) {
+    struct mw_prepared *p = &mw_g.prepared[k];
+    if (p->addr && __atomic_load_n(&p->ready, __ATOMIC_ACQUIRE) && off >= p->start && off + total <= p->start + p->len) {
+      __atomic_add_fetch(&p->refs, 1, __ATOMIC_ACQ_REL);
+      *at = p->addr + (off - p->start);
+      return k + 1;
+    }
+  }
+  return 0;
+}
+
+/* The thread no longer writes the chunk it had in a prepared mapping. */
+static void mw_prepared_leave(unsigned slot)
+{
+  if (slot) __atomic_sub_fetch(&mw_g.prepared[slot - 1].refs, 1, __ATOMIC_ACQ_REL);
+}
+
+/* In a fork child: the pre-fault thread and its mappings were the
+ * parent's (mappings of the parent's file: unmapped unwritten). */
+void mw_ahead_reset_child(void)
+{
+  for (unsigned k = 0; k < MW_AHEAD_SLOTS; k++) {
+    struct mw_prepared *p = &mw_g.prepared[k];
+    if (p->addr) munmap(p->addr, p->len);
+    p->addr = NULL;
+    p->ready = 0;
+    p->refs = 0;
+  }
+  mw_g.ahead_started = 0;
+  mw_g.ahead_wanted = 0;
+  mw_g.ahead_waiting = 0;
+  mw_g.ahead_end = 0;
+}
+
 /* ---- chunks ---- */
 
 void mw_chunk_drop(struct mw_thread *t)
 {
   void *map = t->chunk_map;
   size_t len = t->chunk_map_len;
+  unsigned prepared = t->chunk_prepared;
   t->end = NULL;
   mw_fence();
   t->cur = NULL;
@@ -288,7 +473,9 @@ void mw_chunk_drop(struct mw_thread *t)
   t->used = NULL;
   t->chunk_map = NULL;
   t->chunk_map_len = 0;
+  t->chunk_prepared = 0;
   if (map) munmap(map, len);
+  mw_prepared_leave(prepared);
 }
 
 /* At thread end: give the disk blocks of the chunk's unused tail back (the
@@ -332,18 +519,25 @@ int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
   uint64_t map_off = off & ~(uint64_t)(mw_g.page - 1);
   size_t len = (size_t)(off + total - map_off);
   void *m = MAP_FAILED;
-  if (mw_file_grow(off + total))
-    m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mw_g.fd, (off_t)map_off);
-  if (m == MAP_FAILED) {
-    mw_unlock(&mw_g.file_lock);
-    return 0;
+  unsigned char *head = NULL;
+  unsigned prepared = mw_file_grow(off + total) ? mw_prepared_find(off, total, &head) : 0;
+  if (prepared) {
+    m = NULL; /* the pre-fault thread's mapping, faulted in already */
+    len = 0;
+  } else {
+    if (mw_file_grow(off + total))
+      m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mw_g.fd, (off_t)map_off);
+    if (m == MAP_FAILED) {
+      mw_unlock(&mw_g.file_lock);
+      return 0;
+    }
+    /* Fault the whole chunk in writable with one call: otherwise every 4 KiB
+     * page of a shared file mapping takes its own write fault, a third of the
+     * run time of call-heavy programs.  Kernels before 5.14 refuse it; then the
+     * pages fault in one by one as before. */
+    (void)madvise(m, len, MW_MADV_POPULATE_WRITE);
+    head = (unsigned char *)m + (off - map_off);
   }
-  /* Fault the whole chunk in writable with one call: otherwise every 4 KiB
-   * page of a shared file mapping takes its own write fault, a third of the
-   * run time of call-heavy programs.  Kernels before 5.14 refuse it; then the
-   * pages fault in one by one as before. */
-  (void)madvise(m, len, MW_MADV_POPULATE_WRITE);
-  unsigned char *head = (unsigned char *)m + (off - map_off);
   uint32_t idx = t->index, c32 = (uint32_t)cap, zero = 0;
   memcpy(head + 4, &idx, 4);
   memcpy(head + 8, &c32, 4);
@@ -351,14 +545,18 @@ int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
   memcpy(head, "MWCK", 4);
   mw_g.file_end = off + total;
   mw_g.last_chunk = off;
+  uint64_t ahead = mw_g.ahead_end;
   mw_unlock(&mw_g.file_lock);
+  if (!nonblocking) mw_ahead_note(off + total, ahead);
 
   void *old = t->chunk_map;
   size_t old_len = t->chunk_map_len;
+  unsigned old_prepared = t->chunk_prepared;
   t->end = NULL;
   mw_fence();
   t->chunk_map = m;
   t->chunk_map_len = len;
+  t->chunk_prepared = prepared;
   t->chunk_off = off;
   t->chunks++;
   t->payload = head + MW_CHUNK_HEAD;
@@ -367,6 +565,7 @@ int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
   mw_fence();
   t->end = t->payload + cap;
   if (old) munmap(old, old_len);
+  mw_prepared_leave(old_prepared);
   return 1;
 }
 
