@@ -52,7 +52,7 @@ static int mw_frames_grow(struct mw_thread *t)
   if (m == MAP_FAILED) return 0;
   t->frames_map = m;
   t->frames_map_len = len;
-  t->predict = (uint32_t *)m;
+  t->predict = (uint64_t *)m;
   t->frames = (struct mw_frame_slot *)((char *)m + MW_PREDICT_BYTES) + 1;
   t->cap = (unsigned)((len - MW_PREDICT_BYTES) / slot - 1);
   return 1;
@@ -87,34 +87,63 @@ static void mw_stack_setup(struct mw_thread *t)
   t->depth_cap = size > max ? max : size;
 }
 
+/* The slot of the thread's prediction table its call history picks. */
+static inline uint64_t *mw_predict_slot(const struct mw_thread *t, unsigned history)
+{
+  return t->predict + ((uint32_t)(history * 2654435761u) >> (32 - MW_PREDICT_BITS));
+}
+
+/* A slot's two words (site, depth delta) as the one 64-bit word they are in memory. */
+static inline uint64_t mw_predict_word(unsigned site, intptr_t dd)
+{
+  uint32_t want[2] = {site, (uint32_t)dd};
+  uint64_t w;
+  memcpy(&w, want, sizeof w);
+  return w;
+}
+
+/* An ENTER the table did not predict: the slot learns it, and the record
+ * gives the site and the depth delta.  With the compact forms off the table
+ * is left all zeros, which no ENTER matches (sites start at 1), so the fast
+ * path's one comparison sends every ENTER here. */
+static unsigned char *mw_put_enter_miss(struct mw_thread *t, unsigned char *p, uint64_t *slot, unsigned site,
+                                        intptr_t dd)
+{
+  if (mw_g.compact_calls) {
+    *slot = mw_predict_word(site, dd);
+    *p = MW_REC_ENTER | MW_F_ENTER_SITE_DELTA;
+    p = mw_put_sw(p + 1, (intptr_t)(int32_t)(site - t->last_enter));
+  } else {
+    *p = MW_REC_ENTER;
+    p = mw_put_u32(p + 1, site);
+  }
+  return mw_put_sw(p, dd);
+}
+
+/* The thread's ENTER state after an ENTER of site at depth d (TRACE-FORMAT.md). */
+static inline void mw_entered(struct mw_thread *t, unsigned site, uintptr_t d, unsigned history)
+{
+  t->last_depth = d;
+  t->last_enter = site;
+  t->history = ((history << 2) ^ site) & MW_HISTORY_MASK;
+}
+
 /* Format 1.4's ENTER: one tag byte when the thread's prediction table, at the
  * slot its call history picks, holds this site and depth delta; otherwise the
  * site as a delta from the previous ENTER's and the depth delta, and the slot
  * learns them.  The reader keeps the same table from the same records, so the
  * bytes alone decide every value (runtime/TRACE-FORMAT.md).  Needs 16 bytes of
  * room and the shadow stack mapped (the table lives in front of it). */
-static inline unsigned char *mw_put_enter(struct mw_thread *t, unsigned char *p, unsigned site, uintptr_t d)
+static unsigned char *mw_put_enter(struct mw_thread *t, unsigned char *p, unsigned site, uintptr_t d)
 {
   intptr_t dd = (intptr_t)(d - t->last_depth);
-  uint32_t *slot = t->predict + 2 * ((uint32_t)(t->history * 2654435761u) >> (32 - MW_PREDICT_BITS));
-  int compact = mw_g.compact_calls;
-  if (compact && slot[0] == site && slot[1] == (uint32_t)dd) {
+  unsigned history = t->history;
+  uint64_t *slot = mw_predict_slot(t, history);
+  if (*slot == mw_predict_word(site, dd))
     *p++ = MW_REC_ENTER | MW_F_ENTER_PREDICTED;
-  } else {
-    slot[0] = site;
-    slot[1] = (uint32_t)dd;
-    if (compact) {
-      *p = MW_REC_ENTER | MW_F_ENTER_SITE_DELTA;
-      p = mw_put_sw(p + 1, (intptr_t)(int32_t)(site - t->last_enter));
-    } else {
-      *p = MW_REC_ENTER;
-      p = mw_put_u32(p + 1, site);
-    }
-    p = mw_put_sw(p, dd);
-  }
-  t->last_depth = d;
-  t->last_enter = site;
-  t->history = ((t->history << 2) ^ site) & MW_HISTORY_MASK;
+  else
+    p = mw_put_enter_miss(t, p, slot, site, dd);
+  mw_entered(t, site, d, history);
   return p;
 }
 
@@ -197,8 +226,10 @@ void mw_thread_dtor(void *arg)
 
 /* ---- entry ---- */
 
-static struct __mw_frame mw_enter_slow(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
-                                       unsigned exit_site, uintptr_t sp)
+/* Everything the fast path leaves out.  u = NULL: entry_site and exit_site
+ * are global sites already (the unit's base was known); else the unit's own. */
+static __attribute__((noinline)) struct __mw_frame mw_enter_slow(struct mw_thread *t, struct __mw_unit *u,
+                                                                 unsigned entry_site, unsigned exit_site, uintptr_t sp)
 {
   struct __mw_frame f;
   f.site = 0;
@@ -214,8 +245,11 @@ static struct __mw_frame mw_enter_slow(struct mw_thread *t, struct __mw_unit *u,
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
   mw_flush_lost(t);
-  unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
-  if (!base) base = mw_unit_register(t, u);
+  unsigned base = 0;
+  if (u) {
+    base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
+    if (!base) base = mw_unit_register(t, u);
+  }
   if (t->top >= t->cap && !mw_frames_grow(t)) {
     t->lost++;
     f.depth = MW_FRAME_LOST;
@@ -247,38 +281,107 @@ static struct __mw_frame mw_enter_slow(struct mw_thread *t, struct __mw_unit *u,
   return f;
 }
 
+/* The stack address the depth is measured at: __mw_enter's own frame address.
+ * On x86 that is the call frame address less the return address and the
+ * saved frame pointer, which gcc finds without setting up a frame pointer. */
+#if defined(__x86_64__) || defined(__i386__)
+#define MW_ENTER_SP() ((uintptr_t)__builtin_dwarf_cfa() - 2 * sizeof(void *))
+#else
+#define MW_ENTER_SP() ((uintptr_t)__builtin_frame_address(0))
+#endif
+
+/* d < top (a longjmp left frames open) or d >= cap (another stack), in one
+ * comparison: top < cap holds for every depth the shadow stack keeps. */
+static inline int mw_depth_outside(uintptr_t d, uintptr_t top, uintptr_t cap)
+{
+  return d - top >= cap - top;
+}
+
+static inline struct __mw_frame mw_frame_of(unsigned site, unsigned depth)
+{
+  struct __mw_frame f;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  /* built as one register: gcc otherwise packs the two halves in a vector register */
+  uint64_t v = (uint64_t)depth << 32 | site;
+  memcpy(&f, &v, sizeof f);
+#else
+  f.site = site;
+  f.depth = depth;
+#endif
+  return f;
+}
+
+/* The rare end of a fast entry: TIME is due.  Out of line, so the fast path
+ * keeps nothing across a call. */
+static __attribute__((noinline)) struct __mw_frame mw_enter_timed(struct mw_thread *t, unsigned xsite, unsigned top)
+{
+  mw_time_tick(t);
+  mw_fence();
+  t->busy = 0;
+  return mw_frame_of(xsite, top);
+}
+
+/* The end of a fast entry whose record ends just before p: the frame pushed,
+ * the record committed, busy released. */
+static inline __attribute__((always_inline)) struct __mw_frame mw_enter_done(struct mw_thread *t, unsigned char *p,
+                                                                            struct mw_frame_slot *slot, unsigned site,
+                                                                            uintptr_t d, unsigned top, unsigned xsite)
+{
+  slot->depth = d;
+  slot->site = site;
+  t->top = top + 1;
+  t->cur = p;
+  mw_fence();
+  *t->used = (uint32_t)(p - t->payload);
+  if (MW_UNLIKELY(--t->tick == 0)) return mw_enter_timed(t, xsite, top);
+  mw_fence();
+  t->busy = 0;
+  return mw_frame_of(xsite, top);
+}
+
+/* A fast entry the table did not predict: out of line, so that the common
+ * path of __mw_enter needs no register kept across a call. */
+static __attribute__((noinline)) struct __mw_frame mw_enter_unpredicted(unsigned char *p, unsigned site, uintptr_t d,
+                                                                        unsigned top, unsigned xsite)
+{
+  struct mw_thread *t = &mw_t;
+  intptr_t dd = (intptr_t)(d - t->last_depth);
+  unsigned history = t->history;
+  p = mw_put_enter_miss(t, p, mw_predict_slot(t, history), site, dd);
+  mw_entered(t, site, d, history);
+  return mw_enter_done(t, p, &t->frames[top], site, d, top, xsite);
+}
+
 /* The fast paths claim `busy` before they read any writer state (cur, top):
  * a signal handler that records in between then either sees busy and counts
- * LOST, or runs completely before we read the state it changed. */
+ * LOST, or runs completely before we read the state it changed.  One test
+ * covers busy and a LOST count to flush, one comparison both depth limits. */
 struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
 {
   struct mw_thread *t = &mw_t;
-  uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+  uintptr_t sp = MW_ENTER_SP();
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED);
-  struct __mw_frame f;
-  if (MW_UNLIKELY((t->busy | t->lost) || !base)) return mw_enter_slow(t, u, entry_site, exit_site, sp);
+  if (MW_UNLIKELY(!base)) return mw_enter_slow(t, u, entry_site, exit_site, sp);
+  unsigned site = base + entry_site, xsite = base + exit_site;
+  if (MW_UNLIKELY(t->busy_lost != 0)) return mw_enter_slow(t, NULL, site, xsite, sp);
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
   unsigned top = t->top;
   unsigned char *p = t->cur;
   uintptr_t d = t->stack_base - sp;
-  if (MW_UNLIKELY(top >= t->cap || (size_t)(t->end - p) < 16 || d < t->frames[(ptrdiff_t)top - 1].depth ||
-                  d >= t->depth_cap)) {
+  struct mw_frame_slot *frame = t->frames + top; /* loaded before the record's byte store, which may alias anything */
+  /* frames is NULL until the first entry maps it (cap 0): its top is read after the cap test */
+  if (MW_UNLIKELY(top >= t->cap || (size_t)(t->end - p) < 16 || mw_depth_outside(d, frame[-1].depth, t->depth_cap))) {
     mw_fence();
     t->busy = 0;
-    return mw_enter_slow(t, u, entry_site, exit_site, sp);
+    return mw_enter_slow(t, NULL, site, xsite, sp);
   }
-  unsigned site = base + entry_site;
-  p = mw_put_enter(t, p, site, d);
-  t->frames[top].depth = d;
-  t->frames[top].site = site;
-  t->top = top + 1;
-  mw_commit(t, p);
-  mw_fence();
-  t->busy = 0;
-  f.site = base + exit_site;
-  f.depth = top;
-  return f;
+  unsigned history = t->history;
+  if (MW_UNLIKELY(*mw_predict_slot(t, history) != mw_predict_word(site, (intptr_t)(d - t->last_depth))))
+    return mw_enter_unpredicted(p, site, d, top, xsite);
+  *p++ = MW_REC_ENTER | MW_F_ENTER_PREDICTED;
+  mw_entered(t, site, d, history);
+  return mw_enter_done(t, p, frame, site, d, top, xsite);
 }
 
 /* ---- exit ---- */
@@ -290,7 +393,7 @@ static inline __attribute__((always_inline)) unsigned char *mw_put_exit(struct m
 {
   int32_t x = (int32_t)(exit_site - entry_site);
   t->history = ((t->history << 2) ^ (uint32_t)x) & MW_HISTORY_MASK;
-  if (x >= 1 && x <= 15 && mw_g.compact_calls) {
+  if (MW_LIKELY((uint32_t)x - 1u < mw_g.exit_tag_limit)) { /* 1..15, and the compact forms are on */
     *p = (unsigned char)(MW_REC_EXIT | (x << 4));
     return p + 1;
   }
@@ -323,11 +426,19 @@ static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
   t->busy = 0;
 }
 
+/* The rare end of a fast exit: TIME is due (out of line, as for entry). */
+static __attribute__((noinline)) void mw_leave_timed(struct mw_thread *t)
+{
+  mw_time_tick(t);
+  mw_fence();
+  t->busy = 0;
+}
+
 void __mw_leave(struct __mw_frame *f)
 {
   struct mw_thread *t = &mw_t;
   unsigned d = f->depth;
-  if (MW_UNLIKELY(t->busy | t->lost)) {
+  if (MW_UNLIKELY(t->busy_lost != 0)) {
     mw_leave_slow(t, f);
     return;
   }
@@ -342,7 +453,13 @@ void __mw_leave(struct __mw_frame *f)
   }
   p = mw_put_exit(t, p, f->site, t->frames[d].site);
   t->top = d;
-  mw_commit(t, p);
+  t->cur = p;
+  mw_fence();
+  *t->used = (uint32_t)(p - t->payload);
+  if (MW_UNLIKELY(--t->tick == 0)) {
+    mw_leave_timed(t);
+    return;
+  }
   mw_fence();
   t->busy = 0;
 }

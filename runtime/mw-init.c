@@ -209,6 +209,7 @@ static int mw_setup(struct mw_thread *t)
   mw_g.link_bytes = mw_env_size("MEMWRAP_LINK_BYTES", 16 * 1024, (size_t)1 << 28);
   mw_g.call_paths = mw_env_size("MEMWRAP_CALL_PATHS", 0, 1) != 0;
   mw_g.compact_calls = mw_env_size("MEMWRAP_COMPACT_CALLS", 1, 1) != 0;
+  mw_g.exit_tag_limit = mw_g.compact_calls ? 15 : 0;
   mw_g.prefault = mw_env_size("MEMWRAP_PREFAULT", 1, 1) != 0;
   mw_online.on = mw_online_wanted();
   if (mw_online.on && mw_writer_wanted()) {

@@ -76,8 +76,13 @@ struct mw_thread {
   unsigned char *end;           /* end of the payload; NULL = no chunk */
   unsigned char *payload;
   uint32_t *used;               /* the chunk header's `used` field */
-  unsigned busy;
-  unsigned lost;                /* records dropped by re-entry, not yet reported */
+  union {
+    struct {
+      unsigned busy;
+      unsigned lost;            /* records dropped by re-entry, not yet reported */
+    };
+    uint64_t busy_lost;         /* both, for the entry and exit paths' one test */
+  };
   unsigned tick;                /* records left before the next TIME */
   unsigned top;                 /* open frames */
   unsigned cap;                 /* frame slots mapped */
@@ -85,7 +90,8 @@ struct mw_thread {
   uintptr_t stack_base;
   uintptr_t depth_cap;          /* depths at or past this are another stack */
   uintptr_t last_depth;
-  uint32_t *predict;            /* prediction table (format 1.4), in front of the shadow stack's mapping */
+  uint64_t *predict;            /* prediction table (format 1.4): per slot the site and the depth delta, two 32-bit
+                                 * words in memory order; in front of the shadow stack's mapping */
   unsigned history;             /* call history that picks the table's slot */
   unsigned last_enter;          /* site of the thread's previous ENTER */
   uintptr_t last_addr_inv;       /* ~address of the last block written: a sanitizer's leak checker scanning
@@ -144,6 +150,7 @@ struct mw_global {
   int valgrind_heap;            /* ... whose allocator replaced ours: the interposer never runs */
   int call_paths;               /* write EXT/CALL_PATH (MEMWRAP_CALL_PATHS=1; default off) */
   int compact_calls;            /* 1.4's one-byte ENTER and EXIT forms (MEMWRAP_COMPACT_CALLS=0: off) */
+  unsigned exit_tag_limit;      /* exit deltas 1 .. this an EXIT tag holds: 15 (1.4), or 0 (the 1.3 forms only) */
   int prefault;                 /* may start the pre-fault thread (MEMWRAP_PREFAULT, default 1) */
   int ahead_wanted;             /* the trace is large enough: start it at the next allocation */
   int ahead_started;            /* the pre-fault thread was started for this trace */
