@@ -76,13 +76,8 @@ struct mw_thread {
   unsigned char *end;           /* end of the payload; NULL = no chunk */
   unsigned char *payload;
   uint32_t *used;               /* the chunk header's `used` field */
-  union {
-    struct {
-      unsigned busy;
-      unsigned lost;            /* records dropped by re-entry, not yet reported */
-    };
-    uint64_t busy_lost;         /* both, for the entry and exit paths' one test */
-  };
+  unsigned busy;
+  unsigned lost;                /* records dropped by re-entry, not yet reported */
   unsigned tick;                /* records left before the next TIME */
   unsigned top;                 /* open frames */
   unsigned cap;                 /* frame slots mapped */
