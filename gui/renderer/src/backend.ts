@@ -168,6 +168,26 @@ function serverBackend(): Backend {
   };
 }
 
+/** How often a page asks the host how far a build it waits for has come. */
+export const POLL_MS = 250;
+
+/**
+ * Asks `status` until the host's index is no longer building its summaries, telling each answer's phase and fraction
+ * to `onProgress`; the first answer that is not 'building' (ready or failed: the caller says what a failure means).
+ */
+export async function summariesBuilt(
+  status: () => Promise<IndexStatusReply>,
+  onProgress: (phase: string, fraction: number) => void,
+): Promise<Exclude<IndexStatusReply, { state: 'building' }>> {
+  let s = await status();
+  while (s.state === 'building') {
+    onProgress(s.phase, s.fraction);
+    await new Promise((r) => setTimeout(r, POLL_MS));
+    s = await status();
+  }
+  return s;
+}
+
 /**
  * The local server's index API: the session's index, or with `which` another one's, named on every request: `lane=i`
  * (a lane of the lanes page), `run=b` (the compare page's B).

@@ -11,7 +11,7 @@ import type { BuildState, IndexPanelsReply } from '../../../host/session-types.j
 import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
 import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { describeEnd } from '../../../analysis/summary.js';
-import { pickBackend, type Backend, type SessionInfo } from './backend.js';
+import { pickBackend, summariesBuilt, type Backend, type SessionInfo } from './backend.js';
 import { Chart, type DrawnValues } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
@@ -377,12 +377,7 @@ async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>):
   showError(null);
   handle.timings.bytes = performance.now();
   try {
-    let status = await api.status();
-    while (status.state === 'building') {
-      progress(`Indexing ${info.trace.name}: ${status.phase}`, status.fraction);
-      await new Promise((r) => setTimeout(r, 250));
-      status = await api.status();
-    }
+    const status = await summariesBuilt(api.status, (phase, fraction) => progress(`Indexing ${info.trace.name}: ${phase}`, fraction));
     if (status.state === 'failed') throw new Error(status.message);
     const meta = status.meta;
     const summary = new Float64Array(await api.summary());

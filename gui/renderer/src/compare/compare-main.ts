@@ -18,7 +18,7 @@ import { budgetMarks, decodeInWorker } from '../decode.js';
 import { byId, el, fill } from '../dom.js';
 import { api, progress, startPage } from '../served-page.js';
 import type { ViewData } from '../view-data.js';
-import { serverIndexApi } from '../backend.js';
+import { POLL_MS, serverIndexApi, summariesBuilt } from '../backend.js';
 import { IndexChartData } from '../index-view.js';
 import { BUDGET_KINDS } from '../../../../analysis/budgets.js';
 import type { CompareReply } from '../../../../host/session-types.js';
@@ -61,12 +61,7 @@ async function load(run: 'a' | 'b'): Promise<Run> {
 /** A run the host opened through its index: waits while the host builds the chart's summaries, then draws from them. */
 async function loadIndexed(run: 'a' | 'b', info: SessionInfo): Promise<Run> {
   const ixApi = serverIndexApi(run === 'b' ? 'run=b' : '');
-  let status = await ixApi.status();
-  while (status.state === 'building') {
-    progress(`${run.toUpperCase()}: indexing ${info.trace.name}: ${status.phase}`, status.fraction);
-    await new Promise((r) => setTimeout(r, 250));
-    status = await ixApi.status();
-  }
+  const status = await summariesBuilt(ixApi.status, (phase, fraction) => progress(`${run.toUpperCase()}: indexing ${info.trace.name}: ${phase}`, fraction));
   if (status.state === 'failed') throw new Error(`${info.trace.name}: ${status.message}`);
   const meta = status.meta;
   const indexed = new IndexChartData(meta, new Float64Array(await ixApi.summary()), ixApi);
@@ -92,7 +87,7 @@ async function hostComparison(): Promise<Extract<CompareReply, { state: 'ready' 
     if (reply.state === 'ready') return reply;
     if (reply.state === 'failed') throw new Error(reply.message);
     progress(`Differences: ${reply.phase}`, reply.fraction);
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
 

@@ -12,13 +12,13 @@
 import { chartSeries, eventClassMasks } from '../../../../analysis/lod.js';
 import { formatCount } from '../../../../analysis/units.js';
 import { exactBytes } from '../../../../analysis/compare-text.js';
-import type { LanesReply } from '../../../../host/session-types.js';
+import type { IndexStatusReply, LanesReply } from '../../../../host/session-types.js';
 import { Chart, formatNs } from '../chart/chart.js';
 import { chartData, type ChartData } from '../chart/columns.js';
 import { decodeInWorker } from '../decode.js';
 import { byId, el, fill } from '../dom.js';
 import { api, progress, startPage } from '../served-page.js';
-import { serverIndexApi } from '../backend.js';
+import { POLL_MS, serverIndexApi, summariesBuilt } from '../backend.js';
 import { IndexChartData } from '../index-view.js';
 import { EventsWatch } from '../index-events.js';
 import '../styles.css';
@@ -86,13 +86,8 @@ async function loadIndexed(index: number, file: string, count: number): Promise<
   const watch = new EventsWatch(raw.status);
   watch.wrap(raw);
   const what = `${file} (${index + 1} of ${count})`;
-  const wait = (): Promise<void> => new Promise((r) => setTimeout(r, 250));
-  let status = await raw.status();
-  while (status.state === 'building') {
-    progress(`${what}: indexing, the chart's summaries: ${status.phase}`, status.fraction);
-    await wait();
-    status = await raw.status();
-  }
+  const wait = (): Promise<void> => new Promise((r) => setTimeout(r, POLL_MS));
+  let status: IndexStatusReply = await summariesBuilt(raw.status, (phase, fraction) => progress(`${what}: indexing, the chart's summaries: ${phase}`, fraction));
   if (status.state === 'failed') throw new Error(status.message);
   const meta = status.meta;
   const data = new IndexChartData(meta, new Float64Array(await raw.summary()), watch.latestWindow());
