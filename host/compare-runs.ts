@@ -2,15 +2,13 @@
 // (analysis/compare.ts's compareReport, as `report A --compare B` computes it) as a fold over its trace streamed a
 // window at a time, holding sites, functions and budget ranges, never the events; in a worker thread, so the server
 // keeps answering; handed to the page as JSON text with each run's budget lines (what the charts draw of them).
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { compareReport, compareReports } from '../analysis/compare.js';
 import type { ReportInputs, ReportResult } from '../analysis/report.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
 import { fileSymbolNamer } from './library-symbols.js';
 import { describeReadError } from './read-errors.js';
+import { jsonInWorker } from './json-task.js';
 import type { CompareBudgetLines, CompareReply } from './session-types.js';
 import type { TraceSession } from './trace-session.js';
 
@@ -65,21 +63,9 @@ export function compareTracesJson(runs: [CompareInput, CompareInput], onProgress
   return JSON.stringify({ comparison: compareReports(a, b), budgets: [budgetLines(a), budgetLines(b)] });
 }
 
-/** The worker script (compiled beside this file). */
-const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url));
-
 /** compareTracesJson in a worker thread when the compiled worker is there. */
 export function compareInWorker(runs: [CompareInput, CompareInput], onProgress?: (p: CompareProgress) => void): Promise<string> {
-  if (!existsSync(WORKER)) return Promise.resolve().then(() => compareTracesJson(runs, onProgress));
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { task: 'compare', runs } });
-    worker.on('message', (m: { type: 'compare'; json: string } | { type: 'compare-progress'; progress: CompareProgress } | { type: 'error'; message: string }) => {
-      if (m.type === 'compare-progress') onProgress?.(m.progress);
-      else if (m.type === 'compare') resolve(m.json);
-      else reject(new Error(m.message));
-    });
-    worker.on('error', reject);
-  });
+  return jsonInWorker({ task: 'compare', runs }, (progress) => compareTracesJson(runs, progress), onProgress);
 }
 
 /** A session's run as the comparison takes it: its trace, its name, the budgets the viewer shows for it. */

@@ -15,23 +15,20 @@ const job = workerData as
   | { task: 'panels'; trace: string; inputs: PanelInputs }
   | { task: 'compare'; runs: [CompareInput, CompareInput] };
 let last = 0;
+/** Progress to the starting thread at most every 200 ms, as `{type, progress}`. */
+const every200ms =
+  <P>(type: string) =>
+  (progress: P): void => {
+    const now = Date.now();
+    if (now - last < 200) return;
+    last = now;
+    parentPort!.postMessage({ type, progress });
+  };
 try {
   if (job.task === 'compare') {
-    const json = compareTracesJson(job.runs, (progress) => {
-      const now = Date.now();
-      if (now - last < 200) return;
-      last = now;
-      parentPort!.postMessage({ type: 'compare-progress', progress });
-    });
-    parentPort!.postMessage({ type: 'compare', json });
+    parentPort!.postMessage({ type: 'compare', json: compareTracesJson(job.runs, every200ms('compare-progress')) });
   } else if (job.task === 'panels') {
-    const json = indexPanelsJson(job.trace, job.inputs, (progress) => {
-      const now = Date.now();
-      if (now - last < 200) return;
-      last = now;
-      parentPort!.postMessage({ type: 'panels-progress', progress });
-    });
-    parentPort!.postMessage({ type: 'panels', json });
+    parentPort!.postMessage({ type: 'panels', json: indexPanelsJson(job.trace, job.inputs, every200ms('panels-progress')) });
   } else if (job.task === 'report') {
     parentPort!.postMessage({ type: 'report', text: indexReport(job.trace) });
   } else {

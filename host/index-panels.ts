@@ -4,14 +4,13 @@
 // beside the index as `<index>.panels` (checked against the trace's size and modification time, the index's version
 // and the budgets and frame sizes it was computed with; written under a temporary name and renamed).
 import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { indexPanelsText, panelExtras, panelTables, type IndexPanels, type PanelInputs } from '../analysis/panel-data.js';
 import { INDEX_VERSION } from '../analysis/trace-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
 import { fileSymbolNamer } from './library-symbols.js';
 import { describeReadError } from './read-errors.js';
+import { jsonInWorker } from './json-task.js';
 import { track, traceStamp, untrack } from './trace-index.js';
 
 /** How far the computation is: the fraction of its passes done and what it is doing. */
@@ -42,21 +41,9 @@ export function indexPanelsJson(trace: string, inputs: PanelInputs, onProgress?:
   }
 }
 
-/** The worker script (compiled beside trace-index.ts). */
-const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url));
-
 /** indexPanelsJson in a worker thread when the compiled worker is there. */
 export function indexPanelsInWorker(trace: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void): Promise<string> {
-  if (!existsSync(WORKER)) return Promise.resolve().then(() => indexPanelsJson(trace, inputs, onProgress));
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { task: 'panels', trace, inputs } });
-    worker.on('message', (m: { type: 'panels'; json: string } | { type: 'panels-progress'; progress: PanelsProgress } | { type: 'error'; message: string }) => {
-      if (m.type === 'panels-progress') onProgress?.(m.progress);
-      else if (m.type === 'panels') resolve(m.json);
-      else reject(new Error(m.message));
-    });
-    worker.on('error', reject);
-  });
+  return jsonInWorker({ task: 'panels', trace, inputs }, (progress) => indexPanelsJson(trace, inputs, progress), onProgress);
 }
 
 /**
