@@ -321,8 +321,8 @@ static void *mw_ahead_main(void *arg)
   t->busy = MW_BUSY_INTERNAL; /* anything libc allocates for it passes through unrecorded */
   for (;;) {
     unsigned seen = __atomic_load_n(&mw_g.ahead_wake, __ATOMIC_ACQUIRE);
-    void *retired[sizeof mw_g.prepared / sizeof mw_g.prepared[0]];
-    size_t retired_len[sizeof mw_g.prepared / sizeof mw_g.prepared[0]];
+    void *retired[MW_AHEAD_SLOTS];
+    size_t retired_len[MW_AHEAD_SLOTS];
     unsigned nretired = 0, slot = ~0u;
     void *m = MAP_FAILED;
     uint64_t from = 0;
