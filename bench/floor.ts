@@ -20,15 +20,23 @@ export interface Variant {
   /** What the column measures, for the table's legend. */
   means: string;
   defines: string[];
-  inline: boolean;
+  /** The header whose floor_enter/floor_leave replace the calls, if any. */
+  inline?: string;
 }
 
 export const VARIANTS: Variant[] = [
-  { name: 'empty calls', means: 'entry/exit calls that do nothing', defines: ['-DFLOOR_EMPTY'], inline: false },
-  { name: 'stores', means: 'calls that store 8 bytes per entry, 4 per exit, 12 per heap call', defines: [], inline: false },
-  { name: 'inline stores', means: 'the same stores inline in the instrumented function', defines: [], inline: true },
-  { name: 'inline + index', means: 'inline stores, plus a live-block index (an open-addressing hash table) and a look-up of each word of a freed block', defines: ['-DFLOOR_EXACT'], inline: true },
-  { name: 'inline + bitmap', means: 'the same with the index as a start-of-block bitmap and sizes beside it (the runtime\'s shape)', defines: ['-DFLOOR_BITMAP'], inline: true },
+  { name: 'empty calls', means: 'entry/exit calls that do nothing', defines: ['-DFLOOR_EMPTY'] },
+  { name: 'stores', means: 'calls that store 8 bytes per entry, 4 per exit, 12 per heap call', defines: [] },
+  { name: 'inline stores', means: 'the same stores inline in the instrumented function', defines: [], inline: 'floor-inline.h' },
+  { name: 'inline bytes', means: 'one byte per entry and per exit stored inline: the least a record of each event can be', defines: [], inline: 'floor-byte.h' },
+  { name: 'inline + index', means: 'inline stores, plus a live-block index (an open-addressing hash table) and a look-up of each word of a freed block', defines: ['-DFLOOR_EXACT'], inline: 'floor-inline.h' },
+  { name: 'inline + bitmap', means: 'the same with the index as a start-of-block bitmap and sizes beside it (the runtime\'s shape)', defines: ['-DFLOOR_BITMAP'], inline: 'floor-inline.h' },
+  {
+    name: 'inline ring + writer',
+    means: 'inline + bitmap, with one 8-byte word per entry/exit (under a busy flag) into a ring that a second thread encodes as format 1.4 and writes to a file',
+    defines: ['-DFLOOR_BITMAP', '-DFLOOR_RING'],
+    inline: 'floor-ring.h',
+  },
 ];
 
 /** Builds the instrumented program `out` through `cc-memwrap --mw-keep`
@@ -57,15 +65,15 @@ function inlined(text: string, header: string): string {
   return (text.slice(0, at) + header + text.slice(at)).replaceAll('cleanup(__mw_leave)', 'cleanup(floor_leave)').replaceAll('= __mw_enter(', '= floor_enter(');
 }
 
-/** The units compiled once per shape (entry/exit as calls, or inline):
- *  the variants of a shape differ only in the runtime they link. */
-function compileUnits(units: string[], inline: boolean, dir: string): string[] {
-  const shape = inline ? 'inline' : 'calls';
-  const header = inline ? readFileSync(path.join(floorDir, 'floor-inline.h'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\n/g, ' ') : '';
+/** The units compiled once per shape (entry/exit as calls, or inline from
+ *  one header): the variants of a shape differ only in the runtime they link. */
+function compileUnits(units: string[], inline: string | undefined, dir: string): string[] {
+  const shape = inline ? inline.replace(/\W+/g, '-') : 'calls';
+  const header = inline ? readFileSync(path.join(floorDir, inline), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/\n/g, ' ') : '';
   return units.map((unit, i) => {
     let source = unit;
     if (inline) {
-      source = path.join(dir, `inline-${i}.i`);
+      source = path.join(dir, `${shape}-${i}.i`);
       writeFileSync(source, inlined(readFileSync(unit, 'utf8'), header));
     }
     const object = path.join(dir, `${shape}-${i}.o`);
@@ -76,13 +84,13 @@ function compileUnits(units: string[], inline: boolean, dir: string): string[] {
 
 /** One program per VARIANTS entry, in that order. */
 export function floorPrograms(w: Workload, units: string[], dir: string): string[] {
-  const objects = new Map<boolean, string[]>();
+  const objects = new Map<string | undefined, string[]>();
   return VARIANTS.map((v) => {
     if (!objects.has(v.inline)) objects.set(v.inline, compileUnits(units, v.inline, dir));
     const out = path.join(dir, `floor-${v.name.replaceAll(/\W+/g, '-')}`);
     const runtime = `${out}-runtime.o`;
     sh('gcc', ['-O2', ...v.defines, `-I${runtimeInclude}`, '-c', path.join(floorDir, 'floor-runtime.c'), '-o', runtime]);
-    sh('gcc', [...objects.get(v.inline)!, runtime, '-o', out, ...w.libs]);
+    sh('gcc', [...objects.get(v.inline)!, runtime, '-o', out, ...w.libs, '-pthread']);
     return out;
   });
 }

@@ -16,8 +16,13 @@
  *                 and each block's size beside its bit, in 64 MiB regions
  *                 mapped lazily (MAP_NORESERVE): the shape of the runtime's
  *                 index (runtime/mw-blocks.c), without its locks.
- * FLOOR_INLINE_HEADER (floor-inline.h) gives the entry/exit stores as inline
- * code in the instrumented function instead of calls. */
+ *   FLOOR_RING    with FLOOR_BITMAP: records go as 8-byte words into a ring
+ *                 that a second thread drains, encodes and writes to a file
+ *                 (below): the shape of a recorder that encodes off the
+ *                 program's threads.
+ * The inline headers (floor-inline.h, floor-byte.h, floor-ring.h) give the
+ * entry/exit stores as inline code in the instrumented function instead of
+ * calls; floor-byte.h's ring is here too. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +41,18 @@ unsigned *floor_refill(void)
   if (!floor_ring) floor_ring = calloc(RING_WORDS + 64, sizeof(unsigned));
   floor_end = floor_ring + RING_WORDS;
   return floor_cur = floor_ring;
+}
+
+/* floor-byte.h's ring of bytes, as large as the ring of words. */
+__thread unsigned char *floor_byte_cur, *floor_byte_end;
+static __thread unsigned char *floor_byte_ring;
+
+unsigned char *floor_byte_refill(void);
+unsigned char *floor_byte_refill(void)
+{
+  if (!floor_byte_ring) floor_byte_ring = calloc(RING_WORDS * sizeof(unsigned), 1);
+  floor_byte_end = floor_byte_ring + RING_WORDS * sizeof(unsigned);
+  return floor_byte_cur = floor_byte_ring;
 }
 
 static unsigned *room(void)
@@ -212,8 +229,257 @@ static size_t take(uintptr_t a) { (void)a; return 0; }
 static unsigned linked(const void *p, size_t size) { (void)p, (void)size; return 0; }
 #endif
 
+
+/* ---- FLOOR_RING: the ring drained and encoded by a writer thread ---- */
+
+#ifdef FLOOR_RING
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The ring: SEGMENTS segments of SEG_WORDS words.  The recording thread's
+ * inline path only compares its cursor with the end of its segment; at the
+ * end it publishes the segment (ring_refill) and waits only if the writer has
+ * not yet drained the next one.  The writer encodes each published segment
+ * as the runtime's format 1.4 would (prediction table, depth deltas, exit
+ * deltas, varints; a shadow stack to match exits) and writes the bytes with
+ * write(2) to floor-ring.trace in the working directory, a file unlinked as
+ * soon as it is open: it costs what a trace costs and leaves nothing. */
+#define SEG_WORDS ((size_t)8192)
+#define SEGMENTS 64u
+#define TAG(w) ((unsigned)((w) >> 61))
+
+__thread unsigned long *ring_cur, *ring_end;
+__thread volatile unsigned char ring_busy;
+static unsigned long *ring;
+static unsigned published, consumed, writer_sleeping, writer_stop;
+static pthread_t writer;
+static int out_fd = -1;
+
+static long futex(unsigned *a, int op, unsigned v, const struct timespec *ts)
+{
+  return syscall(SYS_futex, a, op, v, ts, NULL, 0);
+}
+
+/* ---- the writer's encoder ---- */
+static unsigned char obuf[1 << 20];
+static size_t olen;
+static uint64_t predict[1024];
+static unsigned history, last_enter;
+static uintptr_t last_depth, stack_base;
+static struct { uintptr_t depth; unsigned site; } frames[1 << 16];
+static unsigned top = 1;
+static uintptr_t last_addr;
+
+static unsigned char *put_u(unsigned char *p, uint64_t v)
+{
+  while (v >= 0x80) {
+    *p++ = (unsigned char)(v | 0x80);
+    v >>= 7;
+  }
+  *p++ = (unsigned char)v;
+  return p;
+}
+static unsigned char *put_s(unsigned char *p, int64_t v) { return put_u(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); }
+
+static void flush_out(void)
+{
+  if (olen && write(out_fd, obuf, olen) < 0) abort();
+  olen = 0;
+}
+
+/* Encodes one segment (a heap record never crosses one: ring_room keeps it
+ * in one).  The state lives in locals while it runs: every byte stored
+ * through p may alias a global, which would otherwise be reloaded each time. */
+static void encode(const unsigned long *w, size_t n)
+{
+  size_t i = 0;
+  unsigned h = history, last = last_enter, tp = top;
+  uintptr_t ld = last_depth, la = last_addr, base = stack_base;
+  unsigned char *p = obuf + olen, *limit = obuf + sizeof obuf - 64;
+  while (i < n) {
+    unsigned long x = w[i];
+    if (p > limit) {
+      olen = (size_t)(p - obuf);
+      flush_out();
+      p = obuf;
+    }
+    switch (TAG(x)) {
+    case 1: { /* ENTER */
+      unsigned site = (unsigned)x;
+      uintptr_t sp = (uintptr_t)((x >> 32) & 0x1ffffffful) << 3, d;
+      intptr_t dd;
+      uint64_t *slot, want;
+      if (!base) base = sp + 256;
+      d = base - sp;
+      while (tp > 1 && frames[tp - 1].depth > d) tp--; /* frames a longjmp left */
+      dd = (intptr_t)(d - ld);
+      slot = predict + ((uint32_t)(h * 2654435761u) >> 22);
+      want = (uint64_t)(uint32_t)dd << 32 | site;
+      if (*slot == want)
+        *p++ = 4 | 0x10;
+      else {
+        *slot = want;
+        *p++ = 4 | 0x20;
+        p = put_s(p, (int32_t)(site - last));
+        p = put_s(p, dd);
+      }
+      ld = d;
+      last = site;
+      h = ((h << 2) ^ site) & 0xffff;
+      if (tp < (1u << 16)) {
+        frames[tp].depth = d;
+        frames[tp].site = site;
+        tp++;
+      }
+      i++;
+      break;
+    }
+    case 2: { /* EXIT */
+      unsigned site = (unsigned)x;
+      int32_t dx = (int32_t)(site - (tp > 1 ? frames[tp - 1].site : 0));
+      if (tp > 1) tp--;
+      h = ((h << 2) ^ (uint32_t)dx) & 0xffff;
+      if ((uint32_t)dx - 1u < 15u)
+        *p++ = (unsigned char)(5 | dx << 4);
+      else {
+        *p++ = 5;
+        p = put_u(p, ((uint32_t)dx << 1) ^ (uint32_t)(dx >> 31));
+      }
+      i++;
+      break;
+    }
+    case 3: /* ALLOC: site, address, size */
+    case 4: /* FREE: site, address, linked count */
+      *p++ = TAG(x) == 3 ? 7 : 8;
+      p = put_u(p, (unsigned)x);
+      p = put_s(p, (intptr_t)(w[i + 1] - la));
+      la = w[i + 1];
+      p = put_u(p, w[i + 2]);
+      i += 3;
+      break;
+    default: /* the rest of a segment left unused */
+      i = n;
+      break;
+    }
+  }
+  olen = (size_t)(p - obuf);
+  history = h;
+  last_enter = last;
+  top = tp;
+  last_depth = ld;
+  last_addr = la;
+  stack_base = base;
+}
+
+static void *writer_main(void *arg)
+{
+  (void)arg;
+  for (;;) {
+    unsigned pub = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+    if (consumed == pub) {
+      if (__atomic_load_n(&writer_stop, __ATOMIC_ACQUIRE)) break;
+      __atomic_store_n(&writer_sleeping, 1, __ATOMIC_SEQ_CST);
+      if (__atomic_load_n(&published, __ATOMIC_SEQ_CST) == pub && !__atomic_load_n(&writer_stop, __ATOMIC_SEQ_CST)) {
+        struct timespec ts = {0, 10 * 1000 * 1000};
+        futex(&published, FUTEX_WAIT_PRIVATE, pub, &ts);
+      }
+      __atomic_store_n(&writer_sleeping, 0, __ATOMIC_RELAXED);
+      continue;
+    }
+    encode(ring + (size_t)(consumed % SEGMENTS) * SEG_WORDS, SEG_WORDS);
+    __atomic_store_n(&consumed, consumed + 1, __ATOMIC_RELEASE);
+    futex(&consumed, FUTEX_WAKE_PRIVATE, 1, NULL);
+  }
+  flush_out();
+  return NULL;
+}
+
+static void publish(void)
+{
+  __atomic_store_n(&published, published + 1, __ATOMIC_RELEASE);
+  if (__atomic_load_n(&writer_sleeping, __ATOMIC_SEQ_CST)) futex(&published, FUTEX_WAKE_PRIVATE, 1, NULL);
+}
+
+static void ring_finish(void)
+{
+  if (!ring) return;
+  while (ring_cur < ring_end) *ring_cur++ = 0;
+  publish();
+  __atomic_store_n(&writer_stop, 1, __ATOMIC_SEQ_CST);
+  futex(&published, FUTEX_WAKE_PRIVATE, 1, NULL);
+  pthread_join(writer, NULL);
+  close(out_fd);
+}
+
+/* The segment after the full one, once the writer has drained it. */
+unsigned long *ring_refill(void)
+{
+  unsigned next;
+  if (!ring) {
+    ring = calloc(SEGMENTS * SEG_WORDS, sizeof *ring);
+    out_fd = open("floor-ring.trace", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    unlink("floor-ring.trace");
+    pthread_create(&writer, NULL, writer_main, NULL);
+    atexit(ring_finish);
+    next = 0;
+  } else {
+    while (ring_cur < ring_end) *ring_cur++ = 0;
+    publish();
+    next = published;
+  }
+  for (;;) {
+    unsigned c = __atomic_load_n(&consumed, __ATOMIC_ACQUIRE);
+    if (next - c < SEGMENTS) break;
+    futex(&consumed, FUTEX_WAIT_PRIVATE, c, NULL);
+  }
+  ring_cur = ring + (size_t)(next % SEGMENTS) * SEG_WORDS;
+  ring_end = ring_cur + SEG_WORDS;
+  return ring_cur;
+}
+
+/* Room for k words in the current segment (a heap record stays in one). */
+static unsigned long *ring_room(size_t k)
+{
+  unsigned long *p = ring_cur;
+  if (!p || p + k > ring_end) p = ring_refill();
+  return p;
+}
+#endif
+
 /* ---- heap calls ---- */
 
+#ifdef FLOOR_RING
+static void *rec(unsigned site, void *p, size_t n)
+{
+  unsigned long *q;
+  insert(p, n);
+  ring_busy = 1;
+  q = ring_room(3);
+  q[0] = (3ul << 61) | site;
+  q[1] = (uintptr_t)p;
+  q[2] = n;
+  ring_cur = q + 3;
+  ring_busy = 0;
+  return p;
+}
+
+static void rec_free(unsigned site, void *p)
+{
+  size_t size = take((uintptr_t)p);
+  unsigned long *q;
+  unsigned n = size ? linked(p, size) : 0;
+  ring_busy = 1;
+  q = ring_room(3);
+  q[0] = (4ul << 61) | site;
+  q[1] = (uintptr_t)p;
+  q[2] = n;
+  ring_cur = q + 3;
+  ring_busy = 0;
+}
+#else
 static void *rec(unsigned site, void *p, size_t n)
 {
   unsigned *q = room();
@@ -234,6 +500,7 @@ static void rec_free(unsigned site, void *p)
   q[2] = size ? linked(p, size) : 0;
   floor_cur = q + 3;
 }
+#endif
 
 void *__mw_malloc(struct __mw_unit *u, unsigned s, size_t n) { (void)u; return rec(s, malloc(n), n); }
 void *__mw_calloc(struct __mw_unit *u, unsigned s, size_t a, size_t b) { (void)u; return rec(s, calloc(a, b), a * b); }
