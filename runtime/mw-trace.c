@@ -424,7 +424,10 @@ static void mw_ahead_note(uint64_t end, uint64_t ahead)
  * [off, off + total), as 1 + its slot, and its address; 0 = none. */
 static unsigned mw_prepared_find(uint64_t off, uint64_t total, unsigned char **at)
 {
-  if (!mw_g.ahead_started) return 0;
+  /* An atomic load: mw_ahead_start sets the flag by an exchange outside the
+   * file lock, so a plain read here would race with it.  Relaxed is enough:
+   * the spans themselves are read under the file lock, which orders them. */
+  if (!__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED)) return 0;
   for (unsigned k = 0; k < MW_AHEAD_SLOTS; k++) {
     struct mw_prepared *p = &mw_g.prepared[k];
     if (p->addr && __atomic_load_n(&p->ready, __ATOMIC_ACQUIRE) && off >= p->start && off + total <= p->start + p->len) {
