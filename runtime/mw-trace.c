@@ -359,8 +359,11 @@ static void *mw_ahead_main(void *arg)
       }
     }
     if (m == MAP_FAILED) __atomic_store_n(&mw_g.ahead_waiting, 1, __ATOMIC_RELEASE);
-    mw_unlock(&mw_g.file_lock);
+    /* Unmapped before the lock is let go: fork takes it (mw_fork_prepare),
+     * so a child never inherits a span that prepared[] no longer lists and
+     * its mw_ahead_reset_child could not unmap.  Once per 4 MiB of trace. */
     for (unsigned i = 0; i < nretired; i++) munmap(retired[i], retired_len[i]);
+    mw_unlock(&mw_g.file_lock);
     if (m == MAP_FAILED) {
       struct timespec ts = {0, 100 * 1000 * 1000};
       mw_futex(&mw_g.ahead_wake, FUTEX_WAIT_PRIVATE, seen, &ts);
