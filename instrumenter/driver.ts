@@ -22,6 +22,7 @@ import { expandResponseFiles } from './response-files.js';
 import { isBitcode, ltoOf, toolFor, type Lto } from './lto.js';
 import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
+import { CallFilter, NO_CALLS_FLAG, parseNoCalls } from './left-out.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 
 export interface DriverOptions {
@@ -35,6 +36,8 @@ export interface DriverOptions {
   branches: boolean;
   /** Also compile each untouched source and show its diagnostics and status instead of the instrumented unit's. */
   originalDiagnostics: boolean;
+  /** Functions whose calls are not recorded (`--mw-no-calls=`), or null. */
+  noCalls: CallFilter | null;
 }
 
 const PREFIX = 'cc-memwrap';
@@ -182,7 +185,12 @@ class Driver {
 
     let rewriteOk = true;
     try {
-      const result = rewriteTranslationUnit(readFileSync(preprocessed), { headerPath, branches: this.options.branches, compileDir: process.cwd() });
+      const result = rewriteTranslationUnit(readFileSync(preprocessed), {
+        headerPath,
+        branches: this.options.branches,
+        compileDir: process.cwd(),
+        noCalls: this.options.noCalls ?? undefined,
+      });
       for (const warning of result.warnings) {
         process.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message} [${PREFIX}]\n`);
       }
@@ -343,6 +351,13 @@ CFLAGS; they are never passed to the compiler):
   --mw-branches   also record the outcome of every if, switch case, ?:, &&
                   and || (for report --leak-causes); costs run time, see the
                   README's benchmark
+  --mw-no-calls=PATTERN[,PATTERN…]
+                  do not record the calls of these functions (names, or
+                  files when a pattern has a / or a ., * and ? as in the
+                  shell): for tiny functions called too often to record
+                  every call; their heap calls are still recorded, their
+                  stack counts in their callers', and report says which
+                  functions were left out
   --mw-original-diagnostics
                   also compile each untouched source and show its warnings
                   and exit status instead of the instrumented file's (which
@@ -360,7 +375,11 @@ function applyOwnFlag(flag: string, options: DriverOptions): boolean {
   else if (flag === '--mw-keep') options.keepTemps = true;
   else if (flag === '--mw-branches') options.branches = true;
   else if (flag === '--mw-original-diagnostics') options.originalDiagnostics = true;
-  else return false;
+  else if (flag.startsWith(NO_CALLS_FLAG)) {
+    // Given twice (CFLAGS and the command line), the lists add up.
+    const patterns = parseNoCalls(flag.slice(NO_CALLS_FLAG.length));
+    options.noCalls = new CallFilter([...(options.noCalls?.patterns ?? []), ...patterns]);
+  } else return false;
   return true;
 }
 
@@ -390,13 +409,19 @@ export function runDriver(argv: readonly string[]): number {
     keepTemps: false,
     branches: false,
     originalDiagnostics: false,
+    noCalls: null,
   };
   let i = 0;
-  for (; i < argv.length && argv[i]!.startsWith('--mw-'); i++) {
-    if (!applyOwnFlag(argv[i]!, options)) {
-      say(`unknown option ${argv[i]!} (see cc-memwrap --help)`);
-      return 2;
+  try {
+    for (; i < argv.length && argv[i]!.startsWith('--mw-'); i++) {
+      if (!applyOwnFlag(argv[i]!, options)) {
+        say(`unknown option ${argv[i]!} (see cc-memwrap --help)`);
+        return 2;
+      }
     }
+  } catch (error) {
+    say((error as Error).message);
+    return 2;
   }
   const compiler = argv[i];
   if (!compiler) {

@@ -9,6 +9,7 @@ import { foreignFunctions, frameSites } from './frame-sites.js';
 import { forEachChild, INLINE_WORDS, readDeclarator, storageClasses } from './declarators.js';
 import { EditList } from './edits.js';
 import { readLinemarkers, type LineMap } from './linemarkers.js';
+import type { CallFilter } from './left-out.js';
 import { findInFunction, findTopLevel, locallyDeclared } from './locate.js';
 import { fileScopeObjects, staticLocals } from './objects.js';
 import { makeParseCopy } from './parse-copy.js';
@@ -31,6 +32,8 @@ export interface RewriteResult {
   sites: number;
   /** Function definitions of the user's files left uninstrumented. */
   skippedFunctions: number;
+  /** Functions whose calls are left out (`--mw-no-calls`); their heap calls are recorded. */
+  uncalledFunctions: number;
 }
 
 export interface RewriteOptions {
@@ -41,6 +44,8 @@ export interface RewriteOptions {
   /** The directory the compiler runs in: relative file names in the site
    *  table are made absolute against it. */
   compileDir?: string;
+  /** Functions whose calls are not recorded (`--mw-no-calls`). */
+  noCalls?: CallFilter;
 }
 
 /** A function definition chosen for instrumentation. */
@@ -48,6 +53,8 @@ interface Instrumented {
   readonly node: SyntaxNode;
   readonly name: SyntaxNode;
   readonly body: SyntaxNode;
+  /** Entry and exit recorded; false for a function `--mw-no-calls` names, whose heap calls and statics still are. */
+  readonly calls: boolean;
 }
 
 /** What every step of one rewrite shares. */
@@ -111,7 +118,8 @@ export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOpt
       skippedFunctions++;
       continue;
     }
-    chosen.push({ node, name, body });
+    const calls = options.noCalls?.leavesOut(nameOf(name), lines.file(name.startPosition.row).name, options.compileDir ?? process.cwd()) !== true;
+    chosen.push({ node, name, body, calls });
   }
   const objects = fileScopeObjects(top.declarations, top.typedefs, lines, text, parseText);
   for (const object of objects) if (ALLOCATOR_KINDS.has(object.name)) ownAllocators.add(object.name);
@@ -141,6 +149,7 @@ export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOpt
   const foreign = foreignFunctions(top.declarations, lines, text);
   for (const name of [...ALLOCATOR_KINDS.keys(), ...SETJMP_NAMES]) foreign.add(name);
   for (const fn of chosen) {
+    if (!fn.calls) continue; // no frame to explain
     const func = nameLiteral(unit, fn.name);
     const found = frameSites(fn.body, text, parseText, lines, foreign);
     for (const call of found.calls) addSite(unit, SiteKind.CALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
@@ -171,26 +180,33 @@ export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOpt
     functions: chosen.length,
     sites: unit.sites.size,
     skippedFunctions,
+    uncalledFunctions: chosen.filter((fn) => !fn.calls).length,
   };
 }
 
 /**
  * Sites and edits of one function: ENTRY and FALLOFF, then its returns,
- * calls and static locals in source order.
+ * calls and static locals in source order. A function whose calls are left
+ * out gets an UNCALLED site instead of the frame, and only its heap calls
+ * and static locals.
  */
 function instrumentFunction(unit: Unit, fn: Instrumented): void {
   const { edits, text } = unit;
   const func = nameLiteral(unit, fn.name);
-  const entry = addSite(unit, SiteKind.ENTRY, fn.name, func, func);
-  const falloff = addSite(unit, SiteKind.FALLOFF, fn.body, func, func, fn.body.endPosition.row);
   const found = findInFunction(fn.node, fn.body, unit.parseText);
-  const branches = unit.branches ? findBranches(fn.body, unit.parseText, unit.text) : null;
-  edits.insert(
-    frameInsertionPoint(fn.body, text),
-    `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);` +
-      (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
-    'after',
-  );
+  const branches = unit.branches && fn.calls ? findBranches(fn.body, unit.parseText, unit.text) : null;
+  if (fn.calls) {
+    const entry = addSite(unit, SiteKind.ENTRY, fn.name, func, func);
+    const falloff = addSite(unit, SiteKind.FALLOFF, fn.body, func, func, fn.body.endPosition.row);
+    edits.insert(
+      frameInsertionPoint(fn.body, text),
+      `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);` +
+        (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
+      'after',
+    );
+  } else {
+    addSite(unit, SiteKind.UNCALLED, fn.name, func, func);
+  }
 
   const allocCalls = found.calls.filter((c) => ALLOCATOR_KINDS.has(c.name) && !unit.ownAllocators.has(c.name));
   const shadowed = locallyDeclared(fn.node, unit.parseText, allocCalls);
@@ -198,7 +214,7 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
   const steps: Step[] = [];
   const closes = branches === null ? [] : branchSteps(unit, func, branches, steps);
 
-  for (const node of found.returns) {
+  for (const node of fn.calls ? found.returns : []) {
     steps.push({
       at: node.startIndex,
       apply: () => {
@@ -221,8 +237,9 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
           edits.insert(call.args.startIndex + 1, `&__mw_u, ${site}u${separator}`, 'after');
         },
       });
-    } else {
-      // setjmp family: no site; the runtime closes the frames a longjmp skipped.
+    } else if (fn.calls) {
+      // setjmp family: no site; the runtime closes the frames a longjmp skipped
+      // (without a frame of its own to resume, by depth at the next entry).
       steps.push({
         at: call.call.startIndex,
         apply: () => {

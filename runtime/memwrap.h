@@ -46,6 +46,9 @@
 #define MW_SITE_LOCAL 19        /* an automatic object of a function body;
                                    name = its declaration ("char buf[128]");
                                    never recorded */
+#define MW_SITE_UNCALLED 20     /* a function whose calls are not recorded
+                                   (--mw-no-calls); func = name = the
+                                   function; never recorded */
 
 struct __mw_site {
   unsigned kind;

@@ -160,6 +160,8 @@ export const SiteKind = {
   CALL: 18,
   /** An automatic object declared in an instrumented body (name = its declaration, `char scratch[128]`): only in the site table. */
   LOCAL: 19,
+  /** A function whose calls are not recorded (`--mw-no-calls`; func = name = the function): only in the site table. */
+  UNCALLED: 20,
 } as const;
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -183,6 +185,7 @@ const SITE_KIND_NAMES: readonly string[] = [
   'branch',
   'call',
   'local',
+  'uncalled',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */
