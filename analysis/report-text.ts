@@ -34,6 +34,31 @@ export function table(head: string[], rows: string[][], rightAligned: number): s
   return [line(head), ...rows.map(line)].map((l) => '  ' + l);
 }
 
+/** The head's lines for functions built with `--mw-no-calls`: their names on up to three lines, then what that means. */
+function renderUncalled(list: NonNullable<Summary['uncalledFunctions']>, field: (name: string, value: string) => void): void {
+  const names = [...new Set(list.map((f) => f.name))];
+  const width = REPORT_WIDTH - 13;
+  const lines: string[] = [];
+  let line = `calls of ${plural(names.length, 'function')} (--mw-no-calls):`;
+  for (const [i, name] of names.entries()) {
+    const word = i < names.length - 1 ? `${name},` : name;
+    const room = lines.length === 2 && i < names.length - 1 ? width - 12 : width; // the last line keeps room for "… N more"
+    if (line.length + 1 + word.length <= room) {
+      line += ` ${word}`;
+      continue;
+    }
+    if (lines.length === 2) {
+      line += ` … ${names.length - i} more`;
+      break;
+    }
+    lines.push(line);
+    line = word;
+  }
+  lines.push(line);
+  lines.forEach((l, k) => field(k === 0 ? 'Left out' : '', l));
+  field('', "(heap calls recorded; stack counted in the callers')");
+}
+
 function at(event: number | null): string {
   return event === null ? '' : ` at event ${formatCount(event)}`;
 }
@@ -75,6 +100,7 @@ export function renderReport(s: Summary, file: string): string {
     field('Recorded', 'allocations by instrumented code only: malloc was not interposed');
     field('', '(a sanitizer or Valgrind owned it, or a plain host loaded the code)');
   }
+  if (s.uncalledFunctions !== undefined) renderUncalled(s.uncalledFunctions, field);
   field('Threads', formatCount(s.threads.length));
   field('Events', formatCount(s.events));
   field(

@@ -1,5 +1,5 @@
 // The numbers `cc-memwrap report` prints (text or JSON), one fold over the events: run end, totals, peaks, leaks, Valgrind-style counts, top sites.
-import { Flag, Kind, siteKindName } from './trace/format.js';
+import { Flag, Kind, SiteKind, siteKindName } from './trace/format.js';
 import { NONE, type EndHowName, type Model } from './model.js';
 import type { Problem } from './problems.js';
 import { signalName } from './signals.js';
@@ -67,6 +67,8 @@ export interface Summary {
   siteGroups: number;
   topSites: SiteRow[];
   problems: { errors: number; warnings: number; list: Problem[] };
+  /** Functions built with their calls left out (`--mw-no-calls`), by file and name; absent when none was. */
+  uncalledFunctions?: { name: string; file: string | null; line: number }[];
 }
 
 export interface SummaryOptions {
@@ -252,8 +254,24 @@ export class SummaryFold implements EventFold {
       siteGroups: rows.length,
       topSites: rows.slice(0, Math.max(0, this.top)),
       problems: { errors, warnings: end.problems.length - errors, list: end.problems },
+      ...uncalled(this.start.sites),
     };
   }
+}
+
+/** The UNCALLED sites of the table (one per function and unit), one entry per function and file. */
+function uncalled(sites: TraceStart['sites']): Pick<Summary, 'uncalledFunctions'> {
+  const seen = new Map<string, { name: string; file: string | null; line: number }>();
+  for (let id = 1; id < sites.count; id++) {
+    if (sites.kind[id] !== SiteKind.UNCALLED) continue;
+    const name = sites.strings[sites.name[id]!] ?? '?';
+    const file = sites.strings[sites.file[id]!] ?? null;
+    const key = `${file}\0${name}`;
+    if (!seen.has(key)) seen.set(key, { name, file, line: sites.line[id]! });
+  }
+  if (seen.size === 0) return {};
+  const list = [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : (a.file ?? '') < (b.file ?? '') ? -1 : 1));
+  return { uncalledFunctions: list };
 }
 
 /** Computes every number of the report from the model. */
