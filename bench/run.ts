@@ -52,6 +52,7 @@ function main(): void {
   const haveHeaptrack = spawnSync('heaptrack', ['--version']).status === 0;
   mkdirSync(work, { recursive: true });
   const rows: string[] = [];
+  const legend: string[] = [];
   for (const w of workloads().filter((w) => !values.only || w.name === values.only)) {
     const dir = path.join(work, w.name);
     rmSync(dir, { recursive: true, force: true });
@@ -61,13 +62,17 @@ function main(): void {
     console.error(`[${w.name}] building plain and instrumented`);
     w.build(['gcc'], plain);
     w.build([wrapper, 'gcc'], inst);
+    // The same with the workload's tiniest functions left out of call recording, where it names them.
+    const left = path.join(dir, 'calls-left-out');
+    if (w.noCalls !== undefined) w.build([wrapper, `--mw-no-calls=${w.noCalls}`, 'gcc'], left);
+    const leftTrace = path.join(dir, 'left.mwtrace');
     const traceDir = path.join(dir, 'traces');
     mkdirSync(traceDir);
     const instEnv = { ...process.env, MEMWRAP_TRACE: path.join(traceDir, '%p.mwtrace') };
     // Online mode: the same program keeping only the --by tables (one small file, replaced each round).
     const onlineFile = path.join(dir, 'online.mwtrace');
     const onlineEnv = { ...process.env, MEMWRAP_MODE: 'online', MEMWRAP_TRACE: onlineFile };
-    const times: Record<string, number[]> = { plain: [], inst: [], online: [], massif: [], heaptrack: [] };
+    const times: Record<string, number[]> = { plain: [], inst: [], online: [], left: [], massif: [], heaptrack: [] };
     for (let r = 0; r < runs; r++) {
       console.error(`[${w.name}] round ${r + 1}/${runs}`);
       times.plain!.push(timeRun([plain, ...w.args], { stdin: w.stdin, cwd: dir }));
@@ -75,6 +80,10 @@ function main(): void {
       times.inst!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: instEnv, cwd: dir }));
       rmSync(onlineFile, { force: true });
       times.online!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: onlineEnv, cwd: dir }));
+      if (w.noCalls !== undefined) {
+        rmSync(leftTrace, { force: true });
+        times.left!.push(timeRun([left, ...w.args], { stdin: w.stdin, env: { ...process.env, MEMWRAP_TRACE: leftTrace }, cwd: dir }));
+      }
       if (r < peerRuns) {
         times.massif!.push(timeRun(['valgrind', '--tool=massif', '--massif-out-file=/dev/null', plain, ...w.args], { stdin: w.stdin, cwd: dir }));
         if (haveHeaptrack) {
@@ -85,14 +94,17 @@ function main(): void {
     const base = median(times.plain!);
     const stats = traceStats(traceDir);
     const ratio = (xs: number[]) => (xs.length ? `${(median(xs) / base).toFixed(2)}×` : 'n/a');
+    if (w.noCalls !== undefined) legend.push(`- calls left out, ${w.name}: \`--mw-no-calls=${w.noCalls}\``);
+    const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${countEvents(readFileSync(leftTrace)).events.toLocaleString('en-US')} events)`;
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.online!)} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
   }
   if (rows.length > 0) {
-    console.log('\n| workload | kind | plain (median) | cc-memwrap | online mode | Massif | heaptrack | events | trace bytes/event |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const row of rows) console.log(row);
+    for (const line of legend) console.log(line);
   }
 
   if (!values.only || values.only === 'build') buildTime(Number(values['build-runs']));

@@ -14,6 +14,8 @@ export interface Workload {
   stdin?: string;
   /** Libraries the link needs, after the objects. */
   libs: string[];
+  /** The functions a user would leave out of call recording (`--mw-no-calls=`): the tiny ones called most. */
+  noCalls?: string;
 }
 
 export function workloads(): Workload[] {
@@ -22,7 +24,7 @@ export function workloads(): Workload[] {
   return [
     { name: 'binary-trees', kind: 'allocation- and call-heavy', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('binary-trees.c'), '-o', out], o), args: ['16'], libs: [] },
     { name: 'lzw', kind: 'compute-bound, small calls', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('lzw.c'), '-o', out], o), args: ['4000000'], libs: [] },
-    { name: 'expr-eval', kind: 'call-heavy, tiny functions', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('expr-eval.c'), '-o', out], o), args: ['500000'], libs: [] },
+    { name: 'expr-eval', kind: 'call-heavy, tiny functions', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('expr-eval.c'), '-o', out], o), args: ['500000'], libs: [], noCalls: 'peek,advance,is_*,digit_value,reduce,add,subtract,multiply,divide,remainder_of,negate,put_char,next_random,below' },
     {
       name: 'sqlite',
       kind: 'real code base (SQL script)',
