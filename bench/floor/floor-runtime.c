@@ -458,32 +458,30 @@ static unsigned long *ring_room(size_t k)
 /* ---- heap calls ---- */
 
 #ifdef FLOOR_RING
-static void *rec(unsigned site, void *p, size_t n)
+/* A heap record: tag 3 ALLOC (n = size) or 4 FREE (n = linked count). */
+static void ring_heap(unsigned long tag, unsigned site, void *p, size_t n)
 {
   unsigned long *q;
-  insert(p, n);
   ring_busy = 1;
   q = ring_room(3);
-  q[0] = (3ul << 61) | site;
+  q[0] = tag << 61 | site;
   q[1] = (uintptr_t)p;
   q[2] = n;
   ring_cur = q + 3;
   ring_busy = 0;
+}
+
+static void *rec(unsigned site, void *p, size_t n)
+{
+  insert(p, n);
+  ring_heap(3, site, p, n);
   return p;
 }
 
 static void rec_free(unsigned site, void *p)
 {
   size_t size = take((uintptr_t)p);
-  unsigned long *q;
-  unsigned n = size ? linked(p, size) : 0;
-  ring_busy = 1;
-  q = ring_room(3);
-  q[0] = (4ul << 61) | site;
-  q[1] = (uintptr_t)p;
-  q[2] = n;
-  ring_cur = q + 3;
-  ring_busy = 0;
+  ring_heap(4, site, p, size ? linked(p, size) : 0);
 }
 #else
 static void *rec(unsigned site, void *p, size_t n)
