@@ -526,12 +526,13 @@ int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
   size_t len = (size_t)(off + total - map_off);
   void *m = MAP_FAILED;
   unsigned char *head = NULL;
-  unsigned prepared = mw_file_grow(off + total) ? mw_prepared_find(off, total, &head) : 0;
+  int grown = mw_file_grow(off + total);
+  unsigned prepared = grown ? mw_prepared_find(off, total, &head) : 0;
   if (prepared) {
     m = NULL; /* the pre-fault thread's mapping, faulted in already */
     len = 0;
   } else {
-    if (mw_file_grow(off + total))
+    if (grown)
       m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mw_g.fd, (off_t)map_off);
     if (m == MAP_FAILED) {
       mw_unlock(&mw_g.file_lock);
