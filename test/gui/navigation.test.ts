@@ -231,6 +231,24 @@ describe('deep zoom on a million-event trace (gui/bench/workload.c)', () => {
     expect(viewer.errors).toEqual([]);
   });
 
+  test('a click right after a zoom, before the next frame is painted, selects the bar under the pointer', async () => {
+    await page.keyboard.press('0');
+    // Zoom and click in one task, so no animation frame can paint the new view in between: the click must be taken
+    // against the view it was aimed at, not the frame painted before the zoom.
+    for (const e of [500_010, 123_457, 987_650]) {
+      await page.evaluate((n) => {
+        const h = (window as unknown as { ccMemwrapView: { zoomToEvents(a: number, b: number): void; eventClientX(e: number): number | null; plotClientY(s: string): number } }).ccMemwrapView;
+        h.zoomToEvents(n - 10, n + 10);
+        const x = h.eventClientX(n);
+        if (x === null) throw new Error(`event ${n} is not in view after the zoom`);
+        const canvas = document.querySelector('canvas.plot')!;
+        canvas.dispatchEvent(new MouseEvent('click', { clientX: x, clientY: h.plotClientY('above'), bubbles: true }));
+      }, e);
+      await expect.poll(() => selectedEvent(page)).toBe(e);
+    }
+    expect(viewer.errors).toEqual([]);
+  });
+
   test('+ zooms around the selected event: one near the left edge stays under the same x, and the axis under it reads its number', async () => {
     await page.keyboard.press('0');
     let axis = await xAxis(page);

@@ -559,8 +559,21 @@ export class Chart {
     select(this.canvas).call(this.zoomer.transform, zoomIdentity);
   }
 
+  /**
+   * Paints now when a frame is still waiting: a click or hover that comes between a zoom and its frame is aimed at the
+   * new view (where `clientXOf` and the axes already place the bars), so it must be taken against that view's layout,
+   * not the one painted before the zoom.
+   */
+  private settle(): void {
+    if (this.pending === 0) return;
+    cancelAnimationFrame(this.pending);
+    this.pending = 0;
+    this.draw();
+  }
+
   /** The event under plot x (px from the plot's left): the event itself, or a summarised column's fullest event. */
   pick(px: number): number | null {
+    this.settle();
     const data = this.data;
     const lay = this.lastLayout;
     if (data === null || lay === null || px < 0 || px > this.geo.plotW) return null;
@@ -575,6 +588,7 @@ export class Chart {
   }
 
   private columnEvents(px: number): number {
+    this.settle();
     const lay = this.lastLayout;
     if (lay === null || lay.kind === 'bars' || px < 0 || px >= lay.width) return 1;
     const c = Math.floor(px);
