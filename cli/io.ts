@@ -69,18 +69,27 @@ function roughDuration(ms: number): string {
   return `${Math.floor(s / 60)} min ${s % 60} s`;
 }
 
+/** How long work runs before its progress line first shows: 300 ms, or `MEMWRAP_PROGRESS_AFTER_MS` (0: at once). */
+function progressDelay(): number {
+  const ms = Number(process.env.MEMWRAP_PROGRESS_AFTER_MS);
+  return process.env.MEMWRAP_PROGRESS_AFTER_MS !== undefined && Number.isFinite(ms) && ms >= 0 ? ms : 300;
+}
+
 /**
- * A progress callback that redraws one stderr line, at most every 100 ms and only after the first 300 ms: the phase,
- * how far, the rate through the file when its size (`bytes`) is given, and the time left at that pace. A fraction
- * that goes back is a new pass over the file (`report --leak-causes` reads a trace twice): the line says
- * which, and the rate and the time left are those of that pass.
+ * A progress callback that redraws one stderr line, at most every 100 ms (and at each new phase) and only once the
+ * work has taken a moment (`progressDelay`): the phase, how far, the rate through the file when its size (`bytes`)
+ * is given, and the time left at that pace. A fraction that goes back is a new pass over the file
+ * (`report --leak-causes` reads a trace twice): the line says which, and the rate and the time left are those of
+ * that pass.
  */
 export function progressLine(io: CliIo, label: string, bytes?: number): { update: (fraction: number, phase: string) => void; done: () => void } {
   if (!io.errIsTTY) return { update: () => {}, done: () => {} };
   const start = Date.now();
+  const delay = progressDelay();
   let passStart = start;
   let pass = 1;
   let lastFraction = 0;
+  let lastPhase = '';
   let last = 0;
   let drawn = false;
   return {
@@ -91,7 +100,9 @@ export function progressLine(io: CliIo, label: string, bytes?: number): { update
         passStart = now;
       }
       lastFraction = fraction;
-      if (now - start < 300 || now - last < 100) return;
+      const newPhase = phase !== lastPhase;
+      lastPhase = phase;
+      if (now - start < delay || (now - last < 100 && !newPhase)) return;
       last = now;
       drawn = true;
       const elapsed = Math.max(1, now - passStart);

@@ -8,7 +8,10 @@ function io(tty: boolean): CliIo & { text: () => string } {
   return { out: () => {}, err: (s) => void (err += s), errIsTTY: tty, flush: async () => {}, text: () => err };
 }
 
-afterEach(() => vi.useRealTimers());
+afterEach(() => {
+  vi.useRealTimers();
+  vi.unstubAllEnvs();
+});
 
 describe('progressLine', () => {
   it('stays silent for quick work and off a terminal', () => {
@@ -72,5 +75,17 @@ describe('progressLine', () => {
         '\r\x1b[Kbig.mwtrace: pass 2, reading the events 0%' +
         '\r\x1b[Kbig.mwtrace: pass 2, reading the events 25%, 20 MiB/s, about 3.0 s left\r\x1b[K',
     );
+  });
+
+  it('MEMWRAP_PROGRESS_AFTER_MS sets the moment before the first line; a new phase is drawn without waiting', () => {
+    vi.useFakeTimers();
+    vi.stubEnv('MEMWRAP_PROGRESS_AFTER_MS', '0');
+    const tty = io(true);
+    const p = progressLine(tty, 'big.mwtrace');
+    p.update(0.25, 'checking the records');
+    p.update(0.3, 'checking the records'); // within 100 ms, the same phase: not redrawn
+    p.update(0.5, 'writing the records'); // within 100 ms, but a new phase
+    p.done();
+    expect(tty.text()).toBe('\r\x1b[Kbig.mwtrace: checking the records 25%, about 0.0 s left\r\x1b[Kbig.mwtrace: writing the records 50%, about 0.0 s left\r\x1b[K');
   });
 });
