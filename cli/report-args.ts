@@ -117,7 +117,7 @@ Options:
              the panels of the whole run as view shows them (computed in
              passes over the trace, with progress, kept beside the index),
              and the events themselves only for 200,000 around the total
-             peak, in a file of bounded size (README)
+             peak, in a file of bounded size (docs/viewer.md)
   --compare B
              compare this run (A) with the trace B, e.g. before and after a
              fix: events, allocations, frees, heap requested, peak heap,

@@ -349,8 +349,8 @@ CFLAGS; they are never passed to the compiler):
   --mw-keep       keep the preprocessed and rewritten .i files, say where
   --mw-verbose    print every command cc-memwrap runs
   --mw-branches   also record the outcome of every if, switch case, ?:, &&
-                  and || (for report --leak-causes); costs run time, see the
-                  README's benchmark
+                  and || (for report --leak-causes); costs run time, see
+                  docs/benchmarks.md
   --mw-no-calls=PATTERN[,PATTERN…]
                   do not record the calls of these functions (names, or
                   files when a pattern has a / or a ., * and ? as in the

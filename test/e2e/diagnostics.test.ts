@@ -29,7 +29,7 @@ function whyNoClobberedWarning(): string | null {
 describe('diagnostics of a unit the optimiser sees differently once instrumented', () => {
   skipAllWhen(whyNoClobberedWarning());
 
-  it('without the option, the instrumented build loses the -Wclobbered warning about count (the README says which warnings can differ)', () => {
+  it('without the option, the instrumented build loses the -Wclobbered warning about count (docs/using.md says which warnings can differ)', () => {
     const dir = folder('clobbered-default');
     const instrumented = must(wrapper, ['gcc', ...flags, '-c', 'clobbered.c', '-o', 'inst.o'], { cwd: dir });
     expect(instrumented.stderr).not.toMatch(countWarning);

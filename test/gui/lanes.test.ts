@@ -137,7 +137,7 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
     const delayNs = Number(c.startTimeNs - p.startTimeNs);
     expect(delayNs).toBeGreaterThan(15e6); // forked after 20 steps of at least 1 ms each
     expect(await ticks(page, 1)).toEqual(await ticks(page, 0));
-    // The README's picture (docs/images/view-lanes-fork.png) is this one, looked at and copied there.
+    // The picture in docs/processes.md (docs/images/view-lanes-fork.png) is this one, looked at and copied there.
     mkdirSync(SCREENSHOTS, { recursive: true });
     await page.screenshot({ path: path.join(SCREENSHOTS, 'view-lanes-fork.png'), fullPage: true });
     const [p0, c0] = [await painted(page, 0), await painted(page, 1)];

@@ -1,6 +1,6 @@
 /* A longjmp back into main after `count` has changed: gcc -O2 -Wextra warns that `count` might be clobbered by
  * longjmp. The instrumented unit has other code around the setjmp, and gcc 12 does not warn there
- * (test/e2e/diagnostics.test.ts, README "Using it on your program"). */
+ * (test/e2e/diagnostics.test.ts, docs/using.md, "Diagnostics"). */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 // Global setup of the real-world suite: names this run's folder of rows, and
-// at the end prints its table (the one the README shows).
+// at the end prints its table (the one docs/tests.md shows).
 import { rmSync } from 'node:fs';
 import { projects } from './projects.js';
 import { formatTable, readRows, startRun } from './table.js';

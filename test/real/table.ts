@@ -1,5 +1,5 @@
 // The real-world suite's results: one row per project, written by the test
-// file as each project finishes and printed as the README's table at the end
+// file as each project finishes and printed as docs/tests.md's table at the end
 // of the run (by the global setup's teardown, which sees every test file).
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -56,7 +56,7 @@ export function readRows(): Row[] {
 
 const kib = (bytes: number) => (bytes >= 1 << 20 ? `${(bytes / (1 << 20)).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`);
 
-/** The Markdown table the README shows, in the order of `order`. */
+/** The Markdown table docs/tests.md shows, in the order of `order`. */
 export function formatTable(rows: Row[], order: string[]): string {
   const sorted = [...rows].sort((a, b) => order.indexOf(a.project) - order.indexOf(b.project));
   const lines = [
