@@ -1,4 +1,4 @@
-// Builds the C runtime (runtime/*.c) with the user's own compiler, once per
+// Builds the C runtime (runtime/core/*.c and runtime/*.c) with the user's own compiler, once per
 // compiler and ABI, and caches the result: the runtime is never committed as a
 // binary, and a 32-bit or PIC build gets a runtime of the same kind.
 import { createHash } from 'node:crypto';
@@ -74,11 +74,17 @@ export function cacheRoot(): string {
   return path.join(xdg, 'cc-memwrap');
 }
 
-function runtimeSources(): string[] {
-  return readdirSync(runtimeDir)
+/** The C files of one folder of the runtime, in name order. */
+function sourcesIn(dir: string): string[] {
+  return readdirSync(dir)
     .filter((name) => name.endsWith('.c'))
     .sort()
-    .map((name) => path.join(runtimeDir, name));
+    .map((name) => path.join(dir, name));
+}
+
+/** The runtime of a program on a host: what every platform records with (core/) and the host's own files. */
+function runtimeSources(): string[] {
+  return [...sourcesIn(path.join(runtimeDir, 'core')), ...sourcesIn(runtimeDir)];
 }
 
 /** Every source and header under runtime/, so any change to one builds the runtime anew. */
@@ -112,6 +118,8 @@ function cacheKey(compiler: string, flags: string[]): string {
     // Not a file we can stat (a shell function, say): the name alone keys it.
   }
   hash.update(JSON.stringify(flags));
+  // Which files a build compiles is part of the recipe: a runtime cached by a version that compiled others is not it.
+  hash.update(JSON.stringify(runtimeSources().map((file) => path.relative(runtimeDir, file))));
   for (const file of runtimeFiles(runtimeDir)) {
     hash.update(file);
     hash.update(readFileSync(file));

@@ -19,6 +19,7 @@
 
 __thread struct mw_thread mw_t MW_TLS;
 struct mw_global mw_g = {.fd = -1};
+struct mw_sink mw_sink; /* chosen at start-up (mw_sink_choose) */
 uint64_t mw_seq_counter __attribute__((aligned(64)));
 
 int mw_gettid(void) { return (int)syscall(SYS_gettid); }
@@ -172,10 +173,8 @@ static void mw_fork_child(void)
   mw_g.file_lock = 0;
   mw_g.units_lock = 0;
   mw_g.fork_locked = 0;
-  mw_chunk_drop(t);
-  mw_online_close_child();
-  mw_trace_close_child();
-  mw_ahead_reset_child();
+  mw_sink.drop(t);
+  mw_sink.child();
   t->state = MW_T_NEW;
   t->lost = 0;
   t->chunks = 0;
@@ -187,6 +186,18 @@ static void mw_fork_child(void)
 }
 
 /* ---- start-up ---- */
+
+/* Where records go: online mode's tables (MEMWRAP_MODE=online), the program's memwrap_write, or a trace file. */
+static void mw_sink_choose(void)
+{
+  int online = mw_online_wanted();
+  if (online && mw_writer_wanted()) {
+    mw_say("MEMWRAP_MODE=online needs a file: the program defines memwrap_write, so a trace is recorded\n", NULL, NULL,
+           NULL, NULL);
+    online = 0;
+  }
+  mw_sink = online ? mw_online_sink : mw_writer_wanted() ? mw_writer_sink : mw_file_sink;
+}
 
 static void mw_hooks(void)
 {
@@ -211,17 +222,12 @@ static int mw_setup(struct mw_thread *t)
   mw_g.compact_calls = mw_env_size("MEMWRAP_COMPACT_CALLS", 1, 1) != 0;
   mw_g.exit_tag_limit = mw_g.compact_calls ? 15 : 0;
   mw_g.prefault = mw_env_size("MEMWRAP_PREFAULT", 1, 1) != 0;
-  mw_online.on = mw_online_wanted();
-  if (mw_online.on && mw_writer_wanted()) {
-    mw_say("MEMWRAP_MODE=online needs a file: the program defines memwrap_write, so a trace is recorded\n", NULL, NULL,
-           NULL, NULL);
-    mw_online.on = 0;
-  }
+  mw_sink_choose();
   clock_gettime(CLOCK_REALTIME, &ts);
   mw_g.start_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   mw_g.start_mono = mw_now_mono();
   mw_valgrind_detect();
-  if (!mw_trace_open()) return 0;
+  if (!mw_sink.open()) return 0;
   if (mw_g.valgrind_heap && !mw_g.forked)
     mw_say("running under Valgrind, whose allocator replaces malloc: the trace holds the allocations made by ",
            "instrumented code, not those made inside libc or uninstrumented code\n", NULL, NULL, NULL);
@@ -257,7 +263,7 @@ int mw_init(void)
   unsigned saved = t->busy;
   t->busy = MW_BUSY_INTERNAL;
   int ok = mw_setup(t);
-  if (!ok) mw_chunk_drop(t);
+  if (!ok && mw_sink.drop) mw_sink.drop(t); /* no sink yet when recording was turned off */
   __atomic_store_n(&mw_g.state, ok ? MW_ACTIVE : MW_DISABLED, __ATOMIC_RELEASE);
   t->busy = saved;
   return ok;

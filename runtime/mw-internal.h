@@ -147,12 +147,12 @@ struct mw_global {
   int compact_calls;            /* 1.4's one-byte ENTER and EXIT forms (MEMWRAP_COMPACT_CALLS=0: off) */
   unsigned exit_tag_limit;      /* exit deltas 1 .. this an EXIT tag holds: 15 (1.4), or 0 (the 1.3 forms only) */
   int prefault;                 /* may start the pre-fault thread (MEMWRAP_PREFAULT, default 1) */
-  int ahead_wanted;             /* the trace is large enough: start it at the next allocation */
+  int alloc_call;               /* the sink asks for mw_sink.from_alloc at the next recorded allocation */
   int ahead_started;            /* the pre-fault thread was started for this trace */
   unsigned ahead_wake;          /* futex word: bumped to wake the pre-fault thread */
   int ahead_waiting;            /* the pre-fault thread sleeps on ahead_wake */
   uint64_t ahead_end;           /* end of the file span the prepared mappings cover */
-  struct mw_prepared {          /* file spans mapped and faulted in by the pre-fault thread (mw-trace.c) */
+  struct mw_prepared {          /* file spans mapped and faulted in by the pre-fault thread (mw-prefault.c) */
     uint64_t start;             /* file offset (page-aligned) */
     unsigned char *addr;        /* NULL = free slot */
     size_t len;
@@ -278,16 +278,58 @@ extern struct __mw_unit *const __stop_mw_units[] MW_SECTION_BOUND;
 extern const struct __mw_static_ref __start_mw_statics[] MW_SECTION_BOUND;
 extern const struct __mw_static_ref __stop_mw_statics[] MW_SECTION_BOUND;
 
-/* ---- trace writer (mw-trace.c) ---- */
-int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking);
-void mw_chunk_drop(struct mw_thread *t);
-void mw_chunk_release_tail(struct mw_thread *t);
+/* ---- the sink: where a thread's records go ----
+ * Records are encoded into the thread's chunk, t->cur .. t->end (mw_room and
+ * mw_commit below); the sink decides where a chunk lives and what becomes of
+ * its bytes: a memory-mapped trace file (mw-file.c), the same in a memory
+ * file handed to the program's memwrap_write at the end (mw-writer.c), or
+ * online mode's tables, whose chunks are scratch (mw-online.c).  One is
+ * chosen at start-up (mw-init.c) and copied into mw_sink, so that a hot path
+ * reads one of its fields with one load. */
+struct mw_sink {
+  /* Creates the output: 1 = recording; 0 = the program runs unrecorded (the reason said). */
+  int (*open)(void);
+  /* A new chunk for t with room for `need` bytes (a record never spans two); 0 = none, recording is off.
+   * nonblocking: called from a fatal-signal handler, so no lock may be waited for. */
+  int (*chunk)(struct mw_thread *t, size_t need, int nonblocking);
+  /* The thread lets go of its chunk (thread end, fork child, the end of a run). */
+  void (*drop)(struct mw_thread *t);
+  /* The thread ended: the unused tail of its chunk may go back. */
+  void (*thread_end)(struct mw_thread *t);
+  /* The run ended, its END record written: how 0 = exit (code = status & 0xff), 1 = fatal signal (code = signo;
+   * from the handler: no locks).  After a normal end the state is MW_CLOSED and the thread's chunk dropped. */
+  void (*end)(struct mw_thread *t, int how, int code);
+  /* In a fork child: forget the parent's output without writing to it. */
+  void (*child)(void);
+  /* Called from the next recorded allocation once the sink set mw_g.alloc_call: a place where starting a thread is
+   * safe (pthread_create allocates; a signal handler may have interrupted the allocator).  NULL: never asked. */
+  void (*from_alloc)(struct mw_thread *t);
+  /* A name record (UNIT, EXT/LIBRARY, PROGRAM) was just encoded at rec: the sink may keep a copy.  NULL: none. */
+  void (*named)(const unsigned char *rec, size_t n);
+  /* NULL: heap calls are recorded as ALLOC/FREE/REALLOC (and LINKED, LEAKS).  Else they are handed here instead,
+   * unrecorded, with no linked scan or leak classes (online mode): fn = the interposed allocator (0: an
+   * instrumented site), ra = its return address, kind = the allocator's site kind, `what` the MW_HEAP_* below. */
+  void (*heap)(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
+               unsigned what);
+};
+extern struct mw_sink mw_sink;
+extern const struct mw_sink mw_file_sink, mw_writer_sink, mw_online_sink;
+/* what a heap event was, for mw_sink.heap */
+#define MW_HEAP_MADE 1            /* it made a block */
+#define MW_HEAP_ENDED 2           /* it ended a live block */
+#define MW_HEAP_UNTRACKED 4       /* a FREE of a pointer that was no live block */
+#define MW_HEAP_FAILED 8          /* a failed realloc */
+#define MW_HEAP_REALLOC 16        /* a realloc call (counted as one) */
+
+/* A new chunk for t (see mw_sink.chunk). */
+static inline int mw_chunk_next(struct mw_thread *t, size_t need, int nonblocking)
+{
+  return mw_sink.chunk(t, need, nonblocking);
+}
+
+/* ---- records (core/mw-records.c, core/mw-units.c, mw-process.c) ---- */
 void mw_time_tick(struct mw_thread *t);
 void mw_flush_lost(struct mw_thread *t);
-int mw_trace_open(void);
-void mw_ahead_reset_child(void);
-void mw_ahead_start(struct mw_thread *t);
-void mw_trace_close_child(void);
 void mw_write_thread_begin(struct mw_thread *t);
 void mw_write_program(struct mw_thread *t);
 void mw_write_rank(struct mw_thread *t);
@@ -299,10 +341,37 @@ void mw_write_unwind(struct mw_thread *t, unsigned count);
 void mw_finish(int status);
 void mw_end_fatal(int signo);
 
+/* ---- the trace file (mw-file.c, mw-prefault.c) ---- */
+#ifdef MADV_POPULATE_WRITE
+#define MW_MADV_POPULATE_WRITE MADV_POPULATE_WRITE
+#else
+#define MW_MADV_POPULATE_WRITE 23 /* Linux 5.14 */
+#endif
+int mw_file_open(int in_memory);
+int mw_file_chunk(struct mw_thread *t, size_t need, int nonblocking);
+void mw_file_end(struct mw_thread *t, int how, int code);
+void mw_file_child(void);
+int mw_file_grow(uint64_t need);
+int mw_fd_ok(void);
+void mw_chunk_drop(struct mw_thread *t);
+void mw_chunk_release_tail(struct mw_thread *t);
+void mw_trace_close_child(void);
+void mw_ahead_start(struct mw_thread *t);
+void mw_ahead_note(uint64_t end, uint64_t ahead);
+unsigned mw_prepared_find(uint64_t off, uint64_t total, unsigned char **at);
+void mw_prepared_leave(unsigned slot);
+void mw_ahead_reset_child(void);
+/* the trace's name and creation, shared with the online file */
+int mw_trace_name(char *buf, size_t cap);
+int mw_trace_create(const char *name, char *used, size_t cap);
+int mw_record_file_open(const char *what, int in_memory, char *path);
+unsigned char *mw_put_header(void *h, const char magic[8], uint16_t major, uint16_t minor, uint16_t hsize);
+
 /* mw-writer.c: the trace through the program's memwrap_write */
 int mw_writer_wanted(void);
 int mw_writer_open(void);
-void mw_writer_flush(int fd, uint64_t end);
+
+/* mw-os.c */
 uint64_t mw_now_mono(void);
 
 /* Room for n more bytes in the current chunk (a new chunk if needed). */
@@ -321,6 +390,13 @@ static inline void mw_commit(struct mw_thread *t, unsigned char *p)
   if (MW_UNLIKELY(--t->tick == 0)) mw_time_tick(t);
 }
 
+/* mw_commit of a name record (UNIT, EXT/LIBRARY, PROGRAM), which the sink may keep a copy of. */
+static inline void mw_commit_named(struct mw_thread *t, unsigned char *p)
+{
+  if (mw_sink.named) mw_sink.named(t->cur, (size_t)(p - t->cur));
+  mw_commit(t, p);
+}
+
 /* ---- online mode (mw-online.c; file layout: ONLINE-FORMAT.md) ---- */
 #define MW_ONLINE_MAJOR 1
 #define MW_ONLINE_MINOR 0
@@ -333,12 +409,6 @@ static inline void mw_commit(struct mw_thread *t, unsigned char *p)
 #define MW_ONLINE_LIB_INSTRUMENTED 0xfffffffeu /* a call at an instrumented site */
 #define MW_ONLINE_LIB_UNKNOWN 0xffffffffu      /* an interposed call from no known object */
 enum { MW_ONLINE_C_MALLOC, MW_ONLINE_C_CALLOC, MW_ONLINE_C_ALIGNED, MW_ONLINE_C_STRDUP, MW_ONLINE_C_REALLOC, MW_ONLINE_C_FREE };
-/* what a heap event was, for mw_online_heap */
-#define MW_ONLINE_MADE 1            /* it made a block */
-#define MW_ONLINE_ENDED 2           /* it ended a live block */
-#define MW_ONLINE_UNTRACKED 4       /* a FREE of a pointer that was no live block */
-#define MW_ONLINE_FAILED 8          /* a failed realloc */
-#define MW_ONLINE_REALLOC 16        /* a realloc call (counted as one) */
 #define MW_ONLINE_MAPS 64
 
 struct mw_online_entry {        /* 112 bytes, in the file */
@@ -369,7 +439,6 @@ struct mw_online_cache {        /* per thread: the entries it used last (entries
 };
 extern __thread struct mw_online_cache mw_online_tc MW_TLS;
 struct mw_online {
-  int on;                       /* MEMWRAP_MODE=online */
   unsigned gen;                 /* bumped in a fork child: threads' caches are stale */
   int lock;                     /* orders every table update */
   int fd;
@@ -389,25 +458,14 @@ struct mw_online {
 };
 extern struct mw_online mw_online;
 int mw_online_wanted(void);
-int mw_online_open(void);
-void mw_online_end(int how, int code);
-void mw_online_close_child(void);
-int mw_online_scratch(struct mw_thread *t, size_t need);
-void mw_online_names(const unsigned char *rec, size_t n);
-void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
-                    unsigned what);
-/* mw-trace.c: the trace's name and creation, shared with the online file */
-int mw_trace_name(char *buf, size_t cap);
-int mw_trace_create(const char *name, char *used, size_t cap);
-int mw_record_file_open(const char *what, int in_memory, char *path);
-unsigned char *mw_put_header(void *h, const char magic[8], uint16_t major, uint16_t minor, uint16_t hsize);
 /* mw-libs.c: the index of the loaded object holding ra (EXT/LIBRARY written on its first use), or MW_ONLINE_LIB_UNKNOWN */
 uint64_t mw_caller_library(struct mw_thread *t, uintptr_t ra);
 
-/* ---- threads and frames (mw-frames.c) ---- */
+/* ---- threads (mw-threads.c) and calls (core/mw-calls.c) ---- */
 int mw_thread_ready(struct mw_thread *t);
 int mw_thread_start(struct mw_thread *t);
 void mw_thread_dtor(void *arg);
+int mw_frames_grow(struct mw_thread *t);
 void mw_frames_release(struct mw_thread *t);
 void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t depth);
 

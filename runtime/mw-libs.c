@@ -168,8 +168,7 @@ static void mw_write_library(struct mw_thread *t, unsigned idx)
   p = mw_put_u(p, plen);
   p = mw_put_u(p, idx);
   p = mw_put_str(p, mw_libs.names + l->name_off, n);
-  if (mw_online.on) mw_online_names(t->cur, (size_t)(p - t->cur));
-  mw_commit(t, p);
+  mw_commit_named(t, p);
 }
 
 static void mw_write_call_path(struct mw_thread *t, uintptr_t ra);

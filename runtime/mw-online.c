@@ -6,7 +6,7 @@
  * The recording machinery is unchanged: entries, exits and the other records
  * still go into the thread's chunk, but the chunk is a small anonymous
  * scratch buffer whose refill only resets the cursor (mw_online_scratch).
- * The heap calls (mw-heap.c) charge each event here instead of writing a
+ * The heap calls (core/mw-heap.c) charge each event here instead of writing a
  * record: to the function of the innermost open frame, to the loaded object
  * that called the interposed allocator (or "instrumented code"), and to the
  * thread.  The names the tables need (UNIT, EXT/LIBRARY and PROGRAM records,
@@ -97,7 +97,7 @@ int mw_online_wanted(void)
 }
 
 /* Creates the file (named as a trace would be) and maps its header; 0 = run unrecorded. */
-int mw_online_open(void)
+static int mw_online_open(void)
 {
   char path[PATH_MAX];
   int fd = mw_record_file_open("cannot create the online tables file ", 0, path);
@@ -123,7 +123,7 @@ int mw_online_open(void)
 
 /* How the run ended: how 0 = exit (status), 1 = fatal signal (signo; no locks: signal handlers call it).  A normal
  * exit also cuts the file after its last segment (threads still running may add one: the size stays known). */
-void mw_online_end(int how, int code)
+static void mw_online_mark_end(int how, int code)
 {
   unsigned char *hd = mw_online.header;
   if (!hd) return;
@@ -140,24 +140,23 @@ void mw_online_end(int how, int code)
 }
 
 /* In a fork child: let go of the parent's file unwritten (the child makes its own on its first record). */
-void mw_online_close_child(void)
+static void mw_online_close_child(void)
 {
   for (unsigned i = 0; i < mw_online.nmaps; i++) munmap(mw_online.maps[i].addr, mw_online.maps[i].len);
   if (mw_online.slots) munmap(mw_online.slots, mw_online.slots_len);
   if (mw_online.fd >= 0) close(mw_online.fd);
-  int on = mw_online.on;
   unsigned gen = mw_online.gen;
   memset(&mw_online, 0, sizeof mw_online);
-  mw_online.on = on;
   mw_online.gen = gen + 1; /* the threads' cached entries were the parent's */
   mw_online.fd = -1;
-  /* mw_g.header is the header: mw_trace_close_child unmaps it */
+  mw_trace_close_child(); /* mw_g.header is our header: unmapped there */
 }
 
 /* ---- the thread's scratch chunk ---- */
 
-int mw_online_scratch(struct mw_thread *t, size_t need)
+static int mw_online_scratch(struct mw_thread *t, size_t need, int nonblocking)
 {
+  (void)nonblocking; /* an anonymous mapping: no lock */
   int st = mw_state();
   if (st != MW_ACTIVE && st != MW_INITIALIZING) return 0;
   size_t cap = (size_t)(t->end - t->payload);
@@ -192,7 +191,7 @@ int mw_online_scratch(struct mw_thread *t, size_t need)
 /* ---- names ---- */
 
 /* Appends a record (UNIT, EXT/LIBRARY, PROGRAM, in the trace's encoding) to the names log. */
-void mw_online_names(const unsigned char *rec, size_t n)
+static void mw_online_names(const unsigned char *rec, size_t n)
 {
   if (!mw_online.header || !n) return;
   mw_lock(&mw_online.lock);
@@ -319,7 +318,7 @@ static int mw_online_counter(unsigned kind)
 }
 
 /* One heap event: `added` bytes of a block it made, `freed` of one it ended; `what` says which totals it counts in. */
-void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
+static void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
                     unsigned what)
 {
   if (!mw_online.header) return;
@@ -333,22 +332,22 @@ void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kin
   }
   struct mw_online_cache_slot *fs = &c->functions[site & (MW_ONLINE_CACHED - 1)];
   /* as `report --by` counts: every REALLOC call, a FREE that ended a block, an ALLOC by its allocator */
-  int counter = what & MW_ONLINE_REALLOC ? MW_ONLINE_C_REALLOC
-                : what & MW_ONLINE_ENDED ? MW_ONLINE_C_FREE
-                : what & MW_ONLINE_MADE  ? mw_online_counter(kind)
+  int counter = what & MW_HEAP_REALLOC ? MW_ONLINE_C_REALLOC
+                : what & MW_HEAP_ENDED ? MW_ONLINE_C_FREE
+                : what & MW_HEAP_MADE  ? mw_online_counter(kind)
                                          : -1;
   mw_lock(&mw_online.lock);
   struct mw_online_totals *T = mw_online.totals;
-  if (what & MW_ONLINE_MADE) {
+  if (what & MW_HEAP_MADE) {
     T->allocations++;
     T->allocated += added;
   }
-  if (what & MW_ONLINE_ENDED) {
+  if (what & MW_HEAP_ENDED) {
     T->frees++;
     T->freed += freed;
   }
-  if (what & MW_ONLINE_UNTRACKED) T->untracked_frees++;
-  if (what & MW_ONLINE_FAILED) T->failed_reallocs++;
+  if (what & MW_HEAP_UNTRACKED) T->untracked_frees++;
+  if (what & MW_HEAP_FAILED) T->failed_reallocs++;
   T->live += (int64_t)added - (int64_t)freed;
   if (T->live > T->peak) T->peak = T->live;
   /* entries never move: each thread keeps the ones it used last */
@@ -369,3 +368,34 @@ void mw_online_heap(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kin
   mw_online_add(c->thread, added, freed, counter);
   mw_unlock(&mw_online.lock);
 }
+
+/* ---- the sink ---- */
+
+/* The end of a run (mw_sink.end): the tables file says how; after a normal exit recording is closed and the
+ * thread's scratch chunk let go. */
+static void mw_online_end(struct mw_thread *t, int how, int code)
+{
+  if (how) {
+    mw_online_mark_end(1, code);
+    return;
+  }
+  mw_lock(&mw_g.file_lock);
+  mw_online_mark_end(0, code);
+  if (mw_g.header) mw_g.header[17] |= 1;
+  __atomic_store_n(&mw_g.state, MW_CLOSED, __ATOMIC_RELEASE);
+  mw_unlock(&mw_g.file_lock);
+  mw_chunk_drop(t);
+}
+
+static void mw_online_forget_tail(struct mw_thread *t) { (void)t; /* scratch: nothing on disk */ }
+
+const struct mw_sink mw_online_sink = {
+  .open = mw_online_open,
+  .chunk = mw_online_scratch,
+  .drop = mw_chunk_drop,
+  .thread_end = mw_online_forget_tail,
+  .end = mw_online_end,
+  .child = mw_online_close_child,
+  .named = mw_online_names,
+  .heap = mw_online_heap,
+};

@@ -48,7 +48,7 @@ int mw_writer_open(void)
  * instrumented or call malloc without being recorded into the trace it is
  * sending.  Only syscalls and the program's function: fit for the fatal
  * signal handler, if memwrap_write is. */
-void mw_writer_flush(int fd, uint64_t end)
+static void mw_writer_flush(int fd, uint64_t end)
 {
   if (!mw_writer_wanted() || fd < 0 || end == 0) return;
   void *map = mmap(NULL, (size_t)end, PROT_READ, MAP_SHARED, fd, 0);
@@ -69,3 +69,24 @@ void mw_writer_flush(int fd, uint64_t end)
   t->busy = saved;
   munmap(map, (size_t)end);
 }
+
+/* ---- the sink: the trace file's, in memory, handed over at the end ---- */
+
+static int mw_writer_sink_open(void) { return mw_file_open(1); }
+
+/* A normal end finishes the memory file as a trace file is finished; both ends then hand it over (after a fatal
+ * signal, from the handler: the run dies next). */
+static void mw_writer_end(struct mw_thread *t, int how, int code)
+{
+  mw_file_end(t, how, code);
+  mw_writer_flush(mw_g.fd, mw_g.file_end);
+}
+
+const struct mw_sink mw_writer_sink = {
+  .open = mw_writer_sink_open,
+  .chunk = mw_file_chunk,
+  .drop = mw_chunk_drop,
+  .thread_end = mw_chunk_release_tail,
+  .end = mw_writer_end,
+  .child = mw_file_child,
+};

@@ -117,7 +117,7 @@ export const CallPathFlag = {
 const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH', 5: 'RANK', 6: 'CALL_PATH' };
 
 /**
- * Format 1.4's call prediction (runtime/mw-frames.c, mw_put_enter): per thread a table of 2^BITS slots of (site, depth
+ * Format 1.4's call prediction (runtime/core/mw-calls.c, mw_put_enter): per thread a table of 2^BITS slots of (site, depth
  * delta), at the slot the top BITS bits of history × 0x9e3779b1 (32-bit) pick; history = ((history << 2) ^ site) &
  * HISTORY_MASK after each ENTER, ^ the exit delta after each EXIT. Every ENTER, in any form, stores its values there.
  */

@@ -1,5 +1,5 @@
 /* race-stress.c — stresses the trace's chunk hand-off between threads and the
- * pre-fault thread (mw-trace.c): THREADS threads each make ROUNDS (argv[1],
+ * pre-fault thread (mw-prefault.c): THREADS threads each make ROUNDS (argv[1],
  * default 1,000,000) allocations and frees inside three nested calls, so the
  * trace passes 4 MiB and takes chunks from the pre-fault thread's spans many
  * times over; the main thread forks once the workers are half way, and the

@@ -1,4 +1,4 @@
-// The pre-fault thread (runtime/mw-trace.c): once a trace passes a few megabytes, chunks come from mappings another
+// The pre-fault thread (runtime/mw-prefault.c): once a trace passes a few megabytes, chunks come from mappings another
 // thread of the runtime faulted in. The same deterministic program recorded with it and without it
 // (MEMWRAP_PREFAULT=0) must give the same report, alone, with threads, across fork and when SIGKILLed.
 import { readdirSync } from 'node:fs';

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mw-internal.h"
+#include "../mw-internal.h"
 
 /* ---- begin / end of a recorded heap call ---- */
 
@@ -64,8 +64,8 @@ static inline __attribute__((always_inline)) void mw_rec_alloc(struct mw_thread 
 {
   uint64_t seq = mw_next_seq();
   mw_index_insert((uintptr_t)p, seq, req);
-  if (MW_UNLIKELY(mw_online.on)) {
-    mw_online_heap(t, fn, ra, kind, req, 0, MW_ONLINE_MADE);
+  if (MW_UNLIKELY(mw_sink.heap != NULL)) {
+    mw_sink.heap(t, fn, ra, kind, req, 0, MW_HEAP_MADE);
     return;
   }
   if (!mw_room(t, MW_SMALL_RECORD)) return;
@@ -78,16 +78,16 @@ static inline __attribute__((always_inline)) void mw_rec_alloc(struct mw_thread 
   q = mw_put_addr(t, q, p, req);
   mw_commit(t, q);
   if (fn) mw_write_caller(t, ra);
-  if (MW_UNLIKELY(__atomic_load_n(&mw_g.ahead_wanted, __ATOMIC_RELAXED)) && !__atomic_load_n(&mw_g.ahead_started, __ATOMIC_RELAXED))
-    mw_ahead_start(t); /* the pre-fault thread (mw-trace.c) */
+  if (MW_UNLIKELY(__atomic_load_n(&mw_g.alloc_call, __ATOMIC_RELAXED)))
+    mw_sink.from_alloc(t); /* e.g. the file's pre-fault thread starts here (mw-prefault.c) */
 }
 
 static inline __attribute__((always_inline)) void mw_do_free(struct mw_thread *t, unsigned site, unsigned fn, uintptr_t ra, void *p)
 {
   struct mw_block b;
   int known = mw_index_take((uintptr_t)p, &b), partial = 0;
-  if (MW_UNLIKELY(mw_online.on)) {
-    mw_online_heap(t, fn, ra, 0, 0, known ? b.size : 0, known ? MW_ONLINE_ENDED : MW_ONLINE_UNTRACKED);
+  if (MW_UNLIKELY(mw_sink.heap != NULL)) {
+    mw_sink.heap(t, fn, ra, 0, 0, known ? b.size : 0, known ? MW_HEAP_ENDED : MW_HEAP_UNTRACKED);
     return;
   }
   unsigned linked = known ? mw_link_scan(t, p, b.size, &partial) : 0;
@@ -113,7 +113,7 @@ static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, uint
   unsigned char flags = fn ? MW_F_INTERPOSED : 0;
   void *r;
   uint64_t seq;
-  int online = mw_online.on;
+  int online = mw_sink.heap != NULL;
   if (p && n == 0) {
     /* glibc frees p and returns NULL: scan before it goes back */
     if (known && !online) linked = mw_link_scan(t, p, b.size, &partial);
@@ -135,9 +135,9 @@ static void *mw_do_realloc(struct mw_thread *t, unsigned site, unsigned fn, uint
     }
   }
   if (MW_UNLIKELY(online)) {
-    unsigned what = MW_ONLINE_REALLOC | (known && !(flags & MW_F_FAILED) ? MW_ONLINE_ENDED : 0) |
-                    (r ? MW_ONLINE_MADE : 0) | (flags & MW_F_FAILED ? MW_ONLINE_FAILED : 0);
-    mw_online_heap(t, fn, ra, 0, r ? n : 0, what & MW_ONLINE_ENDED ? b.size : 0, what);
+    unsigned what = MW_HEAP_REALLOC | (known && !(flags & MW_F_FAILED) ? MW_HEAP_ENDED : 0) |
+                    (r ? MW_HEAP_MADE : 0) | (flags & MW_F_FAILED ? MW_HEAP_FAILED : 0);
+    mw_sink.heap(t, fn, ra, 0, r ? n : 0, what & MW_HEAP_ENDED ? b.size : 0, what);
   } else if (mw_room(t, MW_SMALL_RECORD)) {
     unsigned char *q = t->cur, *tag = q;
     *q++ = (unsigned char)(MW_REC_REALLOC | flags);

@@ -7,7 +7,7 @@
  * subkind, payload length, and one varint holding the site delta and the
  * outcome.  The outcome is always returned unchanged, recorded or not.
  */
-#include "mw-internal.h"
+#include "../mw-internal.h"
 
 /* EXT tag, subkind, 1-byte length, a varint of at most 5 bytes (33 bits of
  * zig-zag delta and outcome fit in 5 × 7). */

@@ -1,0 +1,52 @@
+/* mw-os.c — what the runtime asks of the host's operating system beside its
+ * output: one line on stderr without stdio, the monotonic clock, and the
+ * slow path of the spin locks (which yields the processor).
+ */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mw-internal.h"
+
+uint64_t mw_now_mono(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void mw_lock_slow(int *l)
+{
+  unsigned spins = 0;
+  do {
+    while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
+      if (++spins < 100) {
+        mw_relax();
+      } else {
+        spins = 0;
+        sched_yield();
+      }
+    }
+  } while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE));
+}
+
+/* One line on stderr: "cc-memwrap: " and up to five parts (NULL = none). */
+void mw_say(const char *a, const char *b, const char *c, const char *d, const char *e)
+{
+  const char *parts[6] = {"cc-memwrap: ", a, b, c, d, e};
+  int saved = errno;
+  for (int i = 0; i < 6; i++) {
+    if (!parts[i]) continue;
+    size_t n = strlen(parts[i]);
+    while (n > 0) {
+      ssize_t w = write(2, parts[i], n);
+      if (w <= 0) break;
+      parts[i] += w;
+      n -= (size_t)w;
+    }
+  }
+  errno = saved;
+}
