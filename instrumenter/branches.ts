@@ -2,7 +2,7 @@
 // is recorded (queries/branches.scm) and leaves out those in places where an
 // expression must stay constant or is not evaluated. rewrite.ts turns what
 // this finds into sites and edits; runtime/memwrap.h shows the inserted code.
-import { query, type SyntaxNode } from './parser.js';
+import { nodes, query, type SyntaxNode } from './parser.js';
 
 /** A condition recorded as `__mw_branch(&__mw_u, <site>u, !!(<text>))`: the string range [start, end) of the text. */
 export interface WrappedCondition {
@@ -119,7 +119,7 @@ function oneLine(s: string): string {
 }
 
 function hasConstantStorage(declaration: SyntaxNode, text: string): boolean {
-  for (const child of declaration.namedChildren) {
+  for (const child of nodes(declaration.namedChildren)) {
     if (child.type === 'storage_class_specifier' && CONSTANT_STORAGE.has(text.slice(child.startIndex, child.endIndex))) return true;
   }
   return false;
@@ -137,10 +137,10 @@ function isConstantBuiltin(call: SyntaxNode, text: string): boolean {
  * is the parsed copy (names), `original` the unit's text (where statement attributes are still visible).
  */
 function labelsOf(body: SyntaxNode, text: string, original: string): SwitchLabel[] {
-  const cases = body.type === 'case_statement' ? [body] : body.type === 'compound_statement' ? body.namedChildren.filter((c) => c.type === 'case_statement') : [];
+  const cases = body.type === 'case_statement' ? [body] : body.type === 'compound_statement' ? nodes(body.namedChildren).filter((c) => c.type === 'case_statement') : [];
   const labels: SwitchLabel[] = [];
   cases.forEach((c, k) => {
-    const colon = c.children.find((child) => child.type === ':');
+    const colon = nodes(c.children).find((child) => child.type === ':');
     if (colon === undefined) return;
     const next = cases[k + 1];
     const adjacent = next !== undefined && c.nextNamedSibling?.startIndex === next.startIndex;
@@ -158,7 +158,7 @@ function labelsOf(body: SyntaxNode, text: string, original: string): SwitchLabel
 /** No statement after the label, or only `;` and `{ }`. */
 function hasOnlyEmptyStatements(label: SyntaxNode): boolean {
   const value = label.childForFieldName('value');
-  return label.namedChildren.every(
+  return nodes(label.namedChildren).every(
     (c) => (value !== null && c.startIndex === value.startIndex) || ((c.type === 'expression_statement' || c.type === 'compound_statement') && c.namedChildCount === 0),
   );
 }

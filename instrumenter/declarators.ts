@@ -1,7 +1,7 @@
 // Reading C declarators off the tree: the name a declarator declares and
 // whether that name is a function, an array (complete or not), a pointer or
 // a plain object; and the storage-class words of a declaration.
-import type { SyntaxNode } from './parser.js';
+import { nodes, type SyntaxNode } from './parser.js';
 
 export interface Declared {
   /** The identifier (or type_identifier, in a typedef) being declared. */
@@ -57,7 +57,7 @@ export function readDeclarator(declarator: SyntaxNode): Declared | null {
 }
 
 function firstDeclarator(node: SyntaxNode): SyntaxNode | null {
-  for (const child of node.namedChildren) {
+  for (const child of nodes(node.namedChildren)) {
     if (child.type !== 'ms_call_modifier' && child.type !== 'attribute_declaration') return child;
   }
   return null;
@@ -82,10 +82,14 @@ export function storageClasses(node: SyntaxNode, text: string): string[] {
  */
 export function forEachChild(node: SyntaxNode, visit: (type: string, start: number, end: number) => boolean | void): void {
   const cursor = node.walk();
-  if (!cursor.gotoFirstChild()) return;
-  do {
-    if (visit(cursor.nodeType, cursor.startIndex, cursor.endIndex) === false) return;
-  } while (cursor.gotoNextSibling());
+  try {
+    if (!cursor.gotoFirstChild()) return;
+    do {
+      if (visit(cursor.nodeType, cursor.startIndex, cursor.endIndex) === false) return;
+    } while (cursor.gotoNextSibling());
+  } finally {
+    cursor.delete(); // it lives in the WebAssembly heap
+  }
 }
 
 export const THREAD_LOCAL_WORDS: ReadonlySet<string> = new Set(['__thread', 'thread_local', '_Thread_local']);

@@ -5,7 +5,7 @@
 // declares, as declared (`char scratch[128]`).
 import { readDeclarator, storageClasses } from './declarators.js';
 import type { LineMap } from './linemarkers.js';
-import { query, type SyntaxNode } from './parser.js';
+import { nodes, query, type SyntaxNode } from './parser.js';
 
 export interface FrameCall {
   /** The callee's name. */
@@ -35,7 +35,7 @@ export function foreignFunctions(declarations: readonly SyntaxNode[], lines: Lin
   const names = new Set<string>();
   for (const node of declarations) {
     if (lines.kind(node.startPosition.row) === 'user') continue;
-    for (const declarator of node.childrenForFieldName('declarator')) {
+    for (const declarator of nodes(node.childrenForFieldName('declarator'))) {
       const d = readDeclarator(declarator);
       if (d !== null && d.derived === 'function') names.add(text.slice(d.name.startIndex, d.name.endIndex));
     }
@@ -62,7 +62,7 @@ export function frameSites(body: SyntaxNode, text: string, parseText: string, li
       continue;
     }
     if (storageClasses(node, parseText).some((w) => NOT_AUTOMATIC.has(w))) continue;
-    const declarators = node.childrenForFieldName('declarator');
+    const declarators = nodes(node.childrenForFieldName('declarator'));
     const first = declarators[0];
     if (first === undefined) continue;
     const type = text.slice(node.startIndex, first.startIndex).replace(/\s+/g, ' ').trim();

@@ -5,7 +5,8 @@
 // search of the body. A query over the whole tree walks every node of a
 // megabyte unit (~0.2 s per query for SQLite); this visits a few thousand.
 import { ALLOCATOR_KINDS, SETJMP_NAMES } from './sites.js';
-import { query, type SyntaxNode } from './parser.js';
+import type { TreeCursor } from 'web-tree-sitter';
+import { nodes, query, type SyntaxNode } from './parser.js';
 import { readDeclarator } from './declarators.js';
 
 export interface TopLevel {
@@ -34,7 +35,7 @@ export function findTopLevel(root: SyntaxNode): TopLevel {
  */
 function oldStyleParameters(root: SyntaxNode): Set<number> {
   const out = new Set<number>();
-  const children = root.children;
+  const children = nodes(root.children);
   for (let i = 0; i < children.length; i++) {
     if (children[i]!.type !== 'compound_statement') continue;
     // Back to the misread head `char *f(a, n) char *a;`, which holds the error.
@@ -79,8 +80,20 @@ const TOKENS = new RegExp(`\\b(?:return|static|${[...ALLOCATOR_KINDS.keys(), ...
  */
 export function findInFunction(fn: SyntaxNode, body: SyntaxNode, text: string): InFunction {
   const found: InFunction = { returns: [], statics: [], calls: [] };
-  const start = fn.walk(); // `cursor.reset(node)` of the node binding reads a stale node: copy this one instead
+  const start = fn.walk(); // a cursor at `fn`, copied into `cursor` before each walk down
   const cursor = fn.walk();
+  try {
+    walkTokens(start, cursor, body, text, found);
+  } finally {
+    cursor.delete();
+    start.delete();
+  }
+  return found;
+}
+
+/** For each token of the body (`return`, `static`, a called name), walks down to it from `fn` and notes what it
+ *  belongs to. */
+function walkTokens(start: TreeCursor, cursor: TreeCursor, body: SyntaxNode, text: string, found: InFunction): void {
   const path: string[] = [];
   const end = body.endIndex;
   TOKENS.lastIndex = body.startIndex;
@@ -92,7 +105,7 @@ export function findInFunction(fn: SyntaxNode, body: SyntaxNode, text: string): 
     cursor.resetTo(start);
     path.length = 0;
     let nested = false;
-    while ((cursor.gotoFirstChildForIndex(at) as unknown as number | null) !== null && cursor.startIndex <= at) {
+    while (gotoChildAt(cursor, at) && cursor.startIndex <= at) {
       path.push(cursor.nodeType);
       if (cursor.nodeType === 'function_definition') nested = true;
     }
@@ -124,7 +137,20 @@ export function findInFunction(fn: SyntaxNode, body: SyntaxNode, text: string): 
       }
     }
   }
-  return found;
+}
+
+/** Moves the cursor to its node's first child that ends after `at`; false, not moved, when none does. (What the
+ *  cursor's own `gotoFirstChildForIndex` does: web-tree-sitter 0.25 hands it the index at the wrong place and
+ *  reports a move to the first child as no move.) */
+function gotoChildAt(cursor: TreeCursor, at: number): boolean {
+  if (!cursor.gotoFirstChild()) return false;
+  while (cursor.endIndex <= at) {
+    if (!cursor.gotoNextSibling()) {
+      cursor.gotoParent();
+      return false;
+    }
+  }
+  return true;
 }
 
 /** True when the query matches with `node` itself as the pattern's top node. */

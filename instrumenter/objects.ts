@@ -6,7 +6,7 @@
 // (where `_Thread_local` is spelled `__thread`).
 import { readDeclarator, storageClasses, THREAD_LOCAL_WORDS, type Declared } from './declarators.js';
 import type { LineMap } from './linemarkers.js';
-import type { SyntaxNode } from './parser.js';
+import { nodes, type SyntaxNode } from './parser.js';
 
 export interface StaticObject {
   readonly name: string;
@@ -42,7 +42,7 @@ export function fileScopeObjects(
   };
   for (const node of typedefs) {
     const base = typeName(node);
-    for (const declarator of node.childrenForFieldName('declarator')) {
+    for (const declarator of nodes(node.childrenForFieldName('declarator'))) {
       const declared = readDeclarator(declarator);
       if (declared === null) continue;
       const name = text.slice(declared.name.startIndex, declared.name.endIndex);
@@ -61,7 +61,7 @@ export function fileScopeObjects(
     const words = storageClasses(node, parseText);
     if (words.some((w) => w === 'extern' || THREAD_LOCAL_WORDS.has(w))) continue;
     const base = typeName(node);
-    for (const declarator of node.childrenForFieldName('declarator')) {
+    for (const declarator of nodes(node.childrenForFieldName('declarator'))) {
       const declared = readDeclarator(declarator);
       if (declared === null || !isObject(declared)) continue;
       if (declared.derived === 'none' && base !== null) {
@@ -87,7 +87,7 @@ export function staticLocals(declaration: SyntaxNode, parentType: string, text: 
   const words = storageClasses(declaration, parseText);
   if (words.some((w) => w === 'extern' || THREAD_LOCAL_WORDS.has(w))) return [];
   const objects: StaticObject[] = [];
-  for (const declarator of declaration.childrenForFieldName('declarator')) {
+  for (const declarator of nodes(declaration.childrenForFieldName('declarator'))) {
     const declared = readDeclarator(declarator);
     if (declared === null || !isObject(declared)) continue;
     const name = text.slice(declared.name.startIndex, declared.name.endIndex);

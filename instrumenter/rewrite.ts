@@ -13,7 +13,7 @@ import type { CallFilter } from './left-out.js';
 import { findInFunction, findTopLevel, locallyDeclared } from './locate.js';
 import { fileScopeObjects, staticLocals } from './objects.js';
 import { makeParseCopy } from './parse-copy.js';
-import { parseC, type SyntaxNode } from './parser.js';
+import { nodes, withTree, type SyntaxNode } from './parser.js';
 import { ALLOCATOR_KINDS, cStringLiteral, renderStaticRef, SETJMP_NAMES, SiteKind, SiteTable } from './sites.js';
 import { SourceText } from './source-text.js';
 
@@ -77,10 +77,23 @@ interface Unit {
 
 export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOptions): RewriteResult {
   const source = SourceText.fromBytes(preprocessed);
+  const lines = readLinemarkers(source.text, options.headerPath, source.encoding, options.compileDir);
+  const parseText = makeParseCopy(source.text);
+  return withTree(parseText, (tree) => rewriteTree(tree.rootNode, { preprocessed, source, lines, parseText }, options));
+}
+
+/** The unit as read: its bytes, its text, its linemarkers, and the copy tree-sitter parsed. */
+interface ReadUnit {
+  readonly preprocessed: Buffer;
+  readonly source: SourceText;
+  readonly lines: LineMap;
+  readonly parseText: string;
+}
+
+/** The rewrite of a parsed unit (its tree is freed after this returns). */
+function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions): RewriteResult {
+  const { preprocessed, source, lines, parseText } = read;
   const text = source.text;
-  const lines = readLinemarkers(text, options.headerPath, source.encoding, options.compileDir);
-  const parseText = makeParseCopy(text);
-  const root = parseC(parseText).rootNode;
   const top = findTopLevel(root);
   const warnings: RewriteWarning[] = [];
   const nameOf = (node: SyntaxNode): string => text.slice(node.startIndex, node.endIndex);
@@ -165,7 +178,7 @@ export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOpt
 
   // Code at file scope that tree-sitter could not read.
   if (root.hasError) {
-    for (const child of root.children) {
+    for (const child of nodes(root.children)) {
       if (child.type === 'function_definition' || lines.kind(child.startPosition.row) !== 'user') continue;
       if (child.hasError || child.type === 'ERROR') {
         const message = `code at file scope left uninstrumented: ${describeError(child, lines)}`;
@@ -356,7 +369,7 @@ function where(node: SyntaxNode, lines: LineMap): { file: string; line: number }
 function describeError(node: SyntaxNode, lines: LineMap): string {
   let at: SyntaxNode = node;
   for (let depth = 0; depth < 1000 && at.type !== 'ERROR' && !at.isMissing; depth++) {
-    const next = at.children.find((c) => c.hasError || c.isMissing || c.type === 'ERROR');
+    const next = nodes(at.children).find((c) => c.hasError || c.isMissing || c.type === 'ERROR');
     if (next === undefined) break;
     at = next;
   }

@@ -1,5 +1,5 @@
 // One translation unit held twice: as the original bytes (what the edits are
-// applied to) and as the JS string that node tree-sitter parses, whose node
+// applied to) and as the JS string that tree-sitter parses, whose node
 // offsets are UTF-16 indices; converts those indices to byte offsets.
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -6,9 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-if [ ! -f dist/bin/main.js ] || [ ! -f dist/gui/report/index.html ] || [ ! -d node_modules/tree-sitter-c ]; then
-  echo "== installing (npm ci: tree-sitter, TypeScript; builds dist/)"
+if [ ! -f dist/bin/main.js ] || [ ! -f dist/gui/report/index.html ] || [ ! -f dist/instrumenter/tree-sitter-c.wasm ] || [ ! -d node_modules/web-tree-sitter ]; then
+  echo "== installing (npm ci: TypeScript, tree-sitter's C grammar; npm run build: dist/)"
   npm ci --no-audit --no-fund
+  npm run build
 fi
 
 out=.cache/demo

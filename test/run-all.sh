@@ -42,6 +42,7 @@ if [ "$(uname -m)" = x86_64 ] && ! m32_ok; then
 fi
 
 npm ci --no-audit --no-fund
+npm run build
 # CI=true: a missing golden (snapshot or fixture) fails instead of being written anew, so no run can regenerate
 # what it is meant to check. The verbose reporter prints every test, and beside each skipped one the reason why
 # this machine cannot run it.
