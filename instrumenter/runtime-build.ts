@@ -144,16 +144,22 @@ export function objcopyFor(compiler: string): string {
  *  Concurrent builds (make -j) each build privately and the first rename wins, so nobody ever sees a
  *  half-written runtime. */
 function cached<T extends Record<string, string>>(dir: string, made: T, build: (work: string) => void): T {
-  if (Object.values(made).every((file) => existsSync(file))) return made;
-  mkdirSync(cacheRoot(), { recursive: true });
+  const whole = (): boolean => Object.values(made).every((file) => existsSync(file));
+  if (whole()) return made;
   const work = `${dir}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  mkdirSync(work, { recursive: true });
+  try {
+    mkdirSync(work, { recursive: true });
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    throw new Error(`cannot write the runtime's cache in ${path.dirname(dir)} (${why}): set MEMWRAP_CACHE_DIR to a folder you can write`);
+  }
   try {
     build(work);
     try {
       renameSync(work, dir);
-    } catch {
+    } catch (error) {
       // Another build got there first; theirs is complete, use it.
+      if (!whole()) throw new Error(`cannot put the runtime into its cache (${(error as Error).message}): remove ${dir}, or set MEMWRAP_CACHE_DIR to another folder`);
     }
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -417,7 +417,7 @@ describe('diagnostics and failures', () => {
 
   it('explains itself: --help, --version, no compiler, unknown option', () => {
     expect(must(wrapper, ['--help']).stdout).toMatch(/cc-memwrap \[--mw-…\] <compiler> <args…>/);
-    expect(must(wrapper, ['--version']).stdout).toMatch(/^cc-memwrap \d+\.\d+\.\d+\n$/);
+    expect(must(wrapper, ['--version']).stdout).toMatch(/^cc-memwrap \d+\.\d+\.\d+\nruntime .*\ncache .*\n/);
     expect(run(wrapper, ['--mw-strict']).stderr).toMatch(/no compiler given/);
     expect(run(wrapper, ['--mw-bogus', 'gcc']).status).toBe(2);
     expect(run(wrapper, ['no-such-compiler-xyz', 'a.c']).status).toBe(127);
