@@ -33,7 +33,7 @@ function meetingCompiler(dir: string, meet: string, count: number): string {
     file,
     `#!/bin/sh
 case "$*" in
-  *${path.join(packageRoot, 'runtime')}/mw-*.c*)
+  *${path.join(packageRoot, 'runtime')}/*.c*)
     touch "${meet}/$PPID"
     tries=0
     while [ "$(ls "${meet}" | wc -l)" -lt ${count} ] && [ $tries -lt 2400 ]; do sleep 0.05; tries=$((tries + 1)); done ;;
