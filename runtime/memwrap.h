@@ -49,6 +49,15 @@
 #define MW_SITE_UNCALLED 20     /* a function whose calls are not recorded
                                    (--mw-no-calls); func = name = the
                                    function; never recorded */
+#define MW_SITE_SUMMARISED 21   /* a function whose calls are not recorded
+                                   because its whole call tree is known
+                                   (--mw-calls=leaves); func = the function,
+                                   name = the most stack its tree takes, in
+                                   decimal bytes; never recorded */
+#define MW_SITE_CALLS_BOUND 22  /* a recorded function that calls summarised
+                                   ones; func = the function, name = the most
+                                   stack those calls add to its entry depth,
+                                   in decimal bytes; never recorded */
 
 struct __mw_site {
   unsigned kind;

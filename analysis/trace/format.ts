@@ -162,6 +162,12 @@ export const SiteKind = {
   LOCAL: 19,
   /** A function whose calls are not recorded (`--mw-no-calls`; func = name = the function): only in the site table. */
   UNCALLED: 20,
+  /** A function whose calls are not recorded because its whole call tree is known (`--mw-calls=leaves`; func = the
+   *  function, name = the most stack that tree takes, in decimal bytes, or not a number when unknown): only in the site table. */
+  SUMMARISED: 21,
+  /** A recorded function that calls summarised ones (func = the function, name = the most stack those calls add to
+   *  its entry depth, in decimal bytes, or not a number when unknown): only in the site table. */
+  CALLS_BOUND: 22,
 } as const;
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -186,6 +192,8 @@ const SITE_KIND_NAMES: readonly string[] = [
   'call',
   'local',
   'uncalled',
+  'summarised',
+  'calls-bound',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */
