@@ -22,6 +22,7 @@ import { expandResponseFiles } from './response-files.js';
 import { isBitcode, ltoOf, toolFor, type Lto } from './lto.js';
 import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
+import { fileDigest } from './source-digest.js';
 import { CallFilter, NO_CALLS_FLAG, parseNoCalls } from './left-out.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 
@@ -58,6 +59,8 @@ class Driver {
   private tempDir: string | null = null;
   /** Frame-size flags the compiler accepts; undefined until first needed. */
   private stackFlags: StackFlags | undefined;
+  /** Content hashes of the source files read so far (a header shared by several units is read once). */
+  private readonly digests = new Map<string, string | null>();
 
   constructor(
     private readonly command: Command,
@@ -190,6 +193,7 @@ class Driver {
         branches: this.options.branches,
         compileDir: process.cwd(),
         noCalls: this.options.noCalls ?? undefined,
+        hashSource: (file) => this.digestOf(file),
       });
       for (const warning of result.warnings) {
         process.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message} [${PREFIX}]\n`);
@@ -261,6 +265,13 @@ class Driver {
     const original = this.compileOriginal(input, stageFlag, output);
     process.stderr.write(original.stderr);
     return statusOf(original);
+  }
+
+  /** The content hash the site table records for a source file (read once per run), or null when it cannot be read. */
+  private digestOf(file: Buffer): string | null {
+    const key = file.toString('latin1');
+    if (!this.digests.has(key)) this.digests.set(key, fileDigest(file));
+    return this.digests.get(key)!;
   }
 
   private frameSizeFlags(): StackFlags {

@@ -49,6 +49,10 @@
 #define MW_SITE_UNCALLED 20     /* a function whose calls are not recorded
                                    (--mw-no-calls); func = name = the
                                    function; never recorded */
+#define MW_SITE_SOURCE 21       /* a source file the unit's sites name, as
+                                   it was at build time: name =
+                                   "sha256:<hex>" of its bytes, func = "",
+                                   line 0; never recorded */
 
 struct __mw_site {
   unsigned kind;

@@ -162,6 +162,11 @@ export const SiteKind = {
   LOCAL: 19,
   /** A function whose calls are not recorded (`--mw-no-calls`; func = name = the function): only in the site table. */
   UNCALLED: 20,
+  /**
+   * A source file the unit's sites name and its content when the unit was built (file = the file, name =
+   * `sha256:<hex>`, func = "", line 0): only in the site table; a viewer shows the file only while its content matches.
+   */
+  SOURCE: 21,
 } as const;
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -186,6 +191,7 @@ const SITE_KIND_NAMES: readonly string[] = [
   'call',
   'local',
   'uncalled',
+  'source',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */
