@@ -31,7 +31,13 @@ Options:
   --browser           serve on 127.0.0.1 even when Electron is installed
   --port N            port for --browser (default: a free one)
   --source-root DIR   read source files from DIR instead of the run's
-                      recorded working directory (for a moved tree)
+                      recorded working directory (for a moved tree). Without
+                      it a file is shown only when its content is what the
+                      build recorded, so a trace someone sends you cannot
+                      show you your own files; with it, files under DIR are
+                      shown also when the trace records no content hash (an
+                      older cc-memwrap's trace) or when they changed since
+                      the build (the source pane says so)
   --budget SPEC       budgets drawn on the chart, e.g. heap=8K,stack=2K
                       (default: the memwrap.json beside the program)
   --compare B         compare the trace with B (before and after a fix):
@@ -163,7 +169,7 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
   const server = await startServer({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) });
   if (session.info.mode === 'index' && compare === undefined) indexWithProgress(session, io);
   const what = compare ? `${session.info.trace.name} compared with ${compare.info.trace.name}` : session.info.trace.name;
-  return serveUntilStopped(`${what} at ${server.url}${compare ? 'compare.html' : ''}`, server, io, hooks);
+  return serveUntilStopped(`${what} at ${server.pageUrl(compare ? 'compare.html' : '')}`, server, io, hooks);
 }
 
 /**
@@ -250,12 +256,12 @@ async function runLanes(named: string[], sessionOptions: SessionOptions, port: n
   const session = TraceSession.of(checked[0]!, { ...sessionOptions, index: useIndex(checked[0]!.size), deferReport: true, timedSummaries: true });
   const recent = new RecentList(hooks.recentFile ?? defaultRecentFile());
   const server = await startServer({ rendererDir, session, recent, sessionOptions, port, lanes: files });
-  return serveUntilStopped(`${files.length} traces as lanes at ${server.url}lanes.html`, server, io, hooks);
+  return serveUntilStopped(`${files.length} traces as lanes at ${server.pageUrl('lanes.html')}`, server, io, hooks);
 }
 
 /** Prints where the page is served, then serves until SIGINT or SIGTERM (or hands the server to a test). */
 async function serveUntilStopped(what: string, server: RunningServer, io: CliIo, hooks: ViewHooks): Promise<number> {
-  io.out(`cc-memwrap view: ${what}\n(open it in a browser; Ctrl-C stops the server)\n`);
+  io.out(`cc-memwrap view: ${what}\n(open it in a browser; the address carries this session's token, keep it to yourself; Ctrl-C stops the server)\n`);
   await io.flush();
   if (hooks.onServer) {
     hooks.onServer(server);

@@ -58,10 +58,12 @@ describe('cc-memwrap view', () => {
     let running: RunningServer | null = null;
     const r = await view([trace, '--browser'], { rendererDir: renderer, onServer: (s) => (running = s) });
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/demo\.mwtrace at http:\/\/127\.0\.0\.1:\d+\//);
+    expect(r.out).toMatch(/demo\.mwtrace at http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{43}\n/);
     const server = running as RunningServer | null;
     expect(server).not.toBeNull();
-    expect((await fetch(server!.url)).status).toBe(200);
+    // The printed address opens the page; the server's root without the token does not.
+    expect((await fetch(/at (http:\S+)/.exec(r.out)![1]!)).status).toBe(200);
+    expect((await fetch(server!.url)).status).toBe(403);
     await server!.close();
   });
 
