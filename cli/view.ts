@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { BudgetError, parseBudgets, type Budgets } from '../analysis/budgets.js';
 import { packageRoot } from '../package-root.js';
 import { defaultRecentFile, RecentList } from '../host/recent.js';
-import { startServer, type RunningServer } from '../host/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../host/server.js';
 import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
@@ -166,7 +166,8 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
 
   const rendererDir = builtRenderer(io, hooks);
   if (rendererDir === null) return 2;
-  const server = await startServer({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) });
+  const server = await listen({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) }, io);
+  if (server === null) return 1;
   if (session.info.mode === 'index' && compare === undefined) indexWithProgress(session, io);
   const what = compare ? `${session.info.trace.name} compared with ${compare.info.trace.name}` : session.info.trace.name;
   return serveUntilStopped(`${what} at ${server.pageUrl(compare ? 'compare.html' : '')}`, server, io, hooks);
@@ -255,8 +256,22 @@ async function runLanes(named: string[], sessionOptions: SessionOptions, port: n
   // Through its index when the viewer would open it so (the lanes page then draws its lane from the same session).
   const session = TraceSession.of(checked[0]!, { ...sessionOptions, index: useIndex(checked[0]!.size), deferReport: true, timedSummaries: true });
   const recent = new RecentList(hooks.recentFile ?? defaultRecentFile());
-  const server = await startServer({ rendererDir, session, recent, sessionOptions, port, lanes: files });
+  const server = await listen({ rendererDir, session, recent, sessionOptions, port, lanes: files }, io);
+  if (server === null) return 1;
   return serveUntilStopped(`${files.length} traces as lanes at ${server.pageUrl('lanes.html')}`, server, io, hooks);
+}
+
+/** Starts the server; a port that cannot be had (in use, or reserved) is said in one line, and gives null. */
+async function listen(options: ServerOptions, io: CliIo): Promise<RunningServer | null> {
+  try {
+    return await startServer(options);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') io.err(`cc-memwrap view: port ${options.port} is in use; give another with --port, or leave --port out for a free one\n`);
+    else if (code === 'EACCES') io.err(`cc-memwrap view: port ${options.port} is reserved for the system; give one above 1023 with --port, or leave --port out\n`);
+    else throw e;
+    return null;
+  }
 }
 
 /** Prints where the page is served, then serves until SIGINT or SIGTERM (or hands the server to a test). */
