@@ -17,6 +17,7 @@ import { useIndex } from '../host/trace-index.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { SourceAccess } from '../host/source-access.js';
+import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
 import { namesSeveral, runReportMany } from './report-many.js';
 import { isOnlineTablesFile, runOnlineReport } from './online-report.js';
@@ -144,6 +145,9 @@ async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, 
   if (out === '') throw new ReportFailure(`--html ${out}: wants a file name`);
   const budgets = result.budgets?.source === '--budget' ? a.budgets : null;
   const index = useIndex(trace.size);
+  // Through the index: the index's build, the panels' passes and the panel's report each run in a worker thread.
+  const tooTight = index ? workersDoNotFit(INDEX_WORKERS, `--html ${out} (through the trace's index)`) : null;
+  if (tooTight !== null) throw new ReportFailure(tooTight);
   const session = TraceSession.of(trace, { ...(budgets === null ? {} : { budgets }), ...(a.sourceRoot === null ? {} : { sourceRoot: a.sourceRoot }), index });
   const progress = index ? progressLine(io, `${a.file} (index)`, trace.size) : null;
   if (progress !== null) session.indexListeners.add((p) => progress.update(p.fraction, p.phase));

@@ -12,6 +12,7 @@ import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
 import { useIndex } from '../host/trace-index.js';
+import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { namesSeveral, traceFiles } from './report-many.js';
 
@@ -166,6 +167,11 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
 
   const rendererDir = builtRenderer(io, hooks);
   if (rendererDir === null) return 2;
+  const tooTight = session.info.mode === 'index' || compare?.info.mode === 'index' ? workersDoNotFit(INDEX_WORKERS, `view ${session.info.trace.name} (through its index)`) : null;
+  if (tooTight !== null) {
+    io.err(`cc-memwrap view: ${tooTight}\n`);
+    return 2;
+  }
   const server = await listen({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) }, io);
   if (server === null) return 1;
   if (session.info.mode === 'index' && compare === undefined) indexWithProgress(session, io);
