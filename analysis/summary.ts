@@ -7,6 +7,7 @@ import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './e
 import { foldModel, modelStart } from './model-fold.js';
 import { GroupIndex, grown } from './group-index.js';
 import { allocatorName, siteInfo } from './sites.js';
+import { describeStop } from './trace/run-facts.js';
 
 export interface SiteRow {
   /** 'site': an instrumented allocation site; 'interposed': allocations seen only by the interposed allocator, grouped by the frame they are attributed to. */
@@ -41,6 +42,8 @@ export interface Summary {
     code: number | null;
     signalName: string | null;
     complete: boolean;
+    /** The runtime stopped recording (the header's STOPPED flag): why, and at which event the trace ends; else null. */
+    stopped: { errno: number; reason: string; event: number } | null;
     description: string;
   };
   threads: { index: number; osTid: number | null; events: number; maxStackBytes: number; maxStackEvent: number | null; ended: boolean }[];
@@ -77,7 +80,9 @@ export interface SummaryOptions {
 }
 
 /** How the run ended, in words. */
-export function describeEnd(how: EndHowName, code: number | null, complete: boolean): string {
+export function describeEnd(how: EndHowName, code: number | null, complete: boolean, stopped: { errno: number; event: number } | null = null): string {
+  // The runtime could not grow the file: the run went on, unrecorded; how it ended is not in the trace.
+  if (stopped !== null) return `recording stopped: ${describeStop(stopped.errno)}, at event ${stopped.event.toLocaleString('en-US')}; the program ran on unrecorded`;
   if (how === 'exit') {
     return complete
       ? `normal exit, status ${code}`
@@ -224,7 +229,8 @@ export class SummaryFold implements EventFold {
         code: run.code,
         signalName: run.how === 'signal' && run.code !== null ? signalName(run.code) : null,
         complete: run.complete,
-        description: describeEnd(run.how, run.code, run.complete),
+        stopped: h.stoppedErrno === null ? null : { errno: h.stoppedErrno, reason: describeStop(h.stoppedErrno), event: end.events },
+        description: describeEnd(run.how, run.code, run.complete, h.stoppedErrno === null ? null : { errno: h.stoppedErrno, event: end.events }),
       },
       threads: end.threads.map((t) => ({
         index: t.index,

@@ -1,17 +1,22 @@
 // `cc-memwrap report FILE` when FILE is an online-mode file (MEMWRAP_MODE=online): its heap totals and --by function,
 // library and thread tables; the options that need events are refused with the reason.
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, readSync } from 'node:fs';
+import { openRegularFile, readRegularFile } from '../instrumenter/regular-file.js';
 import { ONLINE_BY, ONLINE_MAGIC, OnlineRefusedError, isOnlineFile, readOnline, type OnlineBy } from '../analysis/online.js';
 import { onlineJson, onlineReport, onlineText } from '../analysis/online-text.js';
 import { describeReadError } from '../host/read-errors.js';
 import type { CliIo } from './io.js';
 import type { ReportArgs } from './report-args.js';
 
+/** Online tables grow with sites, functions, libraries and threads, never with events: larger is not one. */
+const MAX_ONLINE_BYTES = 1 << 30;
+
 /** Whether `file` starts as an online-mode file; false when it cannot be read (the trace reader then says why). */
 export function isOnlineTablesFile(file: string): boolean {
   let fd: number;
   try {
-    fd = openSync(file, 'r');
+    // Not a FIFO or a device: the trace reader says what they are.
+    ({ fd } = openRegularFile(file, Number.MAX_SAFE_INTEGER));
   } catch {
     return false;
   }
@@ -47,7 +52,7 @@ export async function runOnlineReport(a: ReportArgs, io: CliIo): Promise<number>
   }
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(a.file);
+    bytes = readRegularFile(a.file, MAX_ONLINE_BYTES);
   } catch (e) {
     io.err(`cc-memwrap report: ${describeReadError(a.file, e)}\n`);
     return 2;

@@ -1,5 +1,7 @@
 // The arguments of `cc-memwrap report`, checked: the trace, what the report should compute (a ReportRequest) and how
 // to show it; or the one message that says what is wrong with them.
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ATTRIBUTION_BY, ATTRIBUTION_MODES, type AttributionBy, type AttributionMode } from '../analysis/attribution.js';
 import type { Budgets } from '../analysis/budgets.js';
@@ -16,6 +18,7 @@ export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] 
                           [--temporary [N]] [--calls FUNCTION]
                           [--interval N|TIME] [--leak-causes] [--stack]
                           [--fail-on budget|leaks] [--html FILE]
+                          [--source-root DIR]
        cc-memwrap report <trace A> --compare <trace B> [--top N] [--json]
                           [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
        cc-memwrap report <trace> <trace>… | <folder> [--by G] [--top N] [--json]
@@ -109,8 +112,9 @@ Options:
              also write the viewer as one self-contained HTML file: the
              interactive chart (click a bar for its source), the tables,
              budgets, leak causes and the worst-case stack, with the trace
-             and the source files it names (only those under the run's
-             working directory) inside it; it opens from disk in a browser
+             and the source files it names inside it (only those under the
+             run's working directory whose content is what the build
+             recorded; see --source-root); it opens from disk in a browser
              without network or server. A trace over 4 MiB (or any, with
              MEMWRAP_VIEW_INDEX=1) is written from the viewer's index of it
              instead (built beside it, or reused): every event's summary,
@@ -118,6 +122,14 @@ Options:
              passes over the trace, with progress, kept beside the index),
              and the events themselves only for 200,000 around the total
              peak, in a file of bounded size (docs/viewer.md)
+  --source-root DIR
+             read the source files the trace names from DIR (for --html and
+             the source lines of --peak and --leak-causes). Without it a
+             file is shown only when its content is what the build recorded
+             (a trace someone sends you cannot show you your own files);
+             with it, files under DIR are shown also when the trace records
+             no content hash for them (an older cc-memwrap's trace) or when
+             they changed since the build, which the viewer then says
   --compare B
              compare this run (A) with the trace B, e.g. before and after a
              fix: events, allocations, frees, heap requested, peak heap,
@@ -171,6 +183,8 @@ export interface ReportArgs {
   json: boolean;
   /** --html's file, or null. */
   html: string | null;
+  /** --source-root's folder (absolute, checked to exist), or null. */
+  sourceRoot: string | null;
   /** The text of --interval, to name it in an error found while computing. */
   interval: string | null;
   /** --compare's trace (B), or null. */
@@ -182,7 +196,7 @@ export type ParsedReportArgs = { kind: 'help' } | { kind: 'error'; message: stri
 
 class ArgError extends Error {}
 
-const SINGLE_TRACE_OPTIONS = ['peak', 'linked', 'leaks', 'temporary', 'calls', 'interval', 'stack', 'leak-causes', 'fail-on', 'html', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS)];
+const SINGLE_TRACE_OPTIONS = ['peak', 'linked', 'leaks', 'temporary', 'calls', 'interval', 'stack', 'leak-causes', 'fail-on', 'html', 'source-root', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS)];
 
 /** Why `option` cannot go with `traces` traces. */
 export function severalRefuse(option: string, traces: number): string {
@@ -212,6 +226,7 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
         'leak-causes': { type: 'boolean' },
         'fail-on': { type: 'string', multiple: true },
         html: { type: 'string' },
+        'source-root': { type: 'string' },
         compare: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -258,6 +273,7 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
       budgets,
       json: values.json === true,
       html: values.html ?? null,
+      sourceRoot: sourceRootOf(values['source-root']),
       interval: values.interval ?? null,
       compare,
     };
@@ -312,6 +328,14 @@ function compareOf(values: Record<string, unknown>): string | null {
   const other = Object.keys(values).find((k) => values[k] !== undefined && !COMPARE_GOES_WITH.has(k));
   if (other !== undefined) throw new ArgError(`--compare cannot be combined with --${other} (it shows totals, sites, functions and budgets; --top, --json and budgets go with it)`);
   return b;
+}
+
+/** --source-root's folder, absolute; throws when it is not a folder. */
+function sourceRootOf(dir: string | undefined): string | null {
+  if (dir === undefined) return null;
+  const abs = path.resolve(dir);
+  if (!statSync(abs, { throwIfNoEntry: false })?.isDirectory()) throw new ArgError(`--source-root ${dir}: no such folder`);
+  return abs;
 }
 
 /** --fail-on's values, repeatable and comma-separated. */

@@ -1,7 +1,6 @@
 // `cc-memwrap report <trace>`: decode a trace and print what the run allocated, freed, leaked and peaked at, as text or
 // JSON. Arguments become a request (report-args.ts), the analyses one result (analysis/report.ts), and that result
 // text or JSON (analysis/report-text.ts, analysis/report-json.ts); this file reads what they need from disk.
-import { readFileSync } from 'node:fs';
 import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
 import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
@@ -17,6 +16,8 @@ import { HtmlReportError, writeSessionReport } from '../host/html-report.js';
 import { useIndex } from '../host/trace-index.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
+import { SourceAccess } from '../host/source-access.js';
+import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
 import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
 import { namesSeveral, runReportMany } from './report-many.js';
 import { isOnlineTablesFile, runOnlineReport } from './online-report.js';
@@ -44,8 +45,9 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   if (parsed.compare !== null) return runCompare(parsed, parsed.compare, io);
   if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
   let result: ReportResult;
+  let trace: TraceFile;
   try {
-    const trace = await open(parsed.file);
+    trace = await open(parsed.file);
     result = compute(trace, parsed, io);
     if (parsed.html !== null) await writeHtml(trace, parsed, result, io);
   } catch (e) {
@@ -58,7 +60,7 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
     io.err(`cc-memwrap report: --fail-on budget: no budgets (give --budget or a memwrap.json beside the program)\n`);
   }
   for (const p of result.summary.problems.list) io.err(`cc-memwrap report: ${parsed.file}: ${p.severity}: ${p.message}\n`);
-  io.out(parsed.json ? JSON.stringify(reportJson(result), null, 2) + '\n' : reportText(result, sourceReader()));
+  io.out(parsed.json ? JSON.stringify(reportJson(result), null, 2) + '\n' : reportText(result, sourceReader(trace, parsed.sourceRoot)));
   await io.flush();
   return result.failOn !== null && result.failOn.failed.length > 0 ? 1 : 0;
 }
@@ -143,7 +145,10 @@ async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, 
   if (out === '') throw new ReportFailure(`--html ${out}: wants a file name`);
   const budgets = result.budgets?.source === '--budget' ? a.budgets : null;
   const index = useIndex(trace.size);
-  const session = TraceSession.of(trace, { ...(budgets === null ? {} : { budgets }), index });
+  // Through the index: the index's build, the panels' passes and the panel's report each run in a worker thread.
+  const tooTight = index ? workersDoNotFit(INDEX_WORKERS, `--html ${out} (through the trace's index)`) : null;
+  if (tooTight !== null) throw new ReportFailure(tooTight);
+  const session = TraceSession.of(trace, { ...(budgets === null ? {} : { budgets }), ...(a.sourceRoot === null ? {} : { sourceRoot: a.sourceRoot }), index });
   const progress = index ? progressLine(io, `${a.file} (index)`, trace.size) : null;
   if (progress !== null) session.indexListeners.add((p) => progress.update(p.fraction, p.phase));
   // The panels' passes over the trace, once the index is ready: a line of their own (several passes: no rate).
@@ -162,17 +167,20 @@ async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, 
   }
 }
 
-/** Source lines for the --peak tables: reads each file once with node:fs; null (never a throw) when it cannot. */
-function sourceReader(): SourceLines {
+/**
+ * Source lines for the --peak and leak-cause tables, through the viewer's checks (host/source-access.ts): a file only
+ * as the build recorded it, or under the --source-root the user gave; null (never a throw) otherwise. The files the
+ * trace names are found (a walk of its records) on the first line asked for; each file is read once.
+ */
+function sourceReader(trace: TraceFile, sourceRoot: string | null): SourceLines {
+  let access: SourceAccess | null = null;
   const cache = new Map<string, string | null>();
   const read = (f: string): string | null => {
     let text = cache.get(f);
     if (text === undefined) {
-      try {
-        text = readFileSync(f, 'utf8');
-      } catch {
-        text = null;
-      }
+      access ??= new SourceAccess(trace.sources(), sourceRoot ?? '/', sourceRoot !== null);
+      const r = access.read(f);
+      text = r.ok ? r.text : null;
       cache.set(f, text);
     }
     return text;

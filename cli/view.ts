@@ -7,11 +7,12 @@ import { parseArgs } from 'node:util';
 import { BudgetError, parseBudgets, type Budgets } from '../analysis/budgets.js';
 import { packageRoot } from '../package-root.js';
 import { defaultRecentFile, RecentList } from '../host/recent.js';
-import { startServer, type RunningServer } from '../host/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../host/server.js';
 import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
 import { useIndex } from '../host/trace-index.js';
+import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { namesSeveral, traceFiles } from './report-many.js';
 
@@ -31,7 +32,13 @@ Options:
   --browser           serve on 127.0.0.1 even when Electron is installed
   --port N            port for --browser (default: a free one)
   --source-root DIR   read source files from DIR instead of the run's
-                      recorded working directory (for a moved tree)
+                      recorded working directory (for a moved tree). Without
+                      it a file is shown only when its content is what the
+                      build recorded, so a trace someone sends you cannot
+                      show you your own files; with it, files under DIR are
+                      shown also when the trace records no content hash (an
+                      older cc-memwrap's trace) or when they changed since
+                      the build (the source pane says so)
   --budget SPEC       budgets drawn on the chart, e.g. heap=8K,stack=2K
                       (default: the memwrap.json beside the program)
   --compare B         compare the trace with B (before and after a fix):
@@ -160,10 +167,16 @@ export async function runView(args: string[], io: CliIo = processIo(), hooks: Vi
 
   const rendererDir = builtRenderer(io, hooks);
   if (rendererDir === null) return 2;
-  const server = await startServer({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) });
+  const tooTight = session.info.mode === 'index' || compare?.info.mode === 'index' ? workersDoNotFit(INDEX_WORKERS, `view ${session.info.trace.name} (through its index)`) : null;
+  if (tooTight !== null) {
+    io.err(`cc-memwrap view: ${tooTight}\n`);
+    return 2;
+  }
+  const server = await listen({ rendererDir, session, recent, sessionOptions, port, ...(compare ? { compare } : {}) }, io);
+  if (server === null) return 1;
   if (session.info.mode === 'index' && compare === undefined) indexWithProgress(session, io);
   const what = compare ? `${session.info.trace.name} compared with ${compare.info.trace.name}` : session.info.trace.name;
-  return serveUntilStopped(`${what} at ${server.url}${compare ? 'compare.html' : ''}`, server, io, hooks);
+  return serveUntilStopped(`${what} at ${server.pageUrl(compare ? 'compare.html' : '')}`, server, io, hooks);
 }
 
 /**
@@ -249,13 +262,27 @@ async function runLanes(named: string[], sessionOptions: SessionOptions, port: n
   // Through its index when the viewer would open it so (the lanes page then draws its lane from the same session).
   const session = TraceSession.of(checked[0]!, { ...sessionOptions, index: useIndex(checked[0]!.size), deferReport: true, timedSummaries: true });
   const recent = new RecentList(hooks.recentFile ?? defaultRecentFile());
-  const server = await startServer({ rendererDir, session, recent, sessionOptions, port, lanes: files });
-  return serveUntilStopped(`${files.length} traces as lanes at ${server.url}lanes.html`, server, io, hooks);
+  const server = await listen({ rendererDir, session, recent, sessionOptions, port, lanes: files }, io);
+  if (server === null) return 1;
+  return serveUntilStopped(`${files.length} traces as lanes at ${server.pageUrl('lanes.html')}`, server, io, hooks);
+}
+
+/** Starts the server; a port that cannot be had (in use, or reserved) is said in one line, and gives null. */
+async function listen(options: ServerOptions, io: CliIo): Promise<RunningServer | null> {
+  try {
+    return await startServer(options);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') io.err(`cc-memwrap view: port ${options.port} is in use; give another with --port, or leave --port out for a free one\n`);
+    else if (code === 'EACCES') io.err(`cc-memwrap view: port ${options.port} is reserved for the system; give one above 1023 with --port, or leave --port out\n`);
+    else throw e;
+    return null;
+  }
 }
 
 /** Prints where the page is served, then serves until SIGINT or SIGTERM (or hands the server to a test). */
 async function serveUntilStopped(what: string, server: RunningServer, io: CliIo, hooks: ViewHooks): Promise<number> {
-  io.out(`cc-memwrap view: ${what}\n(open it in a browser; Ctrl-C stops the server)\n`);
+  io.out(`cc-memwrap view: ${what}\n(open it in a browser; the address carries this session's token, keep it to yourself; Ctrl-C stops the server)\n`);
   await io.flush();
   if (hooks.onServer) {
     hooks.onServer(server);

@@ -3,7 +3,8 @@
 // flame graph's call paths and the consumed chart, in a worker thread so the server or window keeps answering; kept
 // beside the index as `<index>.panels` (checked against the trace's size and modification time, the index's version
 // and the budgets and frame sizes it was computed with; written under a temporary name and renamed).
-import { readFileSync, renameSync, writeFileSync, existsSync } from 'node:fs';
+import { readFileSync, renameSync, existsSync } from 'node:fs';
+import { writePrivateFile } from './private-files.js';
 import { indexPanelsText, panelExtras, panelTables, type IndexPanels, type PanelInputs } from '../analysis/panel-data.js';
 import { INDEX_VERSION } from '../analysis/trace-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
@@ -75,7 +76,7 @@ export async function cachedIndexPanels(trace: string, index: string, inputs: Pa
   const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   try {
     track(tmp);
-    writeFileSync(tmp, `${key}\n${json}`);
+    writePrivateFile(tmp, `${key}\n${json}`);
     renameSync(tmp, file);
   } catch {
     // a cache that cannot be written is computed again next time

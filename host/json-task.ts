@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { WORKER_LIMITS } from '../analysis/worker-limits.js';
 
 /** The worker script (compiled beside this file). */
 const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url));
@@ -15,7 +16,7 @@ const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url)
 export function jsonInWorker<P, J extends { task: string }>(job: J, here: (onProgress?: (p: P) => void) => string, onProgress?: (p: P) => void): Promise<string> {
   if (!existsSync(WORKER)) return Promise.resolve().then(() => here(onProgress));
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: job });
+    const worker = new Worker(WORKER, { workerData: job, resourceLimits: WORKER_LIMITS });
     worker.on('message', (m: { type: string; json?: string; progress?: P; message?: string }) => {
       if (m.type === `${job.task}-progress`) onProgress?.(m.progress!);
       else if (m.type === job.task) resolve(m.json!);

@@ -1,5 +1,6 @@
 // The recent-traces list of the viewer: absolute paths, newest first, at most RECENT_MAX, kept in one JSON file; entries whose file is gone are dropped when read.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { makePrivateDir, writePrivateFile } from './private-files.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { RecentEntry } from './session-types.js';
@@ -37,8 +38,8 @@ export class RecentList {
     const abs = path.resolve(tracePath);
     const list = [abs, ...this.read().map((e) => e.path).filter((p) => p !== abs)].slice(0, RECENT_MAX);
     try {
-      mkdirSync(path.dirname(this.file), { recursive: true });
-      writeFileSync(this.file, JSON.stringify(list, null, 1) + '\n');
+      makePrivateDir(path.dirname(this.file));
+      writePrivateFile(this.file, JSON.stringify(list, null, 1) + '\n');
     } catch {
       // keep going without a stored list
     }

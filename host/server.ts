@@ -1,4 +1,5 @@
-// The local server of `cc-memwrap view` without Electron: serves the built renderer and a narrow API (the open trace, the sources it names, the recent list) on 127.0.0.1 only. Requests must name this host (no DNS rebinding) and API calls must carry the app's header (a cross-site page cannot send it without a preflight, which is refused).
+// The local server of `cc-memwrap view` without Electron: serves the built renderer and a narrow API (the open trace, the sources it names, the recent list) on 127.0.0.1 only. Every request must name this host (no DNS rebinding), come from no other origin, and carry the session's token (other users of the machine can reach 127.0.0.1 too): in the address the command prints, which sets it as a cookie for the rest; API calls must also carry the app's header (a cross-site page cannot send it without a preflight, which is refused).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { statSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
@@ -39,8 +40,15 @@ export interface ServerOptions {
 
 
 export interface RunningServer {
+  /** The server's root, http://127.0.0.1:port/ (without the token: nothing is served from it alone). */
   url: string;
   port: number;
+  /** The session's token: 32 random bytes, base64url. */
+  token: string;
+  /** What a client sends instead of the token once it has it: the Cookie header's value. */
+  cookie: string;
+  /** The address of a page (index.html when empty) with the token: what the command prints and a browser opens. */
+  pageUrl(page?: string): string;
   server: Server;
   close(): Promise<void>;
 }
@@ -58,6 +66,40 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 export function isLocalHost(host: string | undefined, port: number): boolean {
   return host === `127.0.0.1:${port}` || host === `localhost:${port}`;
 }
+
+/** No Origin header (a navigation, a same-origin GET), or this server's own. */
+export function isOwnOrigin(origin: string | undefined, port: number): boolean {
+  return origin === undefined || origin === `http://127.0.0.1:${port}` || origin === `http://localhost:${port}`;
+}
+
+/** The query parameter that carries the token in the printed address. */
+export const TOKEN_PARAMETER = 'token';
+
+/** The cookie that carries it afterwards: one per port, so two viewers on one machine keep their own. */
+export function tokenCookieName(port: number): string {
+  return `cc-memwrap-${port}`;
+}
+
+/** The value of cookie `name` in a Cookie header, or null. */
+function cookieValue(header: string | undefined, name: string): string | null {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+/** `given` is the token, compared in constant time. */
+function sameToken(given: string | null, token: string): boolean {
+  if (given === null) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const TOKEN_REFUSED =
+  'cc-memwrap view: this address needs the session token. Open the address the command printed (it ends in ?token=…); ' +
+  'a request without it, from another user of this machine or a web page, is refused.\n';
 
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
   let session = options.session;
@@ -200,9 +242,26 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     }
   };
 
+  const token = randomBytes(32).toString('base64url');
+  /** The token from the address (then set as a cookie for the page's later requests) or from that cookie; else a refusal. */
+  const admitted = (req: IncomingMessage, res: ServerResponse, url: URL): boolean => {
+    if (!isOwnOrigin(req.headers.origin, port)) {
+      send(res, 403, 'text/plain; charset=utf-8', 'cc-memwrap view: a request from another origin is refused\n');
+      return false;
+    }
+    if (sameToken(cookieValue(req.headers.cookie, tokenCookieName(port)), token)) return true;
+    if (sameToken(url.searchParams.get(TOKEN_PARAMETER), token)) {
+      res.setHeader('Set-Cookie', `${tokenCookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`);
+      return true;
+    }
+    send(res, 403, 'text/plain; charset=utf-8', TOKEN_REFUSED);
+    return false;
+  };
+
   const server = createServer((req, res) => {
     if (!isLocalHost(req.headers.host, port)) return send(res, 421, 'text/plain', 'wrong host');
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${port}`);
+    if (!admitted(req, res, url)) return;
     const work = url.pathname.startsWith('/api/') ? api(req, res, url) : req.method === 'GET' ? asset(res, url) : Promise.resolve(send(res, 405, 'text/plain', 'method not allowed'));
     work.catch((e: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { error: String(e) });
@@ -213,9 +272,13 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}/`;
   return {
-    url: `http://127.0.0.1:${port}/`,
+    url,
     port,
+    token,
+    cookie: `${tokenCookieName(port)}=${token}`,
+    pageUrl: (page = '') => `${url}${page}?${TOKEN_PARAMETER}=${token}`,
     server,
     close: () =>
       new Promise<void>((resolve) => {

@@ -77,10 +77,15 @@ export interface StackInfo {
 /** SessionInfo with the recent list, as the API answers. */
 export type SessionReply = SessionInfo & { recent: RecentEntry[] };
 
-export type SourceRefusal = 'not-named' | 'outside-root' | 'missing' | 'not-a-file' | 'too-large' | 'unreadable';
+/**
+ * Why a source file is not shown. `changed`: its content is not what the build recorded; `unverified`: the trace
+ * records no content hash for it and the user named no source root (host/source-access.ts).
+ */
+export type SourceRefusal = 'not-named' | 'outside-root' | 'missing' | 'not-a-file' | 'too-large' | 'unreadable' | 'changed' | 'unverified';
 
 export type SourceResult =
-  | { ok: true; file: string; path: string; text: string }
+  /** `note`: shown above the text (a file that changed since the build, served from a root the user named). */
+  | { ok: true; file: string; path: string; text: string; note?: string }
   | { ok: false; file: string; reason: SourceRefusal; message: string };
 
 /**

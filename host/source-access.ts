@@ -1,11 +1,16 @@
-// Which source files a viewer may read: only files the trace names, only under the source root (the run's recorded working directory unless the user chose another), only regular files of a sane size. Traces are untrusted, so every path is checked twice: as text, then after symlinks.
-import { realpathSync, statSync, readFileSync } from 'node:fs';
+// Which source files a viewer may read. A trace is untrusted (people send each other traces), so a file is shown only
+// when its content is what the build recorded (the content hash of its SOURCE site, instrumenter/source-digest.ts):
+// a trace can then name any path, and still show nothing its author did not already have. A file the trace records
+// no hash for (an older build's trace, or one made by hand) is shown only under a source root the user named
+// (`--source-root`); so is a file that changed since the build, with a note saying so. Every path is also checked
+// twice against the source root, as text and after symlinks, and only regular files of a sane size are read.
+import { realpathSync } from 'node:fs';
 import path from 'node:path';
+import { describeFileProblem, readRegularFile, RegularFileError } from '../instrumenter/regular-file.js';
+import { MAX_SOURCE_BYTES, sourceDigest } from '../instrumenter/source-digest.js';
 import type { SourceRefusal, SourceResult } from './session-types.js';
 
-/** Larger files are not shown (a trace can name anything; a viewer must not read gigabytes). */
-export const MAX_SOURCE_BYTES = 8 << 20;
-
+export { MAX_SOURCE_BYTES };
 export type { SourceResult };
 
 /** `child` is `root` or inside it (both absolute and normalised). */
@@ -19,14 +24,29 @@ function refuse(file: string, reason: SourceRefusal, message: string): SourceRes
   return { ok: false, file, reason, message };
 }
 
+/** What the trace says of its sources: the files it names, and the content hashes its build recorded for them. */
+export interface NamedFiles {
+  files: Iterable<string>;
+  digests?: ReadonlyMap<string, readonly string[]>;
+}
+
 export class SourceAccess {
   private readonly named: Set<string>;
+  private readonly digests: ReadonlyMap<string, readonly string[]>;
   readonly root: string;
 
-  /** `files`: what the trace names; `root`: absolute directory every served file must be inside. */
-  constructor(files: Iterable<string>, root: string) {
+  /**
+   * `named`: what the trace names; `root`: absolute directory every served file must be inside; `chosenRoot`: the user
+   * named that root (`--source-root`), which vouches for the files under it that no recorded hash does.
+   */
+  constructor(
+    named: NamedFiles,
+    root: string,
+    private readonly chosenRoot = false,
+  ) {
     if (!path.isAbsolute(root)) throw new Error(`source root must be an absolute path, got '${root}'`);
-    this.named = new Set(files);
+    this.named = new Set(named.files);
+    this.digests = named.digests ?? new Map();
     this.root = path.resolve(root);
   }
 
@@ -44,10 +64,17 @@ export class SourceAccess {
     return { ok: true, path: full };
   }
 
-  /** Reads a source file the trace names, if it is a regular file under the root (after resolving symlinks). */
+  /**
+   * Reads a source file the trace names: a regular file under the root (after resolving symlinks) whose content is
+   * what the build recorded, or one under a root the user chose.
+   */
   read(file: string): SourceResult {
     const at = this.locate(file);
     if (!at.ok) return at;
+    const recorded = this.digests.get(file) ?? [];
+    if (recorded.length === 0 && !this.chosenRoot) {
+      return refuse(file, 'unverified', `${file}: the trace records no content hash for it (built by an older cc-memwrap, or not by cc-memwrap), so it is shown only from a folder you name: --source-root DIR`);
+    }
     let real: string;
     let realRoot: string;
     try {
@@ -57,13 +84,16 @@ export class SourceAccess {
       return refuse(file, 'missing', `${file}: not found under ${this.root}`);
     }
     if (!isInside(realRoot, real)) return refuse(file, 'outside-root', `${file}: leads outside the source root ${this.root}`);
+    let bytes: Buffer;
     try {
-      const st = statSync(real);
-      if (!st.isFile()) return refuse(file, 'not-a-file', `${file}: not a regular file`);
-      if (st.size > MAX_SOURCE_BYTES) return refuse(file, 'too-large', `${file}: larger than ${MAX_SOURCE_BYTES >> 20} MiB, not shown`);
-      return { ok: true, file, path: real, text: readFileSync(real, 'utf8') };
+      bytes = readRegularFile(real, MAX_SOURCE_BYTES);
     } catch (e) {
-      return refuse(file, 'unreadable', `${file}: cannot read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      if (e instanceof RegularFileError) return refuse(file, /larger/.test(e.message) ? 'too-large' : 'not-a-file', `${file}: ${e.message}, not shown`);
+      return refuse(file, 'unreadable', `${file}: cannot read (${describeFileProblem(e)})`);
     }
+    const text = bytes.toString('utf8');
+    if (recorded.length === 0 || recorded.includes(sourceDigest(bytes))) return { ok: true, file, path: real, text };
+    if (this.chosenRoot) return { ok: true, file, path: real, text, note: `${file} changed since the build: this is the file as it is now under ${this.root}, not the one the program was built from` };
+    return refuse(file, 'changed', `${file}: changed since the build (its content is not what the build recorded), so it is not shown; to see it as it is now, name its folder: --source-root DIR`);
   }
 }

@@ -32,6 +32,7 @@ import { fileSymbolNamer } from './library-symbols.js';
 import type { FoldSource } from '../analysis/event-fold.js';
 import { computeReport, summaryRequest, type ReportRequest } from '../analysis/report.js';
 import { reportText } from '../analysis/report-text.js';
+import { WORKER_LIMITS } from '../analysis/worker-limits.js';
 
 const MAGIC = 'MWINDEX\n';
 /** The magic of a summaries file (the same layout with no bucket bytes and no free column). */
@@ -583,7 +584,7 @@ export async function cachedIndexReport(trace: string, index: string): Promise<s
 export function indexReportInWorker(trace: string): Promise<string> {
   if (!existsSync(WORKER)) return Promise.resolve().then(() => indexReport(trace));
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { task: 'report', trace } });
+    const worker = new Worker(WORKER, { workerData: { task: 'report', trace }, resourceLimits: WORKER_LIMITS });
     worker.on('message', (m: { type: 'report'; text: string } | { type: 'error'; message: string }) => (m.type === 'report' ? resolve(m.text) : reject(new Error(m.message))));
     worker.on('error', reject);
   });
@@ -592,7 +593,7 @@ export function indexReportInWorker(trace: string): Promise<string> {
 /** Builds in a worker thread; Ctrl-C (SIGINT, SIGTERM) during the build removes its temporary files and exits. */
 function buildIndexInWorker(trace: string, dest: string, task: 'index' | 'summaries', onProgress?: (p: BuildProgress) => void, times = false): Promise<void> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { task, trace, dest, times } });
+    const worker = new Worker(WORKER, { workerData: { task, trace, dest, times }, resourceLimits: WORKER_LIMITS });
     const onSignal = (signal: NodeJS.Signals): void => {
       void worker.terminate().then(() => {
         const dir = path.dirname(dest);

@@ -11,7 +11,10 @@ import { cachedIndexReport, indexPathFor, openTraceIndex, openTraceIndexStaged, 
 export type { SessionInfo };
 
 export interface SessionOptions {
-  /** Serve sources from here instead of the run's recorded working directory. */
+  /**
+   * Serve sources from here instead of the run's recorded working directory; the user named it, so files under it are
+   * shown also when the trace records no content hash for them, or when they changed since the build (with a note).
+   */
   sourceRoot?: string;
   /** Budgets given on the command line (they win over a memwrap.json). */
   budgets?: Budgets;
@@ -72,6 +75,8 @@ export class TraceSession {
     private readonly beforeIndexEvents?: () => Promise<void>,
     private readonly deferReport = false,
     private readonly timedSummaries = false,
+    /** The user named the source root (--source-root). */
+    private readonly chosenRoot = false,
   ) {}
 
   /** Reads and checks a trace (header only; damage later in the file is the decoder's to report). */
@@ -104,7 +109,8 @@ export class TraceSession {
       stack: trace.stackInfo(),
       ...(index ? { mode: 'index' as const } : {}),
     };
-    return new TraceSession(trace.path, trace, info, index ? (options.indexFile ?? indexPathFor(trace.path)) : null, options.beforeIndexEvents, options.deferReport, options.timedSummaries);
+    const indexFile = index ? (options.indexFile ?? indexPathFor(trace.path)) : null;
+    return new TraceSession(trace.path, trace, info, indexFile, options.beforeIndexEvents, options.deferReport, options.timedSummaries, options.sourceRoot !== undefined);
   }
 
   /** Every byte of the trace (whole mode: the page decodes them). An index-mode session never reads them whole. */
@@ -223,12 +229,13 @@ export class TraceSession {
   }
 
   /**
-   * Which source files may be read: those the trace names, under the source root. Made on first use: naming them
+   * Which source files may be read: those the trace names, under the source root, as the build recorded them (or
+   * under a root the user chose). Made on first use: naming them
    * walks every record of the trace (seconds on a trace of a hundred million events), which a page that draws only
    * the chart (a lane, a compared run) never needs.
    */
   get sources(): SourceAccess {
-    return (this.access ??= new SourceAccess(this.trace.sources().files, this.info.sourceRoot));
+    return (this.access ??= new SourceAccess(this.trace.sources(), this.info.sourceRoot, this.chosenRoot));
   }
 
   source(file: string): SourceResult {

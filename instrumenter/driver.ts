@@ -1,7 +1,7 @@
 // The compiler driver: `cc-memwrap <compiler> <args…>` behaves like
 // `<compiler> <args…>`, except that every C source goes through
 // preprocess → rewrite → compile, and links get the runtime.
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +22,7 @@ import { expandResponseFiles } from './response-files.js';
 import { isBitcode, ltoOf, toolFor, type Lto } from './lto.js';
 import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
+import { fileDigest } from './source-digest.js';
 import { CallFilter, NO_CALLS_FLAG, parseNoCalls } from './left-out.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 
@@ -46,18 +47,62 @@ function say(message: string): void {
   process.stderr.write(`${PREFIX}: ${message}\n`);
 }
 
+/** A finished child, as spawnSync would report it; stderr holds its diagnostics only when they were captured. */
+interface Finished {
+  status: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: Buffer;
+  error?: Error;
+}
+
+/** Signals the wrapper passes on to the compiler it runs, and then stops for (cleaning up its temporary files). */
+const FORWARDED: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/** Thrown out of a build that a signal stopped: the wrapper removes its temporaries and exits as the compiler would. */
+class Interrupted extends Error {
+  constructor(readonly signal: NodeJS.Signals) {
+    super(`stopped by ${signal}`);
+  }
+}
+
+/** 128 + the signal's number: the status a shell reports for a process that died of it. */
+function signalStatus(signal: NodeJS.Signals): number {
+  const signals = os.constants.signals as Record<string, number>;
+  return 128 + (signals[signal] ?? 1);
+}
+
 /** Exit status of a finished child, the way a shell reports it. */
-function statusOf(result: SpawnSyncReturns<Buffer | string>): number {
+function statusOf(result: Finished): number {
   if (result.error) return 127;
   if (result.status !== null) return result.status;
-  const signals = os.constants.signals as Record<string, number>;
-  return 128 + (result.signal ? signals[result.signal] ?? 1 : 1);
+  return result.signal ? signalStatus(result.signal) : 129;
+}
+
+/** An fs error on an output path in a few words, as a compiler says it ("no such directory"). */
+function describeOutputError(e: NodeJS.ErrnoException): string {
+  const words: Record<string, string> = {
+    ENOENT: 'no such directory',
+    ENOTDIR: 'a part of the path is not a directory',
+    EISDIR: 'is a directory',
+    EACCES: 'permission denied',
+    EPERM: 'permission denied',
+    EROFS: 'read-only file system',
+    ENOSPC: 'no space left on device',
+    EDQUOT: 'disk quota exceeded',
+  };
+  return words[e.code ?? ''] ?? e.code ?? e.message;
 }
 
 class Driver {
   private tempDir: string | null = null;
   /** Frame-size flags the compiler accepts; undefined until first needed. */
   private stackFlags: StackFlags | undefined;
+  /** The compiler or tool running now, to pass a signal on to. */
+  private child: ChildProcess | null = null;
+  /** The first signal that stopped the build, or null. */
+  private stopped: NodeJS.Signals | null = null;
+  /** Content hashes of the source files read so far (a header shared by several units is read once). */
+  private readonly digests = new Map<string, string | null>();
 
   constructor(
     private readonly command: Command,
@@ -77,28 +122,58 @@ class Driver {
     else rmSync(this.tempDir, { recursive: true, force: true });
   }
 
+  /** A signal came: pass it on to the running child; the build stops once the child is gone. */
+  stop(signal: NodeJS.Signals): void {
+    this.stopped ??= signal;
+    this.child?.kill(signal);
+  }
+
+  /** Runs a child (stdin and stdout inherited, stderr too unless captured); rejects with Interrupted after a signal. */
+  private async spawnChild(command: string, args: string[], capture: boolean): Promise<Finished> {
+    if (this.stopped) throw new Interrupted(this.stopped);
+    const finished = await new Promise<Finished>((resolve) => {
+      const child = spawn(command, args, { stdio: ['inherit', 'inherit', capture ? 'pipe' : 'inherit'] });
+      this.child = child;
+      const err: Buffer[] = [];
+      child.stderr?.on('data', (d: Buffer) => err.push(d));
+      let failed: Error | undefined;
+      child.on('error', (error) => {
+        failed = error;
+        // A child that never started emits no 'close' of its own on every Node version.
+        if (child.pid === undefined) resolve({ status: null, signal: null, stderr: Buffer.concat(err), error });
+      });
+      child.on('close', (status, signal) => resolve({ status, signal, stderr: Buffer.concat(err), ...(failed ? { error: failed } : {}) }));
+    });
+    this.child = null;
+    // A child killed by one of these was most likely stopped with us (Ctrl-C reaches the whole process group), and
+    // the child's close can come before our own handler runs: stop here rather than go on to a fallback compile.
+    if (finished.signal !== null && FORWARDED.includes(finished.signal)) this.stopped ??= finished.signal;
+    if (this.stopped) throw new Interrupted(this.stopped);
+    return finished;
+  }
+
   /** Runs the compiler; diagnostics go straight to the user unless captured. */
-  private cc(args: string[], capture = false): SpawnSyncReturns<Buffer> {
+  private async cc(args: string[], capture = false): Promise<Finished> {
     if (this.options.verbose) say(`running: ${this.command.compiler} ${args.join(' ')}`);
-    const result = spawnSync(this.command.compiler, args, { stdio: ['inherit', 'inherit', capture ? 'pipe' : 'inherit'] });
+    const result = await this.spawnChild(this.command.compiler, args, capture);
     if (result.error) say(`cannot run ${this.command.compiler}: ${result.error.message}`);
     return result;
   }
 
   /** Runs another tool of the toolchain (llvm-link); its diagnostics go straight to the user. */
-  private tool(command: string, args: string[]): SpawnSyncReturns<Buffer> {
+  private async tool(command: string, args: string[]): Promise<Finished> {
     if (this.options.verbose) say(`running: ${command} ${args.join(' ')}`);
-    const result = spawnSync(command, args, { stdio: ['inherit', 'inherit', 'inherit'] });
+    const result = await this.spawnChild(command, args, false);
     if (result.error) say(`cannot run ${command}: ${result.error.message}`);
     return result;
   }
 
   /** The whole command, unchanged. */
-  passThrough(): number {
-    return statusOf(this.cc([...this.givenArgs]));
+  async passThrough(): Promise<number> {
+    return statusOf(await this.cc([...this.givenArgs]));
   }
 
-  run(): number {
+  async run(): Promise<number> {
     const { mode, inputs } = this.command;
     const touchesC = inputs.some((input) => input.kind === 'c');
     if (inputs.some((input) => input.kind === 'stdin')) return this.passThrough();
@@ -106,7 +181,7 @@ class Driver {
     if (mode === 'compile' || mode === 'assemble') {
       if (this.command.output && inputs.length > 1) return this.passThrough(); // the compiler's own error
       for (const input of inputs) {
-        const status = input.kind === 'c' ? this.compileC(input, mode, true) : this.compilePlain(input, mode);
+        const status = input.kind === 'c' ? await this.compileC(input, mode, true) : await this.compilePlain(input, mode);
         if (status !== 0) return status;
       }
       return 0;
@@ -117,14 +192,14 @@ class Driver {
       let n = 0;
       for (const input of inputs.filter((i) => i.kind === 'c')) {
         const object = this.temp(`${n++}-${path.basename(input.path, path.extname(input.path))}.o`);
-        const status = this.compileC(input, 'compile', false, object);
+        const status = await this.compileC(input, 'compile', false, object);
         if (status !== 0) return status;
         objects.set(input.index, object);
       }
     }
     const extra = this.runtimeLinkArguments();
     if (extra === null) return 1;
-    return statusOf(this.cc([...linkArguments(this.command, objects), ...extra]));
+    return statusOf(await this.cc([...linkArguments(this.command, objects), ...extra]));
   }
 
   /** What a link adds: a program gets the runtime and exports its symbols (so an instrumented shared object it
@@ -158,15 +233,15 @@ class Driver {
   }
 
   /** A non-C input of a -c/-S command, compiled exactly as asked. */
-  private compilePlain(input: Input, mode: 'compile' | 'assemble'): number {
+  private async compilePlain(input: Input, mode: 'compile' | 'assemble'): Promise<number> {
     const lang = input.explicitLanguage && input.explicitLanguage !== 'none' ? ['-x', input.explicitLanguage] : [];
     const out = this.command.output ? ['-o', this.command.output.path] : [];
-    return statusOf(this.cc([...plainSingleInputOptions(this.command), ...lang, input.path, ...out]));
+    return statusOf(await this.cc([...plainSingleInputOptions(this.command), ...lang, input.path, ...out]));
   }
 
   /** One C source: preprocess with our header, rewrite, compile; if only the
    *  rewritten text fails to compile, build the original (or fail in strict). */
-  private compileC(input: Input, mode: 'compile' | 'assemble', standalone: boolean, objectOverride?: string): number {
+  private async compileC(input: Input, mode: 'compile' | 'assemble', standalone: boolean, objectOverride?: string): Promise<number> {
     const output = objectOverride ?? this.command.output?.path ?? defaultOutputFor(input.path, mode);
     const stageFlag = mode === 'compile' ? '-c' : '-S';
     const stem = path.basename(input.path, path.extname(input.path));
@@ -174,7 +249,7 @@ class Driver {
     const rewritten = this.temp(`${stem}.mw.i`);
     const depTarget = this.command.output?.path ?? (mode === 'compile' ? defaultOutputFor(input.path, 'compile') : output);
 
-    const pre = this.cc([
+    const pre = await this.cc([
       ...preprocessOptions(this.command),
       ...dependencyOptions(this.command, input.path, depTarget),
       // -C keeps comments: GCC reads `/* FALLTHROUGH */` and friends when it
@@ -190,6 +265,7 @@ class Driver {
         branches: this.options.branches,
         compileDir: process.cwd(),
         noCalls: this.options.noCalls ?? undefined,
+        hashSource: (file) => this.digestOf(file),
       });
       for (const warning of result.warnings) {
         process.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message} [${PREFIX}]\n`);
@@ -212,18 +288,18 @@ class Driver {
       // (Not with -flto: gcc then has no frame sizes to give and says so.)
       const stack = mode === 'compile' && ltoOf(this.command.args) === null ? this.frameSizeFlags() : null;
       const compileRewritten = (extra: string[]) => this.cc([...flags, ...extra, ...(stack?.flags ?? []), stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
-      const finish = (diagnostics: Buffer | string): number => {
+      const finish = async (diagnostics: Buffer | string): Promise<number> => {
         process.stderr.write(diagnostics);
         if (stack) this.embedFrameSizes(target, stack, input.path);
         return embed ? this.embedRuntime(target, output) : 0;
       };
-      const compiled = compileRewritten([]);
+      const compiled = await compileRewritten([]);
       if (statusOf(compiled) === 0) {
         if (!this.options.originalDiagnostics) return finish(compiled.stderr);
         // The optimiser sees the rewritten code, so its flow-dependent warnings (-Wclobbered, frame sizes) and
         // the columns on edited lines can differ: the user asked for the original's word, and its status
         // (with -Werror, a warning only the original has fails the build, as without cc-memwrap).
-        const original = this.compileOriginal(input, stageFlag, this.temp(`${stem}.diagnostics${mode === 'compile' ? '.o' : '.s'}`));
+        const original = await this.compileOriginal(input, stageFlag, this.temp(`${stem}.diagnostics${mode === 'compile' ? '.o' : '.s'}`));
         if (statusOf(original) !== 0) {
           process.stderr.write(original.stderr);
           return statusOf(original);
@@ -237,7 +313,7 @@ class Driver {
       // with it that member's other symbols (cJSON's tests #include cJSON.c
       // and link libcjson.a: "multiple definition of cJSON_…").
       const fallbackTarget = embed ? this.temp(`${stem}.original.o`) : output;
-      const original = this.compileOriginal(input, stageFlag, fallbackTarget);
+      const original = await this.compileOriginal(input, stageFlag, fallbackTarget);
       if (statusOf(original) !== 0) {
         process.stderr.write(original.stderr);
         return statusOf(original);
@@ -252,15 +328,22 @@ class Driver {
       // cJSON_SetNumberValue), and -Werror turns that into a failure. If
       // only warnings failed it, keep the instrumented object and show the
       // user the original's diagnostics, which are the ones their build has.
-      const lenient = compileRewritten(['-Wno-error']);
+      const lenient = await compileRewritten(['-Wno-error']);
       if (statusOf(lenient) === 0) return finish(original.stderr);
       process.stderr.write(`${doesNotCompileMessage(input.path)}\n`);
       process.stderr.write(original.stderr);
       return embed ? this.embedRuntime(fallbackTarget, output) : 0;
     }
-    const original = this.compileOriginal(input, stageFlag, output);
+    const original = await this.compileOriginal(input, stageFlag, output);
     process.stderr.write(original.stderr);
     return statusOf(original);
+  }
+
+  /** The content hash the site table records for a source file (read once per run), or null when it cannot be read. */
+  private digestOf(file: Buffer): string | null {
+    const key = file.toString('latin1');
+    if (!this.digests.has(key)) this.digests.set(key, fileDigest(file));
+    return this.digests.get(key)!;
   }
 
   private frameSizeFlags(): StackFlags {
@@ -280,31 +363,37 @@ class Driver {
     if (problem !== null) say(`warning: ${problem}; report --stack will not know ${source}`);
   }
 
-  private compileOriginal(input: Input, stageFlag: string, output: string): SpawnSyncReturns<Buffer> {
+  private compileOriginal(input: Input, stageFlag: string, output: string): Promise<Finished> {
     return this.cc([...originalCompileOptions(this.command), stageFlag, '-x', 'c', input.path, '-o', output], true);
   }
 
   /** Makes a -c object self-contained: a link by the plain compiler (CMake's
    *  launcher, libtool) still finds the runtime; copies are weak, so many
    *  objects, or the strong runtime added at a cc-memwrap link, agree on one. */
-  private embedRuntime(object: string, output: string): number {
+  private async embedRuntime(object: string, output: string): Promise<number> {
     const combined = this.temp(`${path.basename(object)}.combined.o`);
     const lto = ltoOf(this.command.args);
-    const status = lto ? this.joinLto(object, lto, combined, output) : this.joinNative(object, combined);
+    const status = lto ? await this.joinLto(object, lto, combined, output) : await this.joinNative(object, combined);
     if (status !== 0) return status;
-    moveFile(combined, output);
+    try {
+      moveFile(combined, output);
+    } catch (error) {
+      // The compiler's own words for the same mistake (-o nodir/x.o): one line, status 1.
+      say(`error: cannot write ${output}: ${describeOutputError(error as NodeJS.ErrnoException)}`);
+      return 1;
+    }
     return 0;
   }
 
-  private joinNative(object: string, combined: string): number {
+  private async joinNative(object: string, combined: string): Promise<number> {
     const runtime = this.runtime();
     if (!runtime) return 1;
-    return statusOf(this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]));
+    return statusOf(await this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]));
   }
 
   /** Under -flto the object is IR, and so is the weak runtime joined to it, so that the object stays IR and
    *  the final link optimises the whole program (see lto.ts). */
-  private joinLto(object: string, lto: Lto, combined: string, output: string): number {
+  private async joinLto(object: string, lto: Lto, combined: string, output: string): Promise<number> {
     const bitcode = isBitcode(object);
     const weak = this.built(() => ensureLtoWeakRuntime(this.command.compiler, this.command.args, lto, bitcode, this.options.verbose ? say : undefined));
     if (!weak) return 1;
@@ -313,17 +402,17 @@ class Driver {
       // -flinker-output=rel: the output is IR again (merged), not machine code; the user's -flto=… and
       // -ffat-lto-objects carry over, so a fat object stays fat.
       const ltoFlags = this.command.args.filter((a) => /^-f(no-)?(fat-)?lto/.test(a));
-      return statusOf(this.cc([...abi, ...ltoFlags, '-r', '-nostdlib', '-flinker-output=rel', object, weak, '-o', combined]));
+      return statusOf(await this.cc([...abi, ...ltoFlags, '-r', '-nostdlib', '-flinker-output=rel', object, weak, '-o', combined]));
     }
     const linked = lto.thin ? this.temp(`${path.basename(object)}.linked.bc`) : combined;
-    const link = this.tool(toolFor(this.command.compiler, 'llvm-link'), [object, weak, '-o', linked]);
+    const link = await this.tool(toolFor(this.command.compiler, 'llvm-link'), [object, weak, '-o', linked]);
     if (statusOf(link) !== 0) {
       say(`error: could not join the runtime to ${output} with llvm-link, which must come from the same LLVM as ${this.command.compiler}`);
       return statusOf(link) || 1;
     }
     if (!lto.thin) return 0;
     // llvm-link writes no ThinLTO summary; clang adds it back (at -O0 on IR: no pass changes the code).
-    return statusOf(this.cc([...abi, '-flto=thin', '-O0', '-c', '-x', 'ir', linked, '-o', combined]));
+    return statusOf(await this.cc([...abi, '-flto=thin', '-O0', '-c', '-x', 'ir', linked, '-o', combined]));
   }
 }
 
@@ -402,7 +491,7 @@ function unknownFlag(flag: string, compiler: string): number {
 }
 
 /** Runs `cc-memwrap [--mw-…] <compiler> <args…>` (our flags may also stand among the args); returns the exit status. */
-export function runDriver(argv: readonly string[]): number {
+export async function runDriver(argv: readonly string[]): Promise<number> {
   const options: DriverOptions = {
     strict: process.env.MEMWRAP_STRICT === '1',
     verbose: false,
@@ -445,9 +534,16 @@ export function runDriver(argv: readonly string[]): number {
     return 2;
   }
   const driver = new Driver(parseCommand(compiler, args), options, given);
+  // Ctrl-C, a make killing its jobs: the compiler gets the signal too, the temporaries go, the status is the signal's.
+  const onSignal = (signal: NodeJS.Signals): void => driver.stop(signal);
+  for (const s of FORWARDED) process.on(s, onSignal);
   try {
-    return driver.run();
+    return await driver.run();
+  } catch (error) {
+    if (error instanceof Interrupted) return signalStatus(error.signal);
+    throw error;
   } finally {
     driver.cleanup();
+    for (const s of FORWARDED) process.off(s, onSignal);
   }
 }

@@ -14,6 +14,8 @@ export interface SourceFile {
   readonly name: string;
   /** The same name as a C string literal, quotes included (for the site table). */
   readonly literal: string;
+  /** The bytes that literal holds: the name made absolute against the compile directory (for reading the file). */
+  readonly siteName: Buffer;
   readonly kind: FileKind;
 }
 
@@ -85,8 +87,9 @@ export function readLinemarkers(text: string, headerPath: string, encoding: 'utf
           if (index === undefined) {
             const bytes = unescapeCString(raw, encoding);
             const name = bytes.toString(encoding);
+            const siteName = siteFileBytes(bytes, name, compileDir);
             index = files.length;
-            files.push({ name, literal: cStringLiteral(siteFileBytes(bytes, name, compileDir)), kind: classify(name, flags, header) });
+            files.push({ name, literal: cStringLiteral(siteName), siteName, kind: classify(name, flags, header) });
             byName.set(raw, index);
           }
           file = index;
@@ -96,7 +99,7 @@ export function readLinemarkers(text: string, headerPath: string, encoding: 'utf
     row++;
     start = end + 1;
   }
-  return new LineMap(files, rowFile, rowLine, { name: '', literal: '""', kind: 'user' });
+  return new LineMap(files, rowFile, rowLine, { name: '', literal: '""', siteName: Buffer.alloc(0), kind: 'user' });
 }
 
 function classify(name: string, flags: readonly string[], header: string): FileKind {

@@ -46,6 +46,12 @@ export interface RewriteOptions {
   compileDir?: string;
   /** Functions whose calls are not recorded (`--mw-no-calls`). */
   noCalls?: CallFilter;
+  /**
+   * The content hash to record for a source file the unit's sites name (its site-table name, absolute), or null to
+   * record none: one SOURCE site per such file, last in the table. The driver passes source-digest.ts's fileDigest;
+   * without it the table has no SOURCE sites.
+   */
+  hashSource?: (file: Buffer) => string | null;
 }
 
 /** A function definition chosen for instrumentation. */
@@ -168,6 +174,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     for (const call of found.calls) addSite(unit, SiteKind.CALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
     for (const local of found.locals) addSite(unit, SiteKind.LOCAL, local.node, func, labelLiteral(unit, local.label));
   }
+  if (options.hashSource) addSourceSites(unit, options.hashSource);
   const table = unit.sites.renderUnit();
   if (table !== '') {
     const first = chosen[0];
@@ -329,6 +336,21 @@ function switchVariable(hasSetjmp: boolean): string {
 /** A branch's source text as a C string literal, in the unit's own encoding. */
 function labelLiteral(unit: Unit, label: string): string {
   return cStringLiteral(Buffer.from(label, unit.source.encoding));
+}
+
+/**
+ * One SOURCE site per file the unit's sites name (in order of first appearance) whose hash `hashSource` gives: what a
+ * viewer checks a file against before it shows it, so that a trace cannot make it show a file the build did not read.
+ */
+function addSourceSites(unit: Unit, hashSource: (file: Buffer) => string | null): void {
+  const byLiteral = new Map(unit.lines.files.map((f) => [f.literal, f]));
+  const named = new Set(unit.sites.all().map((s) => s.file));
+  for (const literal of named) {
+    const file = byLiteral.get(literal);
+    if (file === undefined || file.kind !== 'user' || file.siteName.length === 0) continue;
+    const digest = hashSource(file.siteName);
+    if (digest !== null) unit.sites.add({ kind: SiteKind.SOURCE, line: 0, file: literal, func: '""', name: cStringLiteral(Buffer.from(digest)) });
+  }
 }
 
 /** Adds a site at the row of `node` (or `row`); func and name are C literals. */

@@ -58,6 +58,10 @@
                                    ones; func = the function, name = the most
                                    stack those calls add to its entry depth,
                                    in decimal bytes; never recorded */
+#define MW_SITE_SOURCE 23       /* a source file the unit's sites name, as
+                                   it was at build time: name =
+                                   "sha256:<hex>" of its bytes, func = "",
+                                   line 0; never recorded */
 
 struct __mw_site {
   unsigned kind;

@@ -40,6 +40,7 @@ enum {
 #define MW_EXT_BRANCH 4         /* EXT subkind: a branch outcome (format 1.2) */
 #define MW_EXT_RANK 5           /* EXT subkind: the MPI rank the environment gave (format 1.3) */
 #define MW_EXT_CALL_PATH 6      /* EXT subkind: return addresses from an interposed call out to instrumented code (format 1.3) */
+#define MW_EXT_SEAL 7           /* EXT subkind: a chunk's seal, its CRC-32 (format 1.5) */
 #define MW_FORMAT_MAJOR 1
 #define MW_FORMAT_MINOR 4
 #define MW_F_ENTER_PREDICTED 0x10 /* ENTER (1.4): site and depth delta as the thread's prediction table says */

@@ -1,5 +1,5 @@
 // A trace file read with positioned reads, one window at a time (the Node side only: the browser gets bytes).
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import type { ByteSource } from './byte-source.js';
 
 /** The window a file is read in: a whole chunk of the runtime's (1 MiB of payload) and then some. */
@@ -37,11 +37,16 @@ export class FileSource implements ByteSource {
     return new FileSource(this.fd, this.window, this.size, false);
   }
 
-  /** Opens `file`; throws the fs error (ENOENT, EISDIR …) as readFile would. */
+  /**
+   * Opens `file`; throws the fs error (ENOENT, EISDIR …) as readFile would, and ENOTREGULAR for a FIFO, socket or device
+   * (a trace is read by offset and size: a FIFO's open would wait for a writer, a device's size says nothing).
+   */
   static open(file: string, window = FILE_WINDOW): FileSource {
-    const fd = openSync(file, 'r');
+    const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
     try {
-      if (fstatSync(fd).isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+      const st = fstatSync(fd);
+      if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+      if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREGULAR' });
       return new FileSource(fd, window);
     } catch (e) {
       closeSync(fd);

@@ -11,6 +11,15 @@ export const HEADER_SIZE = 64;
 export const CHUNK_HEADER_SIZE = 16;
 export const BYTE_ORDER_MARK = 0x01020304;
 
+/**
+ * Header flag bits (byte 17): COMPLETE, set last by a normal exit; NOT_INTERPOSED, only instrumented calls recorded;
+ * STOPPED, the runtime stopped recording because the file could not grow, with the errno at STOP_ERRNO_OFFSET.
+ */
+export const HeaderFlag = { COMPLETE: 1, NOT_INTERPOSED: 2, STOPPED: 4 } as const;
+
+/** Where a stopped trace's header holds the errno that stopped it (u32, the writer's byte order; 0 otherwise). */
+export const STOP_ERRNO_OFFSET = 28;
+
 /** Record kinds (`tag & 0x0f`); the model uses the same numbers for event kinds. */
 export const Kind = {
   /** Extension record (format 1.1): `u` subkind, `u` payload length, payload. A 1.0 trace has none. */
@@ -104,7 +113,22 @@ export const ExtKind = {
    * (`CallPathFlag`), `u` count, count × (`u` library index, `u` address − the object's load base).
    */
   CALL_PATH: 6,
+  /**
+   * A chunk's seal (format 1.5): the last record of a chunk the runtime finished with; payload 8 bytes, SEAL_MAGIC then
+   * the CRC-32 of the chunk header's first CHUNK_SEALED_HEAD bytes and of the payload before the seal (u32, the
+   * writer's byte order).
+   */
+  SEAL: 7,
 } as const;
+
+/** The first bytes of a seal's payload: they make a seal recognisable from the chunk's end, and a damaged one too. */
+export const SEAL_MAGIC = 'MWSL';
+
+/** A seal's payload length: the magic and one 32-bit CRC. */
+export const SEAL_PAYLOAD = 8;
+
+/** The chunk header bytes a seal's checksum covers: magic, thread index and capacity (not `used`, set after it). */
+export const CHUNK_SEALED_HEAD = 12;
 
 /** EXT/CALL_PATH flag bits. */
 export const CallPathFlag = {
@@ -114,7 +138,7 @@ export const CallPathFlag = {
   CUT: 2,
 } as const;
 
-const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH', 5: 'RANK', 6: 'CALL_PATH' };
+const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH', 5: 'RANK', 6: 'CALL_PATH', 7: 'SEAL' };
 
 /**
  * Format 1.4's call prediction (runtime/core/mw-calls.c, mw_put_enter): per thread a table of 2^BITS slots of (site, depth
@@ -168,6 +192,11 @@ export const SiteKind = {
   /** A recorded function that calls summarised ones (func = the function, name = the most stack those calls add to
    *  its entry depth, in decimal bytes, or not a number when unknown): only in the site table. */
   CALLS_BOUND: 22,
+  /**
+   * A source file the unit's sites name and its content when the unit was built (file = the file, name =
+   * `sha256:<hex>`, func = "", line 0): only in the site table; a viewer shows the file only while its content matches.
+   */
+  SOURCE: 23,
 } as const;
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -194,6 +223,7 @@ const SITE_KIND_NAMES: readonly string[] = [
   'uncalled',
   'summarised',
   'calls-bound',
+  'source',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */

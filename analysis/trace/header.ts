@@ -1,5 +1,5 @@
 // The 64-byte trace header: parse it, or refuse the file (not a trace, unknown major version, cut short) with a clear reason.
-import { BYTE_ORDER_MARK, HEADER_SIZE, READER_MAJOR, READER_MINOR, TRACE_MAGIC } from './format.js';
+import { BYTE_ORDER_MARK, HEADER_SIZE, HeaderFlag, READER_MAJOR, READER_MINOR, STOP_ERRNO_OFFSET, TRACE_MAGIC } from './format.js';
 import type { ByteSource } from './byte-source.js';
 
 export interface TraceHeader {
@@ -14,6 +14,11 @@ export interface TraceHeader {
    *  code are in the trace too. Set when a sanitizer or a Valgrind tool owned the allocator, or a shared runtime served
    *  a plain host. */
   interposed: boolean;
+  /**
+   * Header flag bit 2: the runtime stopped recording before the program ended, because the file could not grow (a full
+   * disk): the errno it met (offset 28; 28 = ENOSPC on Linux). Null when the flag is clear.
+   */
+  stoppedErrno: number | null;
   /** Where the first chunk starts. */
   headerSize: number;
   pid: number;
@@ -94,6 +99,7 @@ export function parseHeader(bytes: Uint8Array, fileSize = bytes.length): TraceHe
     pointerSize: view.getUint8(16),
     complete: (view.getUint8(17) & 1) !== 0,
     interposed: (view.getUint8(17) & 2) === 0,
+    stoppedErrno: (view.getUint8(17) & HeaderFlag.STOPPED) !== 0 ? view.getUint32(STOP_ERRNO_OFFSET, littleEndian) : null,
     headerSize,
     pid: view.getUint32(20, littleEndian),
     ppid: view.getUint32(24, littleEndian),

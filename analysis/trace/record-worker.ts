@@ -19,6 +19,7 @@ import { readHeader, type TraceHeader } from './header.js';
 import { TraceRecord } from './records.js';
 import { mergeStreams, threadStreams, type MergedReader, type ThreadStream } from './event-stream.js';
 import { ProblemLog, type Severity } from '../problems.js';
+import { WORKER_LIMITS } from '../worker-limits.js';
 
 /** Numbers per batch, batches in the ring: 32 MiB of shared memory in all, some 100 ms of the reading thread's work. */
 const SLOT = 1 << 19;
@@ -173,7 +174,7 @@ class WorkerReader implements MergedReader {
       data,
       port: channel.port2,
     };
-    this.worker = new Worker(new URL(import.meta.url), { workerData: job, transferList: [channel.port2] });
+    this.worker = new Worker(new URL(import.meta.url), { workerData: job, transferList: [channel.port2], resourceLimits: WORKER_LIMITS });
     // The worker never keeps the process alive: the pass waits for it, and an early end of the command ends it.
     this.worker.unref();
   }

@@ -1,5 +1,6 @@
 // Walks a trace's chunks and records in file order and resolves each thread's deltas (seq, address, depth, time, exit site) into absolute values.
-import { CallPrediction, CHUNK_HEADER_SIZE, CHUNK_MAGIC, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, kindName } from './format.js';
+import { CallPrediction, CHUNK_HEADER_SIZE, CHUNK_MAGIC, CHUNK_SEALED_HEAD, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, SEAL_MAGIC, SEAL_PAYLOAD, kindName } from './format.js';
+import { crc32 } from './crc32.js';
 import type { TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { formatOffset, type ProblemLog } from '../problems.js';
@@ -378,6 +379,10 @@ function parseExt(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: ParseC
     readCallPath(rd, r, payloadEnd, length);
     // Like CALLER, it follows a heap record (and that record's LINKED): the pairing stays.
     linkable = cur.canLink;
+  } else if (r.subkind === ExtKind.SEAL) {
+    // The chunk's checksum, checked where the chunks are listed (scanChunks); between a FREE at a chunk's end and its
+    // LINKED at the next chunk's start, it does not break the pairing.
+    linkable = cur.canLink;
   } else {
     problems.add('unknown-ext', 'warning', offset, cur.index, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
     r.ignored = true;
@@ -618,6 +623,7 @@ export interface ChunkEntry extends ChunkInfo {
 export function scanChunks(source: ByteSource, header: TraceHeader, problems: ProblemLog, onChunk: (c: ChunkEntry) => void): void {
   const len = source.size;
   let off = header.headerSize;
+  const seals = new SealCheck(source, header, problems);
   while (off < len) {
     const head = source.read(off, CHUNK_HEADER_SIZE);
     if (head.length < CHUNK_HEADER_SIZE) {
@@ -646,8 +652,60 @@ export function scanChunks(source: ByteSource, header: TraceHeader, problems: Pr
     }
     const cutByEof = payload + readable > len;
     if (cutByEof) readable = len - payload;
+    if (!cutByEof && readable === used) seals.check(off, thread, used);
     onChunk({ offset: off, thread, capacity, used, readable, payload, cutByEof });
     off = payload + capacity;
+  }
+}
+
+/** The fixed bytes of a chunk's seal, its last record: EXT tag, subkind SEAL, payload length 8, the magic "MWSL". */
+const SEAL_HEAD = [0x00, ExtKind.SEAL, SEAL_PAYLOAD, ...Array.from(SEAL_MAGIC, (c) => c.charCodeAt(0))];
+/** The seal: its fixed bytes and the CRC. */
+const SEAL_SIZE = SEAL_HEAD.length + 4;
+
+/**
+ * Checks the seal of each chunk (format 1.5, EXT/SEAL): a chunk whose used bytes end in a seal is verified against its
+ * CRC-32 (of the chunk header's magic, thread index and capacity, then the payload before the seal); a chunk left
+ * unsealed while its thread wrote on in a later chunk is damaged too (its used count cut the seal off). Damage is a
+ * warning naming the chunk and its offset, never an error: the records are still read.
+ */
+class SealCheck {
+  /** Per trace thread, its latest chunk that carried no seal, or nothing. */
+  private readonly unsealed = new Map<number, number>();
+
+  constructor(
+    private readonly source: ByteSource,
+    private readonly header: TraceHeader,
+    private readonly problems: ProblemLog,
+  ) {}
+
+  check(offset: number, thread: number, used: number): void {
+    const before = this.unsealed.get(thread);
+    if (before !== undefined && this.header.minor >= 5) {
+      this.problems.add('chunk-unsealed', 'warning', before, thread, `chunk of thread ${thread} at ${formatOffset(before)} carries no seal although the thread wrote on after it (at ${formatOffset(offset)}): its used count was damaged, and records at its end may be lost`);
+    }
+    this.unsealed.delete(thread);
+    const payload = offset + CHUNK_HEADER_SIZE;
+    if (used < SEAL_SIZE) return void this.unsealed.set(thread, offset);
+    const tail = this.source.read(payload + used - SEAL_SIZE, SEAL_SIZE);
+    const matching = tail.length < SEAL_SIZE ? 0 : SEAL_HEAD.filter((b, i) => tail[i] === b).length;
+    // All but one of the seal's fixed bytes where they belong: a seal, damaged (an open chunk ends so by chance once in 2^48).
+    if (matching === SEAL_HEAD.length - 1) {
+      return void this.problems.add('chunk-checksum', 'warning', offset, thread, `chunk of thread ${thread} at ${formatOffset(offset)}: its seal (at ${formatOffset(payload + used - SEAL_SIZE)}) is damaged: the trace was damaged after it was written, and this chunk's records may be wrong`);
+    }
+    if (matching < SEAL_HEAD.length) return void this.unsealed.set(thread, offset);
+    const v = new DataView(tail.buffer, tail.byteOffset + SEAL_HEAD.length, 4);
+    const recorded = v.getUint32(0, this.header.littleEndian);
+    let crc = crc32(this.source.read(offset, CHUNK_SEALED_HEAD));
+    for (let at = payload, end = payload + used - SEAL_SIZE; at < end; ) {
+      const piece = this.source.read(at, Math.min(end - at, this.source.window));
+      if (piece.length === 0) break;
+      crc = crc32(piece, crc);
+      at += piece.length;
+    }
+    if (crc !== recorded) {
+      this.problems.add('chunk-checksum', 'warning', offset, thread, `chunk of thread ${thread} at ${formatOffset(offset)}: its ${used} bytes do not match their checksum (CRC-32): the trace was damaged after it was written, and this chunk's records may be wrong`);
+    }
   }
 }
 

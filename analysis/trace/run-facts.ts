@@ -207,6 +207,14 @@ export function applyLeakClasses(
   return leakScan;
 }
 
+/** Errno values (Linux's) a runtime that stopped recording writes into the header, in words. */
+const STOP_REASONS: Record<number, string> = { 28: 'disk full, ENOSPC', 122: 'disk quota exceeded, EDQUOT', 27: 'file too large, EFBIG', 5: 'I/O error, EIO' };
+
+/** Why the runtime stopped recording (the header's errno), in a few words: "disk full, ENOSPC". */
+export function describeStop(errno: number): string {
+  return STOP_REASONS[errno] ?? `the trace file could not grow, errno ${errno}`;
+}
+
 /** How the run ended, from its END record (global row `endEvent`) or the lack of one. */
 export function runEnd(facts: RunFacts, header: TraceHeader, endEvent: number, problems: ProblemLog): RunEnd {
   let end: RunEnd = { how: 'unknown', code: null, complete: header.complete, event: NONE };
@@ -221,7 +229,9 @@ export function runEnd(facts: RunFacts, header: TraceHeader, endEvent: number, p
   } else {
     problems.add('no-end', 'warning', null, null, header.complete
       ? 'the header is marked complete but there is no END record'
-      : 'no END record: the program was killed (e.g. SIGKILL) or crashed before the runtime could record its end');
+      : header.stoppedErrno !== null
+        ? `no END record: recording stopped (${describeStop(header.stoppedErrno)}) before the program ended`
+        : 'no END record: the program was killed (e.g. SIGKILL) or crashed before the runtime could record its end');
   }
   return end;
 }

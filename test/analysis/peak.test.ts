@@ -8,7 +8,7 @@ import { decodeTrace } from '../../analysis/trace/decode.js';
 import { runReport } from '../../cli/report.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { basicTrace, DEMO_SITES } from '../fixtures/scenarios.js';
-import { S, TraceBuilder, type SiteDef } from '../fixtures/trace-builder.js';
+import { S, sourceSites, TraceBuilder, type SiteDef } from '../fixtures/trace-builder.js';
 
 /** main (depth 128) allocates 1,000 B and frees it, then make_node runs 50,000 B deep and allocates 10 B. */
 function stackDominatesTrace(sites: SiteDef[] = DEMO_SITES): TraceBuilder {
@@ -139,8 +139,8 @@ describe('report --peak', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'mw-peak-'));
   const src = path.join(dir, 'prog.c');
   writeFileSync(src, Array.from({ length: 20 }, (_, i) => `/* line ${i + 1} */`).join('\n') + '\n');
-  // The demo sites, but in a file that exists (absolute path, as real traces have).
-  const sites = DEMO_SITES.map((s) => ({ ...s, file: src }));
+  // The demo sites, but in a file that exists (absolute path, as real traces have), with its content hash as built.
+  const sites = [...DEMO_SITES.map((s) => ({ ...s, file: src })), ...sourceSites([src])];
   const stackTrace = path.join(dir, 'stack.mwtrace');
   writeFileSync(stackTrace, stackDominatesTrace(sites).build());
   const basic = path.join(dir, 'basic.mwtrace');

@@ -199,7 +199,7 @@ export async function viewerOn(trace: string, options: SessionOptions = {}): Pro
   const server = await serve(rendererDir, trace, options);
   const browser = await launch();
   const errors: string[] = [];
-  const page = await openViewer(browser, server.url, errors);
+  const page = await openViewer(browser, server.pageUrl(), errors);
   return {
     browser,
     server,

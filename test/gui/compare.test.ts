@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
+import { apiGet } from '../support/viewer-api.js';
 import { buildRenderer, viewInBrowser, type ViewPage } from './browser.js';
 
 /** Builds samples/ring-buffer.c (with `defines`) beside the lesson's memwrap.json and runs it: its trace. */
@@ -104,7 +105,7 @@ describe('view A --compare B (Chromium)', () => {
   });
 
   test('the command names both traces and the compare page', () => {
-    expect(printed).toMatch(/^cc-memwrap view: \d+\.mwtrace compared with \d+\.mwtrace at http:\/\/127\.0\.0\.1:\d+\/compare\.html$/m);
+    expect(printed).toMatch(/^cc-memwrap view: \d+\.mwtrace compared with \d+\.mwtrace at http:\/\/127\.0\.0\.1:\d+\/compare\.html\?token=[\w-]{43}$/m);
   });
 
   test('the differences are listed: totals, the site only in A, the budgets', async () => {
@@ -210,7 +211,7 @@ describe('view A --compare B through the index (MEMWRAP_VIEW_INDEX=1): the same 
   });
 
   test('the API: a trace opened through its index is refused whole, /api/compare answers', async () => {
-    const get = (q: string): Promise<Response> => fetch(`${view!.server.url}api/${q}`, { headers: { 'x-cc-memwrap': '1' } });
+    const get = (q: string): Promise<Response> => apiGet(view!.server, `api/${q}`);
     expect((await get('trace?run=b')).status).toBe(409);
     const reply = (await (await get('compare')).json()) as { state: string; comparison: { totals: { name: string; change: number }[] } };
     expect(reply.state).toBe('ready');

@@ -115,7 +115,7 @@ describe('IPC handlers', () => {
 
   test('sources go through the path checks; non-strings are refused', async () => {
     expect(await h.source('../../etc/passwd')).toMatchObject({ ok: false, reason: 'not-named' });
-    expect(await h.source('demo.c')).toMatchObject({ ok: false, reason: 'missing' });
+    expect(await h.source('demo.c')).toMatchObject({ ok: false, reason: 'unverified' });
     await expect(h.source({ toString: () => 'demo.c' })).rejects.toThrow(TypeError);
   });
 

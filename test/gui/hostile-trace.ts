@@ -1,7 +1,7 @@
 // A hostile trace for the viewer's tests: function, file and object names holding markup, a source file full of markup, and source paths that climb out of the source root.
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { S, TraceBuilder } from '../fixtures/trace-builder.js';
+import { S, sourceSites, TraceBuilder } from '../fixtures/trace-builder.js';
 
 export const SCRIPT_NAME = '<script>window.pwned = 1</script>';
 export const IMG_NAME = '<img src=x onerror="window.pwned = 2">';
@@ -34,6 +34,11 @@ export function hostileTrace(dir: string): { trace: string; root: string } {
     { kind: S.MALLOC, file: 'src/link.c', func: SCRIPT_NAME, name: 'malloc', line: 1 }, // 4
     { kind: S.MALLOC, file: 'src/evil.c', func: SCRIPT_NAME, name: 'malloc', line: 3 }, // 5
     { kind: S.RETURN, file: 'src/evil.c', func: SCRIPT_NAME, name: SCRIPT_NAME, line: 4 }, // 6
+    // As the build recorded them: evil.c as it is, link.c as an honest file (a symbolic link to the secret now).
+    ...sourceSites([
+      { file: 'src/evil.c', disk: path.join(root, 'src', 'evil.c') },
+      { file: 'src/link.c', disk: path.join(root, 'src', 'evil.c') },
+    ]),
   ]);
   t.enter(1, 128);
   for (const site of [2, 3, 4, 5]) t.alloc({ site, size: 64, addr: 0x1000 * site });

@@ -67,7 +67,7 @@ describe('a hostile trace', () => {
   });
 
   test('the server itself refuses such paths, unnamed files and requests without its header', async () => {
-    const get = (q: string, headers: Record<string, string> = { 'x-cc-memwrap': '1' }) => fetch(new URL(q, server.url), { headers });
+    const get = (q: string, headers: Record<string, string> = { 'x-cc-memwrap': '1' }) => fetch(new URL(q, server.url), { headers: { cookie: server.cookie, ...headers } });
     for (const file of ['../etc/passwd', '../../etc/passwd', 'src/link.c']) {
       const r = await get(`api/source?file=${encodeURIComponent(file)}`);
       expect(r.status, file).toBe(403);

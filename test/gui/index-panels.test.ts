@@ -79,7 +79,7 @@ describe('index mode panels', () => {
       computing ? route.fulfill({ json: { state: 'computing', fraction: 0.42, phase: 'the tables' } }) : route.continue(),
     );
     try {
-      await page.goto(indexed.server.url);
+      await page.goto(indexed.server.pageUrl());
       await expect.poll(() => page.locator('#panel-body p.empty').textContent(), { timeout: 30_000 }).toContain('(42 %, the tables)');
       await expect.poll(() => page.locator('#panel-body pre.report-text').textContent(), { timeout: 30_000 }).toContain('Heap by function');
       expect(await page.locator('#panel-tabs button[data-panel]').count()).toBe(0);

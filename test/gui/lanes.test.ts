@@ -16,6 +16,7 @@ import { capture } from '../fixtures/cli-capture.js';
 import { basicTrace, rareRecords13Trace } from '../fixtures/scenarios.js';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, programsDir, runTraced, scratch, traceOf } from '../support/programs.js';
+import { apiGet } from '../support/viewer-api.js';
 import { buildRenderer, SCREENSHOTS, viewInBrowser, type ViewPage } from './browser.js';
 
 const dir = scratch('gui-lanes');
@@ -116,7 +117,7 @@ describe('view A B: lanes on one wall-time axis (Chromium)', () => {
   });
 
   test('the command says how many traces and where the lanes page is', () => {
-    expect(printed).toMatch(/^cc-memwrap view: 2 traces as lanes at http:\/\/127\.0\.0\.1:\d+\/lanes\.html$/m);
+    expect(printed).toMatch(/^cc-memwrap view: 2 traces as lanes at http:\/\/127\.0\.0\.1:\d+\/lanes\.html\?token=[\w-]{43}$/m);
   });
 
   test('one lane per process, labelled with its pid, its parent and its program', async () => {
@@ -295,7 +296,7 @@ describe('view A B through the index (MEMWRAP_VIEW_INDEX=1): the same lanes, no 
   });
 
   test('the API refuses a lane drawn from its index whole, and answers its index', async () => {
-    const get = (q: string): Promise<Response> => fetch(`${indexed!.server.url}api/${q}`, { headers: { 'x-cc-memwrap': '1' } });
+    const get = (q: string): Promise<Response> => apiGet(indexed!.server, `api/${q}`);
     const refused = await get('trace?lane=1');
     expect(refused.status).toBe(409);
     expect(((await refused.json()) as { error: string }).error).toBe(`${path.basename(child)} is drawn through its index: ask /api/index?lane=1`);
@@ -341,12 +342,12 @@ describe('view A B: MPI ranks and the lanes API (Chromium)', () => {
   });
 
   test('the API serves only the listed lanes, and only with its header', async () => {
-    const get = (q: string, headers: Record<string, string> = { 'x-cc-memwrap': '1' }): Promise<number> => fetch(`${lanes!.server.url}api/${q}`, { headers }).then((r) => r.status);
+    const get = (q: string, headers: Record<string, string> = { 'x-cc-memwrap': '1' }): Promise<number> => fetch(new URL(`api/${q}`, lanes!.server.url), { headers: { cookie: lanes!.server.cookie, ...headers } }).then((r) => r.status);
     expect(await get('trace?lane=1')).toBe(200);
     expect(await get('trace?lane=2')).toBe(404);
     expect(await get('trace?lane=../a.mwtrace')).toBe(404);
     expect(await get('trace?lane=1', {})).toBe(403);
-    const listed = (await (await fetch(`${lanes!.server.url}api/lanes`, { headers: { 'x-cc-memwrap': '1' } })).json()) as { lanes: { name: string }[] };
+    const listed = (await (await apiGet(lanes!.server, 'api/lanes')).json()) as { lanes: { name: string }[] };
     expect(listed.lanes.map((l) => l.name)).toEqual(['a.mwtrace', 'b.mwtrace']);
   });
 });

@@ -41,7 +41,7 @@ describe('projector mode at 1920×1080', () => {
   beforeAll(async () => {
     const { trace } = traceProgram(path.join(programsDir, 'bst.c'));
     viewer = await viewerOn(trace);
-    page = await openViewer(viewer.browser, viewer.server.url, viewer.errors);
+    page = await openViewer(viewer.browser, viewer.server.pageUrl(), viewer.errors);
     await page.setViewportSize({ width: 1920, height: 1080 });
   });
   afterAll(() => viewer?.close());
@@ -124,7 +124,7 @@ describe('projector mode at 1920×1080', () => {
     const context = await viewer.browser.newContext({ viewport: { width: 1920, height: 1080 }, deviceScaleFactor: 2 });
     try {
       const hi = await context.newPage();
-      await hi.goto(viewer.server.url);
+      await hi.goto(viewer.server.pageUrl());
       await hi.waitForFunction(() => (window as unknown as { ccMemwrapView?: { ready: boolean } }).ccMemwrapView?.ready === true);
       await hi.selectOption('#zoom', '2');
       await expect.poll(() => fontPx(hi, '#trace-name')).toBe(26);

@@ -42,7 +42,7 @@ describe('viewer on test/programs/bst.c', () => {
     // Above the fifth call's depth: only while the sixth is on the stack.
     const limit = depth(checksums[4]!);
     const budgeted = await serve(await buildRenderer(), trace, { budgets: { heap: 4200, stack: limit } });
-    const page = await openViewer(viewer.browser, budgeted.url, viewer.errors);
+    const page = await openViewer(viewer.browser, budgeted.pageUrl(), viewer.errors);
     try {
       await openPanel(page, 'budgets');
       const rows = await page.locator('#panel-body tr.clickable').allTextContents();
@@ -126,7 +126,7 @@ describe('viewer on test/programs/bst.c', () => {
     writeFileSync(one, b.build());
     expect(decodeTrace(b.build()).events.count).toBe(1);
     const served = await serve(await buildRenderer(), one);
-    const p = await openViewer(viewer.browser, served.url, viewer.errors);
+    const p = await openViewer(viewer.browser, served.pageUrl(), viewer.errors);
     try {
       expect(await p.locator('#trace-name').textContent()).toBe('one.1.mwtrace — 1 event');
       expect(await p.title()).toBe('one.1.mwtrace — 1 event · cc-memwrap');
@@ -166,7 +166,7 @@ describe('viewer on test/programs/bst.c', () => {
       await route.continue();
     });
     try {
-      await page.goto(viewer.server.url);
+      await page.goto(viewer.server.pageUrl());
       await page.waitForSelector('#progress:not([hidden])');
       const name = path.basename(trace);
       expect(await page.locator('#trace-name').textContent()).toBe(`Loading ${name}…`);

@@ -209,7 +209,7 @@ describe('viewer on samples/linked-list.c', () => {
   test('budgets are drawn and their exceeded ranges listed', async () => {
     const budgeted = await serve(await buildRenderer(), traceFile, { budgets: { heap: 1024, stack: 256 } });
     try {
-      const p = await openViewer(browser, budgeted.url, errors);
+      const p = await openViewer(browser, budgeted.pageUrl(), errors);
       await p.locator('#panel-tabs button[data-panel=budgets]').click();
       const rows = await p.locator('#panel-body tr.clickable').allTextContents();
       expect(rows.some((r) => r.startsWith('heap ≤ 1.0 KiB') && r.includes('exceeded'))).toBe(true);

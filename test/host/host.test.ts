@@ -8,6 +8,7 @@ import { startServer, type RunningServer } from '../../host/server.js';
 import { TraceOpenError, TraceSession } from '../../host/trace-session.js';
 import { basicTrace } from '../fixtures/scenarios.js';
 import { scratch } from '../support/programs.js';
+import { apiGet } from '../support/viewer-api.js';
 
 describe('source access', () => {
   const dir = scratch('source-access');
@@ -19,7 +20,8 @@ describe('source access', () => {
   symlinkSync(path.join(dir, 'secret.c'), path.join(root, 'escape.c'));
   symlinkSync(path.join(root, 'src', 'a.c'), path.join(root, 'inner.c'));
   const named = ['src/a.c', path.join(root, 'src', 'a.c'), '../secret.c', '../../etc/passwd', '/etc/passwd', 'escape.c', 'inner.c', 'src/dir.c', 'gone.c', 'big.c', 'src/../../secret.c', 'a\0.c'];
-  const access = new SourceAccess(named, root);
+  // A root the user chose: the path checks alone decide (content hashes: test/host/source-disclosure.test.ts).
+  const access = new SourceAccess({ files: named }, root, true);
 
   test('isInside: the root and below, never beside or above', () => {
     expect(isInside('/a/b', '/a/b')).toBe(true);
@@ -57,7 +59,7 @@ describe('source access', () => {
   });
 
   test('a relative root is a programming error', () => {
-    expect(() => new SourceAccess([], 'relative/root')).toThrow(/absolute/);
+    expect(() => new SourceAccess({ files: [] }, 'relative/root')).toThrow(/absolute/);
   });
 });
 
@@ -103,17 +105,17 @@ describe('local server', () => {
     const session = await TraceSession.open(trace);
     server = await startServer({ rendererDir: path.join(dir, 'renderer'), session, recent: new RecentList(path.join(dir, 'recent.json')) });
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
-    const index = await fetch(server.url);
+    const index = await fetch(server.pageUrl());
     expect(index.status).toBe(200);
     expect(index.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(index.headers.get('content-security-policy')).toContain("default-src 'none'");
-    const api = await fetch(new URL('api/session', server.url), { headers: { 'x-cc-memwrap': '1' } });
+    const api = await apiGet(server, 'api/session');
     expect(await api.json()).toMatchObject({ trace: { name: 'demo.mwtrace' }, sourceRoot: '/home/student' });
-    const bytes = await fetch(new URL('api/trace', server.url), { headers: { 'x-cc-memwrap': '1' } });
+    const bytes = await apiGet(server, 'api/trace');
     expect(new Uint8Array(await bytes.arrayBuffer())).toEqual(new Uint8Array(basicTrace().build()));
-    expect((await fetch(new URL('api/session', server.url))).status).toBe(403);
-    expect((await fetch(new URL('/..%2foutside.txt', server.url))).status).toBe(403);
-    expect((await fetch(new URL('api/open-recent?path=%2Fetc%2Fpasswd', server.url), { method: 'POST', headers: { 'x-cc-memwrap': '1' } })).status).toBe(403);
+    expect((await apiGet(server, 'api/session', { headers: { 'x-cc-memwrap': '' } })).status).toBe(403);
+    expect((await apiGet(server, '/..%2foutside.txt')).status).toBe(403);
+    expect((await apiGet(server, 'api/open-recent?path=%2Fetc%2Fpasswd', { method: 'POST' })).status).toBe(403);
   });
 
   test('a request naming another host (DNS rebinding) is refused', async () => {

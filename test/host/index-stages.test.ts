@@ -18,6 +18,7 @@ import { RecentList } from '../../host/recent.js';
 import { interruptViewAt } from '../support/interrupt-view.js';
 import { bigTrace } from '../support/big-trace.js';
 import { scratch } from '../support/programs.js';
+import { apiGet } from '../support/viewer-api.js';
 import { basicTrace } from '../fixtures/scenarios.js';
 import { panelTables, type IndexPanels } from '../../analysis/panel-data.js';
 import { FileSource } from '../../analysis/trace/file-source.js';
@@ -54,7 +55,7 @@ describe('the index in two stages', () => {
   test('the summaries are served before the events; requests for events are refused in words, then answered', async () => {
     const { bytes, file, release, session } = await heldSession('staged.mwtrace', 20_000);
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
-    const get = async (p: string): Promise<Response> => fetch(new URL(p, server.url), { headers: { 'x-cc-memwrap': '1' } });
+    const get = async (p: string): Promise<Response> => apiGet(server, p);
     try {
       let status = (await (await get('api/index')).json()) as { state: string; meta: { events: number }; events: { state: string } };
       while (status.state === 'building') {
@@ -199,7 +200,7 @@ describe('the panels of index mode beside the two stages', () => {
     // Asked before anything is built: it says what it waits for.
     expect(session.panels()).toEqual({ state: 'waiting', for: "the chart's summaries" });
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
-    const get = async (p: string): Promise<Response> => fetch(new URL(p, server.url), { headers: { 'x-cc-memwrap': '1' } });
+    const get = async (p: string): Promise<Response> => apiGet(server, p);
     try {
       await session.summaries();
       await expect.poll(async () => ((await (await get('api/index/panels')).json()) as { state: string }).state, { timeout: 60_000 }).toBe('ready');

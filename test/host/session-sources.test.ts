@@ -31,8 +31,9 @@ describe("a session's source root and files", () => {
   test('the root from the program record before the events; the named files served from under it', async () => {
     const s = await TraceSession.open(trace('first.mwtrace', 'early', true));
     expect(s.info.sourceRoot).toBe('/home/early');
-    // demo.c is named (so only its absence is reported); a file the trace does not name is refused as such.
-    expect(s.source('demo.c')).toMatchObject({ ok: false, reason: 'missing' });
+    // demo.c is named, but the trace records no content hash for it (so it is refused for that, before its absence);
+    // a file the trace does not name is refused as such.
+    expect(s.source('demo.c')).toMatchObject({ ok: false, reason: 'unverified' });
     expect(s.source('other.c')).toMatchObject({ ok: false, reason: 'not-named' });
     expect(Object.keys(s.allSources())).toEqual(['demo.c']);
   });
@@ -40,11 +41,13 @@ describe("a session's source root and files", () => {
   test('a program record after the first event: the root from the walk of every record', async () => {
     const s = await TraceSession.open(trace('late.mwtrace', 'late', false));
     expect(s.info.sourceRoot).toBe('/home/late');
-    expect(s.source('demo.c')).toMatchObject({ ok: false, reason: 'missing' });
+    expect(s.source('demo.c')).toMatchObject({ ok: false, reason: 'unverified' });
   });
 
   test('--source-root wins over both', async () => {
     const s = await TraceSession.open(trace('rooted.mwtrace', 'early', true), { sourceRoot: '/srv/tree' });
     expect(s.info.sourceRoot).toBe('/srv/tree');
+    // A root the user named vouches for the files under it: demo.c is looked for there.
+    expect(s.source('demo.c')).toMatchObject({ ok: false, reason: 'missing', message: 'demo.c: not found under /srv/tree' });
   });
 });

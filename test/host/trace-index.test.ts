@@ -21,6 +21,7 @@ import { packageRoot } from '../../package-root.js';
 import { interruptViewAt } from '../support/interrupt-view.js';
 import { bigTrace } from '../support/big-trace.js';
 import { scratch } from '../support/programs.js';
+import { apiGet } from '../support/viewer-api.js';
 import { basicTrace } from '../fixtures/scenarios.js';
 import { Kind } from '../../analysis/trace/format.js';
 import { panelTables, type IndexPanels } from '../../analysis/panel-data.js';
@@ -121,7 +122,7 @@ describe('index file', () => {
         expect(r.code, r.err).toBe(0);
         const server = running as RunningServer | null;
         try {
-          const api = (p: string): Promise<Response> => fetch(new URL(p, server!.url), { headers: { [API_HEADER]: '1' } });
+          const api = (p: string): Promise<Response> => fetch(new URL(p, server!.url), { headers: { [API_HEADER]: '1', cookie: server!.cookie } });
           expect(((await (await api('/api/session')).json()) as { mode?: string }).mode).toBe(mode);
           const whole = await api('/api/trace');
           expect(whole.status).toBe(mode === 'index' ? 409 : 200);
@@ -264,7 +265,7 @@ describe('the panels of index mode', () => {
     const session = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
     const ix = await session.index();
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
-    const get = async (): Promise<{ state: string; panels?: IndexPanels }> => (await fetch(new URL('api/index/panels', server.url), { headers: { 'x-cc-memwrap': '1' } })).json() as Promise<{ state: string; panels?: IndexPanels }>;
+    const get = async (): Promise<{ state: string; panels?: IndexPanels }> => (await apiGet(server, 'api/index/panels')).json() as Promise<{ state: string; panels?: IndexPanels }>;
     try {
       expect(['waiting', 'computing']).toContain((await get()).state);
       await expect.poll(async () => (await get()).state, { timeout: 60_000 }).toBe('ready');
@@ -326,7 +327,7 @@ describe('index API', () => {
     expect(() => session.bytes).toThrow(/opened through its index/);
     await session.index();
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
-    const get = async (p: string): Promise<Response> => fetch(new URL(p, server.url), { headers: { 'x-cc-memwrap': '1' } });
+    const get = async (p: string): Promise<Response> => apiGet(server, p);
     try {
       const status = (await (await get('api/index')).json()) as { state: string; meta: { events: number } };
       const model = decodeTrace(bytes);

@@ -108,7 +108,8 @@ export class SourcePane {
       if (kind === 'selected' && target === null) target = row;
       table.append(row);
     });
-    fill(this.body, table);
+    // A file served although it changed since the build (from a root the user named): said above its text.
+    fill(this.body, ...(result.note ? [el('p', { class: 'source-note' }, result.note)] : []), table);
     // Scroll only the pane (scrollIntoView would scroll the page too).
     const first = target as HTMLElement | null;
     if (first) this.body.scrollTop = Math.max(0, first.offsetTop - this.body.clientHeight / 2);
