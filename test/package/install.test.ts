@@ -196,16 +196,19 @@ async function viewServes(command: string, args: string[], cwd: string, env: Nod
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       stdout += chunk.toString();
-      const m = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(stdout);
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/\S*)/.exec(stdout);
       if (m) resolve(m[1]!);
     });
     void ended.then((status) => reject(new Error(`view ended (status ${status}) before printing an address:\n${stdout}${stderr}`)));
   });
   try {
+    // The printed address carries the session's token; the page's later requests carry the cookie it sets.
     const page = await fetch(url);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<script');
-    const session = await fetch(`${url}api/session`, { headers: { 'x-cc-memwrap': '1' } });
+    const cookie = (page.headers.get('set-cookie') ?? '').split(';')[0]!;
+    expect(cookie).toMatch(/=/);
+    const session = await fetch(new URL('api/session', url), { headers: { 'x-cc-memwrap': '1', cookie } });
     expect(session.status).toBe(200);
     expect(JSON.stringify(await session.json())).toContain('linked-list');
   } finally {
