@@ -17,6 +17,7 @@ import {
   READER_MAJOR,
   READER_MINOR,
   SiteKind,
+  siteKindName,
 } from '../../analysis/trace/format.js';
 import { K, S } from '../fixtures/trace-builder.js';
 
@@ -81,5 +82,13 @@ describe('the C runtime and the TypeScript reader agree on the format', () => {
     const sites = withPrefix(publicHeader, 'MW_SITE_');
     expect(sites).toEqual({ ...SiteKind });
     expect(sites).toEqual({ ...S });
+  });
+
+  test('site kinds: each number names one kind, and each kind\'s name is its own (names are listed by number)', () => {
+    const numbers = Object.values(SiteKind);
+    expect(new Set(numbers).size).toBe(numbers.length);
+    for (const [name, kind] of Object.entries(SiteKind)) {
+      expect(siteKindName(kind).replace(/[-_]/g, '').toLowerCase(), name).toBe(name.replace(/_/g, '').toLowerCase());
+    }
   });
 });
