@@ -116,6 +116,9 @@ export interface TraceStart {
    * fold that needs the count before the end says so: `needsEventCount`). TraceEnd.events has it always.
    */
   events: number;
+  /** Blocks created and frames entered, counted with the events (-1 when they are: a fold sized by them grows instead). */
+  blocks: number;
+  frames: number;
   /** Number of threads (rows of the thread list). */
   threads: number;
 }
@@ -155,6 +158,12 @@ export interface EventFold {
    * Readers call it only on folds that have it.
    */
   branch?(thread: number, site: number, taken: number): void;
+  /**
+   * A clock reading (a TIME record) of thread row `thread`, nanoseconds since the header's start time: told after the
+   * latest event of its thread and before that thread's next event. What a fold that keeps every event's time needs to
+   * place the thread's events between its readings (the decoded model's `events.time`). Streaming readers only.
+   */
+  clock?(thread: number, time: number): void;
   /** After the last event. */
   finish?(end: TraceEnd, tables: FoldTables): void;
 }

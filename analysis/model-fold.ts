@@ -13,6 +13,8 @@ export function modelStart(model: Model): TraceStart {
     sites: model.sites,
     ...(model.symbols === undefined ? {} : { symbols: model.symbols }),
     events: model.events.count,
+    blocks: model.blocks.count,
+    frames: model.frames.count,
     threads: model.threads.length,
   };
 }

@@ -61,6 +61,9 @@ interface MetaThread {
 class MetaPass implements RecordVisitor {
   /** Events counted in a pass of its own (a one-pass reading counts them in the fold pass, and tells calls and returns only `touch`). */
   events = 0;
+  /** Blocks created and frames entered, counted with the events. */
+  blocks = 0;
+  frames = 0;
   readonly threads = new Map<number, MetaThread>();
   readonly facts: RunFacts;
   onUnit: (() => void) | null = null;
@@ -97,6 +100,8 @@ class MetaPass implements RecordVisitor {
     const t = this.thread(r.thread);
     const kind = r.kind;
     if (isEventKind(kind)) this.events++;
+    if (kind === Kind.ENTER) this.frames++;
+    else if (kind === Kind.ALLOC || (kind === Kind.REALLOC && !r.noBlock && !r.failed)) this.blocks++;
     switch (kind) {
       case Kind.ALLOC:
       case Kind.FREE:
@@ -358,8 +363,9 @@ class FoldPass {
   private branches = 0;
   /** Every fold's `event`, in order. */
   private readonly handOut: (e: FoldEvent, tables: FoldTables) => void;
-  /** The folds that read branch outcomes (EventFold.branch). */
+  /** The folds that read branch outcomes (EventFold.branch) and clock readings (EventFold.clock). */
   private readonly branchFolds: EventFold[];
+  private readonly timeFolds: EventFold[];
   private lastThread = -1;
   private lastRank = 0;
 
@@ -375,6 +381,7 @@ class FoldPass {
   ) {
     this.tables = { blocks: this.blocks, frames: this.frames, timeOf: (e) => this.timeOf(e) };
     this.branchFolds = folds.filter((f) => f.branch !== undefined);
+    this.timeFolds = folds.filter((f) => f.clock !== undefined);
     this.handOut = eventCalls(folds);
     this.rankOf = new Map(run.threadIndices.map((index, rank) => [index, rank]));
     const scoutOf = new Map((scouts ?? []).map((s) => [s.index, s]));
@@ -426,7 +433,7 @@ class FoldPass {
     } else if (kind === Kind.TIME) {
       // Applied once the pending event is out, so that a time its folds ask for is placed before this record.
       if (this.pending) this.laterTimes.push(this.rank(r.thread), r.time);
-      else this.clock(this.threads[this.rank(r.thread)]!, r.time);
+      else this.clock(this.rank(r.thread), r.time);
     }
   }
 
@@ -439,8 +446,9 @@ class FoldPass {
     return asked;
   }
 
-  /** A TIME record of thread `t`: the times asked for since its previous one, as the decoder interpolates them. */
-  private clock(t: PassThread, now: number): void {
+  /** A TIME record of thread row `rank`: the times asked for since its previous one, interpolated; then the folds that read it. */
+  private clock(rank: number, now: number): void {
+    const t = this.threads[rank]!;
     for (const a of t.asked) {
       if (t.timeCount < 0) {
         a.time = now;
@@ -452,6 +460,8 @@ class FoldPass {
     t.asked.length = 0;
     t.time = now;
     t.timeCount = t.ordinal;
+    const folds = this.timeFolds;
+    for (let f = 0; f < folds.length; f++) folds[f]!.clock!(rank, now);
   }
 
   /** EXT/CALLER: the library of the thread's heap event, if that is the one still to be handed out. */
@@ -692,7 +702,7 @@ class FoldPass {
     closed.count = 0;
     const times = this.laterTimes;
     if (times.length > 0) {
-      for (let k = 0; k < times.length; k += 2) this.clock(this.threads[times[k]!]!, times[k + 1]!);
+      for (let k = 0; k < times.length; k += 2) this.clock(times[k]!, times[k + 1]!);
       times.length = 0;
     }
   }
@@ -808,7 +818,7 @@ function twoPasses(r: Reading, build: (start: TraceStart) => EventFold[]): Trace
   const sites = buildSites(meta.facts, problems);
   const threadIndices = [...meta.threads.keys()].sort((a, b) => a - b);
   const run: StreamRun = { header: r.header, facts: meta.facts, sites, threadIndices, osTids: threadIndices.map((i) => meta.threads.get(i)!.osTid), problems };
-  const start: TraceStart = { header: r.header, program: meta.facts.program, libraries: libraryNames(meta.facts), sites, ...symbols(r), events: meta.events, threads: threadIndices.length };
+  const start: TraceStart = { header: r.header, program: meta.facts.program, libraries: libraryNames(meta.facts), sites, ...symbols(r), events: meta.events, blocks: meta.blocks, frames: meta.frames, threads: threadIndices.length };
   const folds = build(start);
   const pass = new FoldPass(run, folds, scoutsFor(r, folds), null);
   const onProgress = progress && ((done: number, total: number) => progress(0.5 + (0.5 * done) / total, 'reading the events'));
@@ -856,7 +866,7 @@ function onePassWith(r: Reading, build: (start: TraceStart) => EventFold[], prob
   }, { window: r.options.window });
   const sites = buildSites(prelude, new ProblemLog());
   const threadIndices = streams === null ? reader!.threads : streams.map((t) => t.index);
-  const start: TraceStart = { header: r.header, program: prelude.program, libraries: libraryNames(prelude), sites, ...symbols(r), events: -1, threads: threadIndices.length };
+  const start: TraceStart = { header: r.header, program: prelude.program, libraries: libraryNames(prelude), sites, ...symbols(r), events: -1, blocks: -1, frames: -1, threads: threadIndices.length };
   const folds = build(start);
   if (folds.some((f) => f.needsEventCount === true)) return null;
 

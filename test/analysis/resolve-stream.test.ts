@@ -1,7 +1,8 @@
-// The streaming reader tells folds exactly what a decoded model tells them: every event's fields, the blocks and
-// frames it touches, the linked sets, the leak classes and the run's end, for hand-built traces (damaged ones too), the
-// committed fixture traces, and real programs (16 threads at once, signal handlers, longjmp, linked frees, leaks) read
-// through small file windows.
+// The streaming reader tells folds the same in one pass as in two, and the model decoded by a fold over it replays the
+// same to folds: every event's fields, the blocks and frames it touches, the linked sets, the leak classes and the
+// run's end, each event's time by either way of asking, for hand-built traces (damaged ones too), the committed fixture
+// traces, and real programs (16 threads at once, signal handlers, longjmp, linked frees, leaks) read through small
+// file windows.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -79,7 +80,7 @@ function transcript(source: FoldSource): { start: string; pieces: string[]; end:
     start = s;
     return [(fold = new Transcript())];
   });
-  const { events: _, ...facts } = start!;
+  const { events: _e, blocks: _b, frames: _f, ...facts } = start!;
   const text = JSON.stringify(facts, (_, v: unknown) => (ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : typeof v === 'bigint' ? v.toString() : v));
   return { start: text, pieces: fold.pieces, end: fold.end };
 }
