@@ -222,17 +222,10 @@ export class BudgetFold implements EventFold {
 
   event(e: FoldEvent, tables: FoldTables): void {
     if (this.checks.length === 0) return;
-    switch (e.kind) {
-      case Kind.STATIC:
-        this.statics += e.value;
-        break;
-      case Kind.ALLOC:
-      case Kind.FREE:
-      case Kind.REALLOC:
-        if (e.oldBlock !== NONE) this.count(this.pairOfBlock[e.oldBlock]!, -tables.blocks.requested[e.oldBlock]!, -1);
-        if (e.newBlock !== NONE) this.created(e.newBlock, tables.blocks);
-        break;
-    }
+    if (e.kind === Kind.STATIC) this.statics += e.value;
+    // The blocks an event ended and made (only heap events do; a realloc does both, the old block first).
+    if (e.oldBlock !== NONE) this.count(this.pairOfBlock[e.oldBlock]!, -tables.blocks.requested[e.oldBlock]!, -1);
+    if (e.newBlock !== NONE) this.created(e.newBlock, tables.blocks);
     if (this.wantStacks) this.innermostAfter(e, tables.frames);
     const heap = e.heapRequested;
     const stack = e.stackTotal;

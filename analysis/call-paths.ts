@@ -1,15 +1,10 @@
-// Heap and stack by call path, folded over the streamed records in one or two passes: a tree of the call paths seen
+// Heap and stack by call path, folded over the trace's events in one or two passes: a tree of the call paths seen
 // (functions from the entry sites of the open frames, outermost first), each with bytes allocated, allocations,
 // bytes live at the heap's peak, bytes leaked at the end, and the most stack in use with that path open. Memory grows
 // with call paths, sites, threads and live blocks, never with events.
-import type { ByteSource } from './trace/byte-source.js';
-import { streamRecords } from './trace/event-stream.js';
-import { Kind, isEventKind } from './trace/format.js';
-import type { TraceHeader } from './trace/header.js';
-import type { TraceRecord } from './trace/records.js';
-import { ProblemLog } from './problems.js';
-import { LiveBlocks } from './trace/live-ids.js';
-import { NONE } from './model.js';
+import type { EventFold, FoldEvent, FoldSource, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
+import { NONE, type SiteTable } from './model.js';
+import { grown } from './trace/typed-arrays.js';
 
 export const CALL_PATH_METRICS = ['allocated', 'count', 'peak', 'leaked', 'stack'] as const;
 export type CallPathMetric = (typeof CALL_PATH_METRICS)[number];
@@ -33,8 +28,6 @@ export class PathNode {
   /** Where the function is defined (its entry site), when known. */
   file: string | null = null;
   line: number | null = null;
-  /** Its index among the nodes a PathFold has charged live blocks to (-1: none yet). */
-  charged = -1;
 
   constructor(
     readonly name: string,
@@ -62,191 +55,146 @@ export interface CallPaths {
   events: number;
 }
 
-/** A fold over the records that keeps per thread a stack of its open frames (one T each) and the live blocks. */
-export interface FrameFold<T> {
-  /** Per thread: a T for each open frame, innermost last. */
-  readonly stacks: Map<number, T[]>;
-  /** An ENTER on a thread whose open frames are `stack`: what the new frame holds. */
-  enter(r: TraceRecord, stack: readonly T[]): T;
-  /** A block made (ALLOC, or REALLOC's new block) while `stack` was open. */
-  create(r: TraceRecord, stack: readonly T[]): void;
-  /** A block ended (FREE of a live block, or REALLOC's old one). */
-  end(block: number): void;
-}
+/**
+ * The path node of every open frame and the node every live block is charged to, by the reader's handles (which are
+ * reused once a frame closes or a block ends): a frame's node is its parent frame's node's child named by its function.
+ */
+class PathCharges {
+  private frameNode: (PathNode | undefined)[] = [];
+  private blockNode: (PathNode | undefined)[] = [];
 
-/** The open frames of `thread` (a function, not a closure per record: this runs for every record of a trace). */
-function openFrames<T>(f: FrameFold<T>, thread: number): T[] {
-  let s = f.stacks.get(thread);
-  if (s === undefined) f.stacks.set(thread, (s = []));
-  return s;
-}
+  constructor(
+    private readonly root: PathNode,
+    private readonly sites: SiteTable,
+  ) {}
 
-/** Hands one record to a FrameFold: frames opened and closed (EXIT, UNWIND, THREAD_END), blocks made and ended. */
-export function foldFrames<T>(r: TraceRecord, f: FrameFold<T>): void {
-  switch (r.kind) {
-    case Kind.ENTER: {
-      const s = openFrames(f, r.thread);
-      s.push(f.enter(r, s));
-      break;
+  /** A frame opened: its node (made on first sight, with where its function is defined). */
+  enter(e: FoldEvent, frames: FoldTables['frames']): PathNode {
+    const site = frames.entrySite[e.frame]!;
+    const parent = frames.parent[e.frame]!;
+    const S = this.sites;
+    const known = site < S.count && S.kind[site] !== 0;
+    const node = (parent === NONE ? this.root : this.frameNode[parent]!).child(known ? (S.strings[S.func[site]!] ?? '?') : `site ${site}`);
+    if (node.file === null && known) {
+      node.file = S.strings[S.file[site]!] ?? '';
+      node.line = S.line[site]!;
     }
-    case Kind.EXIT:
-      openFrames(f, r.thread).pop();
-      break;
-    case Kind.UNWIND: {
-      const s = openFrames(f, r.thread);
-      s.length = Math.max(0, s.length - r.count);
-      break;
-    }
-    case Kind.THREAD_END:
-      f.stacks.delete(r.thread);
-      break;
-    case Kind.ALLOC:
-      f.create(r, openFrames(f, r.thread));
-      break;
-    case Kind.FREE:
-      if (!r.untracked) f.end(r.block);
-      break;
-    case Kind.REALLOC:
-      if (r.failed) break;
-      if (r.block !== 0) f.end(r.block);
-      if (!r.noBlock) f.create(r, openFrames(f, r.thread));
-      break;
+    this.frameNode[e.frame] = node;
+    return node;
+  }
+
+  /** A block made: charged to the innermost open frame (below it, to UNINSTRUMENTED_FRAME, when only the interposed allocator saw it). */
+  create(e: FoldEvent, blocks: FoldTables['blocks']): PathNode {
+    const inner = e.frame === NONE ? this.root.child(NO_FRAME) : this.frameNode[e.frame]!;
+    const node = blocks.interposed[e.newBlock] === 1 ? inner.child(UNINSTRUMENTED_FRAME) : inner;
+    this.blockNode[e.newBlock] = node;
+    return node;
+  }
+
+  /** The node a live block is charged to. */
+  of(block: number): PathNode {
+    return this.blockNode[block]!;
   }
 }
 
-/** One pass over the records: the tree with everything but `peak`, the peak's event, and the blocks live at the end. */
-class PathFold implements FrameFold<PathNode> {
+/**
+ * The first pass: the tree with everything but `peak`, the heap's peak and its event, and the blocks live at the end
+ * charged as leaked.
+ */
+export class CallPathFold implements EventFold {
   readonly root = new PathNode('', null);
-  /** Site id → function name and definition, from the UNIT records read so far. */
-  private readonly sites = new Map<number, { func: string; file: string; line: number }>();
-  /** Per thread: the path node of each open frame, innermost last. */
-  readonly stacks = new Map<number, PathNode[]>();
-  /** The live blocks, each charged to a node of `charged` by its index there. */
-  readonly live = new LiveBlocks();
-  readonly charged: PathNode[] = [];
-  heap = 0;
+  private readonly charges: PathCharges;
   peakBytes = 0;
   peakEvent: number | null = null;
   events = 0;
 
-  constructor(
-    /** Stop after this event (for the second pass, which snapshots the live blocks at the peak). */
-    private readonly stopAfter: number | null = null,
-  ) {}
+  constructor(start: TraceStart) {
+    this.charges = new PathCharges(this.root, start.sites);
+  }
 
-  done = false;
-
-  enter(r: TraceRecord, s: readonly PathNode[]): PathNode {
-    const site = this.sites.get(r.site);
-    const node = (s.length > 0 ? s[s.length - 1]! : this.root).child(site?.func ?? `site ${r.site}`);
-    if (node.file === null && site !== undefined) {
-      node.file = site.file;
-      node.line = site.line;
+  event(e: FoldEvent, tables: FoldTables): void {
+    if (e.frame !== NONE && tables.frames.enter[e.frame] === e.index) {
+      const node = this.charges.enter(e, tables.frames);
+      node.values.stack = Math.max(node.values.stack, tables.frames.depth[e.frame]!);
     }
-    node.values.stack = Math.max(node.values.stack, r.depth);
-    return node;
-  }
-
-  /** Charged to the innermost open frame (below it, to UNINSTRUMENTED_FRAME, when only the interposed allocator saw it). */
-  create(r: TraceRecord, s: readonly PathNode[]): void {
-    const inner = s.length > 0 ? s[s.length - 1]! : this.root.child(NO_FRAME);
-    const node = r.interposed ? inner.child(UNINSTRUMENTED_FRAME) : inner;
-    node.values.allocated += r.size;
-    node.values.count += 1;
-    if (node.charged < 0) node.charged = this.charged.push(node) - 1;
-    this.live.add(r.seq, node.charged, r.size);
-    this.heap += r.size;
-  }
-
-  end(id: number): void {
-    const b = this.live.take(id);
-    if (b === NONE) return; // a block the trace never created: the decoder reports it
-    this.heap -= this.live.size(b);
-  }
-
-  /** Takes one record; false once the event to stop after has been taken. */
-  record(r: TraceRecord): boolean {
-    if (this.done) return false;
-    if (r.ignored) return true;
-    if (r.kind === Kind.UNIT) {
-      const u = r.unit!;
-      for (let i = 0; i < u.kind.length; i++) {
-        const id = u.base + i;
-        if (!this.sites.has(id)) this.sites.set(id, { func: u.strings[u.func[i]!] ?? '?', file: u.strings[u.file[i]!] ?? '', line: u.line[i]! });
-      }
-    } else foldFrames(r, this);
-    if (!isEventKind(r.kind)) return true;
-    if (this.heap > this.peakBytes) {
-      this.peakBytes = this.heap;
-      this.peakEvent = this.events;
+    if (e.newBlock !== NONE) {
+      const node = this.charges.create(e, tables.blocks);
+      node.values.allocated += tables.blocks.requested[e.newBlock]!;
+      node.values.count += 1;
     }
-    if (this.events === this.stopAfter) this.done = true;
-    this.events++;
-    return !this.done;
-  }
-}
-
-/**
- * The call-path tree of a trace. Two passes over the records when `peak` is wanted: the first finds the heap's peak,
- * the second stops there and charges the blocks then live.
- */
-export function callPaths(
-  source: ByteSource,
-  header: TraceHeader,
-  problems: ProblemLog,
-  options: { peak?: boolean; onProgress?: (fraction: number, phase: string) => void } = {},
-): CallPaths {
-  const progress = options.onProgress;
-  const passes = options.peak === false ? 1 : 2;
-  const p = new CallPathPasses();
-  streamRecords(source, header, problems, (r) => p.first(r), {
-    onProgress: progress && ((done, total) => progress(done / total / passes, 'reading records')),
-  });
-  if (passes === 2 && p.wantsSecond()) {
-    // The same records again: their problems were logged by the first pass.
-    streamRecords(source, header, new ProblemLog(), (r) => p.second(r), {
-      onProgress: progress && ((done, total) => progress(0.5 + done / total / 2, 'blocks live at the peak')),
-    });
-  }
-  return p.result();
-}
-
-/**
- * callPaths's two passes as record visitors, for a reader that drives them beside other folds over the same records
- * (analysis/panel-data.ts): `first` on every record, then, when `wantsSecond()`, `second` on every record again (it
- * returns false once the peak's event is taken), then `result()`.
- */
-export class CallPathPasses {
-  private readonly fold = new PathFold();
-  private atPeak: PathFold | null = null;
-
-  first(r: TraceRecord): boolean {
-    return this.fold.record(r);
+    if (e.heapRequested > this.peakBytes) {
+      this.peakBytes = e.heapRequested;
+      this.peakEvent = e.index;
+    }
   }
 
-  /** Whether the heap had a peak (blocks live at it to charge). */
-  wantsSecond(): boolean {
-    return this.fold.peakEvent !== null;
+  finish(end: TraceEnd, tables: FoldTables): void {
+    this.events = end.events;
+    for (const h of end.liveBlocks) this.charges.of(h).values.leaked += tables.blocks.requested[h]!;
   }
 
-  second(r: TraceRecord): boolean {
-    this.atPeak ??= new PathFold(this.fold.peakEvent);
-    return this.atPeak.record(r);
-  }
-
-  /** The tree, after the first pass (and the second, when it was read). */
   result(): CallPaths {
-    const fold = this.fold;
-    fold.live.forEach((charged, size) => (fold.charged[charged]!.values.leaked += size));
-    const atPeak = this.atPeak;
-    atPeak?.live.forEach((charged, size) => {
-      // The second pass built its own tree: find the same path in the first one.
-      let node = fold.root;
-      for (const name of atPeak.charged[charged]!.path()) node = node.child(name);
-      node.values.peak += size;
-    });
-    return { root: fold.root, peak: { bytes: fold.peakBytes, event: fold.peakEvent }, events: fold.events };
+    return { root: this.root, peak: { bytes: this.peakBytes, event: this.peakEvent }, events: this.events };
   }
+}
+
+/**
+ * The second pass, up to the peak's event: the blocks live right after it, each charged as `peak` to the node the first
+ * pass charged it to (the same paths come in the same order, so they are the first tree's nodes). Kept here until
+ * `apply()`: a reader may run a pass again with new folds, and only the last one's count.
+ */
+export class CallPathPeakFold implements EventFold {
+  private readonly charges: PathCharges;
+  /** The live blocks' handles, 1 while live, by handle. */
+  private live = new Uint8Array(64);
+  private readonly peak = new Map<PathNode, number>();
+  private done = false;
+  private readonly peakEvent: number;
+
+  constructor(start: TraceStart, first: CallPathFold) {
+    this.charges = new PathCharges(first.root, start.sites);
+    this.peakEvent = first.peakEvent ?? -1;
+  }
+
+  event(e: FoldEvent, tables: FoldTables): void {
+    if (this.done) return;
+    if (e.frame !== NONE && tables.frames.enter[e.frame] === e.index) this.charges.enter(e, tables.frames);
+    if (e.oldBlock !== NONE) this.live[e.oldBlock] = 0;
+    if (e.newBlock !== NONE) {
+      this.charges.create(e, tables.blocks);
+      this.live = grown(this.live, e.newBlock + 1);
+      this.live[e.newBlock] = 1;
+    }
+    if (e.index !== this.peakEvent) return;
+    this.done = true;
+    for (let h = 0; h < this.live.length; h++) {
+      if (this.live[h] !== 1) continue;
+      const node = this.charges.of(h);
+      this.peak.set(node, (this.peak.get(node) ?? 0) + tables.blocks.requested[h]!);
+    }
+  }
+
+  /** The bytes live at the peak into the first tree's nodes (once, after the pass). */
+  apply(): void {
+    for (const [node, bytes] of this.peak) node.values.peak += bytes;
+  }
+}
+
+/**
+ * The call-path tree of a trace. Two passes when `peak` is wanted (and the heap has one): the first finds the heap's
+ * peak, the second charges the blocks live there.
+ */
+export function callPaths(source: FoldSource, options: { peak?: boolean } = {}): CallPaths & { end: TraceEnd } {
+  let first: CallPathFold | null = null;
+  const end = source.run((start) => [(first = new CallPathFold(start))]);
+  const fold = first as CallPathFold | null;
+  if (fold === null) throw new Error('the trace was not read');
+  if (options.peak !== false && fold.peakEvent !== null) {
+    let atPeak: CallPathPeakFold | null = null;
+    source.run((start) => [(atPeak = new CallPathPeakFold(start, fold))]);
+    (atPeak as CallPathPeakFold | null)?.apply();
+  }
+  return { ...fold.result(), end };
 }
 
 /** The call-path tree as plain data (a viewer draws it as a flame graph): each node's own values, metrics in CALL_PATH_METRICS order. */

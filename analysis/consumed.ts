@@ -1,16 +1,10 @@
-// Live heap over the run by allocation site, folded over the streamed records in two passes: the first finds each
+// Live heap over the run by allocation site, folded over the trace's events in two passes: the first finds each
 // site's most bytes live at once and picks the top sites, the second samples the bytes each of them (and the rest, as
 // one "other" band) holds live at the end of each of a fixed number of buckets of events. Memory grows with sites,
 // threads, live blocks and buckets, never with events.
-import type { ByteSource } from './trace/byte-source.js';
-import { streamRecords } from './trace/event-stream.js';
-import type { TraceHeader } from './trace/header.js';
-import type { TraceRecord } from './trace/records.js';
-import { foldFrames, type FrameFold } from './call-paths.js';
-import { isEventKind } from './trace/format.js';
-import { ProblemLog } from './problems.js';
-import { LiveBlocks } from './trace/live-ids.js';
+import type { EventFold, FoldEvent, FoldSource, FoldTables, TraceEnd } from './event-fold.js';
 import { NONE } from './model.js';
+import { grown } from './trace/typed-arrays.js';
 
 /** Sites drawn as bands of their own; the rest are one band. */
 export const CONSUMED_SITES = 8;
@@ -41,15 +35,16 @@ interface Charge {
   most: number;
 }
 
-/** One pass: live requested bytes per charge key. Keys are numbers: a site id, or -(entry site + 1) for interposed calls. */
-class LiveBySite implements FrameFold<number> {
-  /** Site ids of the open frames' entries, per thread, innermost last. */
-  readonly stacks = new Map<number, number[]>();
-  /** The live blocks, each tagged with the index of its key's Charge. */
-  private readonly live = new LiveBlocks();
+/**
+ * Live requested bytes per charge key, after each event. Keys are numbers: a site id, or -(entry site + 1) for
+ * interposed calls. `afterEvent` is told each event's index once its blocks are counted.
+ */
+class LiveBySite implements EventFold {
   /** Per key: bytes live now and the most at once; `charges` by index, `byKey` to find them. */
   readonly charges: Charge[] = [];
   private readonly byKey = new Map<number, number>();
+  /** The charge index of each live block, by the reader's block handle. */
+  private chargeOf = new Int32Array(64);
   heap = 0;
   events = 0;
 
@@ -58,27 +53,32 @@ class LiveBySite implements FrameFold<number> {
     private readonly afterEvent: (event: number) => void,
   ) {}
 
-  enter(r: TraceRecord): number {
-    return r.site;
+  event(e: FoldEvent, tables: FoldTables): void {
+    const B = tables.blocks;
+    if (e.oldBlock !== NONE) {
+      const size = B.requested[e.oldBlock]!;
+      this.charges[this.chargeOf[e.oldBlock]!]!.bytes -= size;
+      this.heap -= size;
+    }
+    if (e.newBlock !== NONE) this.create(e.newBlock, B);
+    this.afterEvent(e.index);
   }
 
-  create(r: TraceRecord, s: readonly number[]): void {
-    const key = r.interposed ? -((s.length > 0 ? s[s.length - 1]! : 0) + 1) : r.site;
+  finish(end: TraceEnd): void {
+    this.events = end.events;
+  }
+
+  private create(h: number, B: FoldTables['blocks']): void {
+    const key = B.interposed[h] === 1 ? -(B.entry[h]! + 1) : B.site[h]!;
     let index = this.byKey.get(key);
     if (index === undefined) this.byKey.set(key, (index = this.charges.push({ key, bytes: 0, most: 0 }) - 1));
     const c = this.charges[index]!;
-    this.live.add(r.seq, index, r.size);
-    c.bytes += r.size;
+    const size = B.requested[h]!;
+    this.chargeOf = grown(this.chargeOf, h + 1);
+    this.chargeOf[h] = index;
+    c.bytes += size;
     if (c.bytes > c.most) c.most = c.bytes;
-    this.heap += r.size;
-  }
-
-  end(id: number): void {
-    const b = this.live.take(id);
-    if (b === NONE) return;
-    const size = this.live.size(b);
-    this.charges[this.live.tag(b)]!.bytes -= size;
-    this.heap -= size;
+    this.heap += size;
   }
 
   /** Bytes live now charged to `key`. */
@@ -86,42 +86,36 @@ class LiveBySite implements FrameFold<number> {
     const index = this.byKey.get(key);
     return index === undefined ? 0 : this.charges[index]!.bytes;
   }
-
-  record(r: TraceRecord): void {
-    if (r.ignored) return;
-    foldFrames(r, this);
-    if (isEventKind(r.kind)) this.afterEvent(this.events++);
-  }
 }
 
 const keyName = (key: number): ConsumedKey => (key >= 0 ? `site:${key}` : `interposed:${-key - 1}`);
 
-/** The live heap by top site, sampled at `buckets` points evenly over the events. */
-export function consumed(source: ByteSource, header: TraceHeader, problems: ProblemLog, options: { sites?: number; buckets?: number } = {}): Consumed {
+/** The live heap by top site, sampled at `buckets` points evenly over the events: two passes over `source`. */
+export function consumed(source: FoldSource, options: { sites?: number; buckets?: number } = {}): Consumed {
   const p = new ConsumedPasses(options);
-  streamRecords(source, header, problems, (r) => p.first(r));
-  // The same records again: their problems were logged by the first pass.
-  streamRecords(source, header, new ProblemLog(), (r) => p.second(r));
+  source.run(() => [p.first()]);
+  source.run(() => [p.second()]);
   return p.result();
 }
 
 /**
- * consumed's two passes as record visitors, for a reader that drives them beside other folds over the same records
- * (analysis/panel-data.ts): `first` on every record, `second` on every record again, then `result()`.
+ * consumed's two passes as folds, for a reader that runs them beside other folds (analysis/panel-data.ts): `first()`
+ * in one pass, `second()` in the next, then `result()`.
  */
 export class ConsumedPasses {
-  private readonly firstPass = new LiveBySite(() => {});
-  private secondPass: LiveBySite | null = null;
+  private firstPass = new LiveBySite(() => {});
   private out: Consumed | null = null;
 
   constructor(private readonly options: { sites?: number; buckets?: number } = {}) {}
 
-  first(r: TraceRecord): void {
-    this.firstPass.record(r);
+  /** A fold for the first pass (a new one each call: a reader may run a pass again, and the last one counts). */
+  first(): EventFold {
+    return (this.firstPass = new LiveBySite(() => {}));
   }
 
-  second(r: TraceRecord): void {
-    (this.secondPass ??= this.sampler()).record(r);
+  /** A fold for the second pass, sampling the first's top sites (likewise new each call). */
+  second(): EventFold {
+    return this.sampler();
   }
 
   /** The top sites from the first pass, and the second pass that samples them. */

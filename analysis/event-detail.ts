@@ -15,21 +15,18 @@ export function eventClassBit(c: EventClass): number {
 }
 
 /** ALLOC and REALLOC allocate (a realloc creates the new block), FREE frees, ENTER calls, EXIT and UNWIND return. */
+const KINDS_OF_CLASS: readonly [EventClass, readonly number[]][] = [
+  ['alloc', [Kind.ALLOC, Kind.REALLOC]],
+  ['free', [Kind.FREE]],
+  ['call', [Kind.ENTER]],
+  ['return', [Kind.EXIT, Kind.UNWIND]],
+];
+const CLASS_OF_KIND: EventClass[] = new Array<EventClass>(256).fill('other');
+for (const [cls, kinds] of KINDS_OF_CLASS) for (const k of kinds) CLASS_OF_KIND[k] = cls;
+
+/** The class of an event kind (KINDS_OF_CLASS). */
 export function eventClassOfKind(kind: number): EventClass {
-  switch (kind) {
-    case Kind.ALLOC:
-    case Kind.REALLOC:
-      return 'alloc';
-    case Kind.FREE:
-      return 'free';
-    case Kind.ENTER:
-      return 'call';
-    case Kind.EXIT:
-    case Kind.UNWIND:
-      return 'return';
-    default:
-      return 'other';
-  }
+  return CLASS_OF_KIND[kind] ?? 'other';
 }
 
 /** One open function frame. */

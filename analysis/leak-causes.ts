@@ -418,35 +418,27 @@ class PathFold implements EventFold {
 
   event(e: FoldEvent, tables: FoldTables): void {
     const F = tables.frames;
-    switch (e.kind) {
-      case Kind.ENTER: {
-        const t = this.steps(e.thread);
-        const entry = F.entrySite[e.frame]!;
-        t.entries.push(entry);
-        t.waiters.push(null);
-        if (t.ring !== null) t.ring[t.pos & RING_MASK] = entry * 4 + ENTER_TOKEN;
-        t.pos++;
-        break;
-      }
-      case Kind.EXIT:
-      case Kind.UNWIND: {
-        const t = this.steps(e.thread);
-        this.close(t, e.kind === Kind.EXIT ? 1 : e.value);
-        if (e.frame === NONE) break;
-        if (t.ring !== null) t.ring[t.pos & RING_MASK] = F.entrySite[e.frame]! * 4 + EXIT_TOKEN;
-        t.pos++;
-        break;
-      }
-      case Kind.THREAD_END: {
-        // Every frame closes and every path of the thread ends: its steps can go.
-        this.close(this.steps(e.thread), Infinity);
-        delete this.threads[e.thread];
-        break;
-      }
-      default: {
-        const sample = this.picks.sample;
-        if (sample !== null && this.follow.has(sample)) this.allocated(e.thread, sample, this.picks.k);
-      }
+    const kind = e.kind;
+    if (kind === Kind.ENTER) {
+      const t = this.steps(e.thread);
+      const entry = F.entrySite[e.frame]!;
+      t.entries.push(entry);
+      t.waiters.push(null);
+      if (t.ring !== null) t.ring[t.pos & RING_MASK] = entry * 4 + ENTER_TOKEN;
+      t.pos++;
+    } else if (kind === Kind.EXIT || kind === Kind.UNWIND) {
+      const t = this.steps(e.thread);
+      this.close(t, kind === Kind.EXIT ? 1 : e.value);
+      if (e.frame === NONE) return;
+      if (t.ring !== null) t.ring[t.pos & RING_MASK] = F.entrySite[e.frame]! * 4 + EXIT_TOKEN;
+      t.pos++;
+    } else if (kind === Kind.THREAD_END) {
+      // Every frame closes and every path of the thread ends: its steps can go.
+      this.close(this.steps(e.thread), Infinity);
+      delete this.threads[e.thread];
+    } else {
+      const sample = this.picks.sample;
+      if (sample !== null && this.follow.has(sample)) this.allocated(e.thread, sample, this.picks.k);
     }
   }
 

@@ -7,7 +7,7 @@
 // live blocks, never with events.
 import { AttributionFold, type Attribution, type AttributionBy } from './attribution.js';
 import { BudgetFold, type BudgetCheck, type Budgets } from './budgets.js';
-import { CallPathPasses, flameTree, type FlameTree } from './call-paths.js';
+import { CallPathFold, CallPathPeakFold, flameTree, type FlameTree } from './call-paths.js';
 import { ConsumedPasses, type Consumed } from './consumed.js';
 import { DeepestStackFold } from './deepest-stack.js';
 import type { EventFold, FoldEvent, FoldSource, FoldTables, TraceEnd } from './event-fold.js';
@@ -16,13 +16,9 @@ import { LeaksFold, type LeaksAtExit } from './leaks.js';
 import { LinkedFold, OrphanFold, type LinkedFree } from './linked.js';
 import { NONE } from './model.js';
 import { limitSnapshot, PeakFold, type Peaks } from './peak.js';
-import { ProblemLog } from './problems.js';
 import { stackSection, worstCaseOf, type StackReport } from './stack-report.js';
 import { SummaryFold, type Summary } from './summary.js';
-import type { ByteSource } from './trace/byte-source.js';
 import { Kind } from './trace/format.js';
-import { readHeader } from './trace/header.js';
-import { streamRecords } from './trace/event-stream.js';
 import type { StackUnit } from './worst-stack.js';
 
 /** Rows a panel lists per table (attribution rows, peak groups, leaked blocks, linked frees); beyond, it says how many there are. */
@@ -238,77 +234,67 @@ function attempt<T>(make: () => T): T | string {
   }
 }
 
+/** A fold whose failure is kept as its message instead of ending the pass: the other folds of the pass go on. */
+class Guarded implements EventFold {
+  error: string | null = null;
+  constructor(private readonly fold: EventFold) {}
+  event(e: FoldEvent, tables: FoldTables): void {
+    if (this.error !== null) return;
+    try {
+      this.fold.event(e, tables);
+    } catch (err) {
+      this.error = (err as Error).message;
+    }
+  }
+  finish(end: TraceEnd, tables: FoldTables): void {
+    if (this.error !== null) return;
+    try {
+      this.fold.finish?.(end, tables);
+    } catch (err) {
+      this.error = (err as Error).message;
+    }
+  }
+}
+
 /**
- * The flame graph's call-path tree (with the blocks live at the heap's peak) and the live heap by top site, read from
- * the records of `source` in two passes that drive both (callPaths's and consumed's passes, CallPathPasses and
- * ConsumedPasses); their problems are not logged again (the caller's pass did). Either view that fails says why in its
- * place, the other unharmed.
+ * The flame graph's call-path tree (with the blocks live at the heap's peak) and the live heap by top site, in two
+ * passes over `source` that fold both (call-paths.ts's and consumed.ts's passes). Either view that fails says why in
+ * its place, the other unharmed; a trace that cannot be read at all, both.
  */
-export function panelExtras(source: ByteSource, onProgress?: (fraction: number, phase: string) => void): PanelExtras {
-  const header = readHeader(source);
-  let paths: CallPathPasses | null = new CallPathPasses();
-  let live: ConsumedPasses | null = new ConsumedPasses();
-  let flameError = '';
-  let liveError = '';
-  const failed = (e: unknown): string => (e as Error).message;
+export function panelExtras(source: FoldSource): PanelExtras {
+  let paths: Guarded | null = null;
+  let live: Guarded | null = null;
+  let first: CallPathFold | null = null;
+  const consumed = new ConsumedPasses();
   try {
-    streamRecords(
-      source,
-      header,
-      new ProblemLog(),
-      (r) => {
-        if (paths !== null) {
-          try {
-            paths.first(r);
-          } catch (e) {
-            [paths, flameError] = [null, failed(e)];
-          }
-        }
-        if (live !== null) {
-          try {
-            live.first(r);
-          } catch (e) {
-            [live, liveError] = [null, failed(e)];
-          }
-        }
-      },
-      { onProgress: onProgress && ((done, total) => onProgress((done / total) * 0.5, 'call paths and the live heap by site')) },
-    );
-    // The second pass: the blocks live at the heap's peak (up to its event) and the live heap sampled by site.
-    let peakTaken = paths === null || !paths.wantsSecond();
-    streamRecords(
-      source,
-      header,
-      new ProblemLog(),
-      (r) => {
-        if (!peakTaken && paths !== null) {
-          try {
-            peakTaken = !paths.second(r);
-          } catch (e) {
-            [paths, flameError] = [null, failed(e)];
-          }
-        }
-        if (live !== null) {
-          try {
-            live.second(r);
-          } catch (e) {
-            [live, liveError] = [null, failed(e)];
-          }
-        }
-        return !peakTaken || live !== null;
-      },
-      { onProgress: onProgress && ((done, total) => onProgress(0.5 + (done / total) * 0.5, 'the blocks live at the peak, the live heap sampled')) },
-    );
+    source.run((start) => [(paths = new Guarded((first = new CallPathFold(start)))), (live = new Guarded(consumed.first()))]);
+    const fold = first as CallPathFold | null;
+    const p = paths as Guarded | null;
+    const l = live as Guarded | null;
+    if (fold === null || p === null || l === null) throw new Error('the trace was not read');
+    // The second pass: the blocks live at the heap's peak and the live heap sampled by site.
+    let atPeak: Guarded | null = null;
+    let peakFold: CallPathPeakFold | null = null;
+    let sampled: Guarded | null = null;
+    const peak = p.error === null && fold.peakEvent !== null;
+    if (peak || l.error === null) {
+      source.run((start) => {
+        atPeak = peak ? new Guarded((peakFold = new CallPathPeakFold(start, fold))) : null;
+        sampled = l.error === null ? new Guarded(consumed.second()) : null;
+        return [atPeak, sampled].filter((f): f is Guarded => f !== null);
+      });
+    }
+    const flameError = p.error ?? (atPeak as Guarded | null)?.error ?? null;
+    if (flameError === null) (peakFold as CallPathPeakFold | null)?.apply();
+    const liveError = l.error ?? (sampled as Guarded | null)?.error ?? null;
+    return {
+      flame: flameError ?? attempt(() => flameTree(fold.result().root)),
+      consumed: liveError ?? attempt(() => consumed.result()),
+    };
   } catch (e) {
     // The records themselves cannot be read: both views say so.
-    return { flame: failed(e), consumed: failed(e) };
+    return { flame: (e as Error).message, consumed: (e as Error).message };
   }
-  const p = paths as CallPathPasses | null;
-  const l = live as ConsumedPasses | null;
-  return {
-    flame: p === null ? flameError : attempt(() => flameTree(p.result().root)),
-    consumed: l === null ? liveError : attempt(() => l.result()),
-  };
 }
 
 /** What a host hands the page of a trace opened through its index: the panels' data and the seconds it took. */

@@ -87,27 +87,20 @@ export class PerCallFold implements EventFold {
   }
 
   event(e: FoldEvent, tables: FoldTables): void {
-    switch (e.kind) {
-      case Kind.ENTER:
-        if (e.frame !== NONE && this.matching(tables.frames.entrySite[e.frame]!)) this.enter(e, tables.frames);
-        return;
-      case Kind.EXIT:
-      case Kind.UNWIND:
-        if (e.frame !== NONE) this.close(e.thread, tables.frames.enter[e.frame]!, e.index);
-        return;
-      case Kind.THREAD_END:
-        this.close(e.thread, -1, e.index);
-        return;
-      case Kind.ALLOC:
-      case Kind.FREE:
-      case Kind.REALLOC:
-        break;
-      default:
-        return;
+    const kind = e.kind;
+    if (kind === Kind.ENTER) {
+      if (e.frame !== NONE && this.matching(tables.frames.entrySite[e.frame]!)) this.enter(e, tables.frames);
+      return;
     }
+    if (kind === Kind.EXIT || kind === Kind.UNWIND) {
+      if (e.frame !== NONE) this.close(e.thread, tables.frames.enter[e.frame]!, e.index);
+      return;
+    }
+    if (kind === Kind.THREAD_END) return this.close(e.thread, -1, e.index);
+    // A heap event that made or ended a block counts for every matching call open on its thread.
+    if (e.newBlock === NONE && e.oldBlock === NONE) return;
     const stack = this.open[e.thread];
     if (stack === undefined || stack.length === 0) return;
-    if (e.newBlock === NONE && e.oldBlock === NONE) return;
     const added = e.newBlock === NONE ? 0 : tables.blocks.requested[e.newBlock]!;
     const freed = e.oldBlock === NONE ? 0 : tables.blocks.requested[e.oldBlock]!;
     for (let i = 0; i < stack.length; i++) {

@@ -10,9 +10,6 @@ import { IntervalError, IntervalFold, type IntervalSpec } from '../analysis/time
 import { describeReadError } from '../host/read-errors.js';
 import { CALL_PATH_METRICS, METRIC_MEANING, callPaths, type CallPathMetric } from '../analysis/call-paths.js';
 import { foldedLines, speedscopeJson } from '../analysis/export-call-paths.js';
-import { FileSource } from '../analysis/trace/file-source.js';
-import { readHeader } from '../analysis/trace/header.js';
-import { ProblemLog } from '../analysis/problems.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { recordWorker } from '../analysis/trace/record-worker.js';
 
@@ -144,30 +141,6 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
   if (spec !== null && (format === 'folded' || format === 'speedscope')) return fail(`--interval goes with --format massif or csv`);
 
   const file = positionals[0]!;
-  if (format === 'folded' || format === 'speedscope') {
-    let text: string;
-    let progress = progressLine(io, file);
-    const problems = new ProblemLog();
-    try {
-      const metric = (values.metric ?? 'allocated') as CallPathMetric;
-      const source = FileSource.open(file);
-      progress = progressLine(io, file, source.size);
-      try {
-        const header = readHeader(source);
-        const paths = callPaths(source, header, problems, { peak: format === 'speedscope' || metric === 'peak', onProgress: progress.update });
-        text = format === 'folded' ? foldedLines(paths.root, metric) : speedscopeJson(paths.root, path.basename(file), 'cc-memwrap');
-      } finally {
-        source.close();
-      }
-    } catch (e) {
-      progress.done();
-      return fail(describeReadError(file, e));
-    }
-    progress.done();
-    for (const p of problems.list()) io.err(`cc-memwrap export: ${file}: ${p.severity}: ${p.message}\n`);
-    return writeOut(text);
-  }
-
   let trace: TraceFile;
   try {
     trace = await TraceFile.read(file);
@@ -179,7 +152,12 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
   try {
     const source = trace.stream({ onProgress: progress.update, reader: recordWorker });
     let end;
-    if (format === 'csv') {
+    if (format === 'folded' || format === 'speedscope') {
+      const metric = (values.metric ?? 'allocated') as CallPathMetric;
+      const paths = callPaths(source, { peak: format === 'speedscope' || metric === 'peak' });
+      end = paths.end;
+      text = format === 'folded' ? foldedLines(paths.root, metric) : speedscopeJson(paths.root, path.basename(file), 'cc-memwrap');
+    } else if (format === 'csv') {
       let csv: CsvFold | null = null;
       end = source.run((start) => {
         // The default interval comes from the event count: a fold that asks for it has the trace counted first.

@@ -34,7 +34,19 @@ export function indexPanelsJson(trace: string, inputs: PanelInputs, onProgress?:
   }
   try {
     const tables = panelTables(streamSource(file.clone(), { symbols: fileSymbolNamer, onProgress: (f) => onProgress?.({ fraction: f * 0.5, phase: 'the tables' }) }), inputs);
-    const extras = panelExtras(file.clone(), (f, phase) => onProgress?.({ fraction: 0.5 + f * 0.5, phase }));
+    // Two passes: a fraction that goes back down is the second one.
+    let pass = 0;
+    let last = Infinity;
+    const extras = panelExtras(
+      streamSource(file.clone(), {
+        onProgress: (f) => {
+          if (f < last) pass++;
+          last = f;
+          const phase = pass === 1 ? 'call paths and the live heap by site' : 'the blocks live at the peak, the live heap sampled';
+          onProgress?.({ fraction: 0.5 + (Math.min(pass, 2) - 1 + f) * 0.25, phase });
+        },
+      }),
+    );
     const out: IndexPanels = { tables, extras, seconds: (Date.now() - t0) / 1000 };
     return indexPanelsText(out);
   } finally {

@@ -1,6 +1,6 @@
-// Live blocks by id for the passes that follow the heap over a streamed trace: an open-addressing map on typed arrays
-// (LiveIds), and beside it a table of each live block's size and a number (LiveBlocks). A JavaScript Map of objects
-// costs several times more per block made and ended, and a pass makes and ends every block of the run.
+// Live blocks by id for the streaming reader (resolve-stream.ts), which holds the live blocks every fold sees: an
+// open-addressing map on typed arrays (LiveIds). A JavaScript Map costs several times more per block made and ended,
+// and a pass makes and ends every block of the run.
 import { NONE } from '../model.js';
 import { grown } from './typed-arrays.js';
 
@@ -92,63 +92,5 @@ export class LiveIds {
     this.mask = size - 1;
     this.count = 0;
     for (let i = 0; i < keys.length; i++) if (vals[i]! >= 0) this.set(keys[i]!, vals[i]!);
-  }
-}
-
-/**
- * Live blocks by id, each with its requested size and a number the pass charges it to (a site key, a tree node's
- * index), in slots reused once a block ends. Grows with the blocks live at once, never with those made.
- */
-export class LiveBlocks {
-  private readonly ids = new LiveIds();
-  private sizes = new Float64Array(256);
-  private tags = new Float64Array(256);
-  private inUse = new Uint8Array(256);
-  private free = new Int32Array(256);
-  private freeCount = 0;
-  private slots = 0;
-
-  /** Block `id` is live with `size` bytes, charged to `tag` (replacing what `id` held, as Map.set would). */
-  add(id: number, tag: number, size: number): void {
-    const s = this.freeCount > 0 ? this.free[--this.freeCount]! : this.newSlot();
-    const before = this.ids.set(id, s);
-    if (before !== NONE) this.release(before);
-    this.inUse[s] = 1;
-    this.sizes[s] = size;
-    this.tags[s] = tag;
-  }
-
-  /** Ends block `id`: its slot, whose size and tag stay readable until the next add; NONE when it was not live. */
-  take(id: number): number {
-    const s = this.ids.take(id);
-    if (s !== NONE) this.release(s);
-    return s;
-  }
-
-  private release(s: number): void {
-    this.inUse[s] = 0;
-    this.free = grown(this.free, this.freeCount + 1);
-    this.free[this.freeCount++] = s;
-  }
-
-  size(slot: number): number {
-    return this.sizes[slot]!;
-  }
-
-  tag(slot: number): number {
-    return this.tags[slot]!;
-  }
-
-  /** Every live block's tag and size (in slot order). */
-  forEach(visit: (tag: number, size: number) => void): void {
-    for (let s = 0; s < this.slots; s++) if (this.inUse[s] === 1) visit(this.tags[s]!, this.sizes[s]!);
-  }
-
-  private newSlot(): number {
-    const n = this.slots + 1;
-    this.sizes = grown(this.sizes, n);
-    this.tags = grown(this.tags, n);
-    this.inUse = grown(this.inUse, n);
-    return this.slots++;
   }
 }

@@ -273,7 +273,7 @@ class WorkerReader implements MergedReader {
           else if ('error' in m) this.fail(m.error);
           continue;
         }
-        p = readRecord(d, p, head, r);
+        p = CODEC.read(d, p, head, r);
         visit(r);
       }
       consumed++;
@@ -290,123 +290,126 @@ class WorkerReader implements MergedReader {
   }
 }
 
-/** One inline record at `p` (its head already read) into `r`; returns where the next entry starts. */
-function readRecord(d: Float64Array, p: number, head: number, r: TraceRecord): number {
-  const h = head | 0;
-  const kind = h & 15;
-  r.kind = kind;
-  r.flags = (h >> 4) & 15;
-  r.thread = h >>> 8;
-  r.offset = d[p + 1]!;
-  switch (kind) {
-    case Kind.ENTER:
-      r.site = d[p + 2]!;
-      r.depth = d[p + 3]!;
-      return p + 4;
-    case Kind.EXIT:
-      r.site = d[p + 2]!;
-      return p + 3;
-    case Kind.ALLOC:
-    case Kind.REALLOC:
-      r.seq = d[p + 2]!;
-      r.site = d[p + 3]!;
-      r.fn = d[p + 4]!;
-      r.size = d[p + 5]!;
-      r.address = d[p + 6]!;
-      r.usable = d[p + 7]!;
-      r.block = d[p + 8]!;
-      return p + 9;
-    case Kind.FREE:
-      r.seq = d[p + 2]!;
-      r.site = d[p + 3]!;
-      r.fn = d[p + 4]!;
-      r.address = d[p + 5]!;
-      r.block = d[p + 6]!;
-      return p + 7;
-    case Kind.TIME:
-      r.time = d[p + 2]!;
-      return p + 3;
-    case Kind.UNWIND:
-    case Kind.LOST:
-      r.count = d[p + 2]!;
-      return p + 3;
-    case Kind.STATIC:
-      r.site = d[p + 2]!;
-      r.address = d[p + 3]!;
-      r.size = d[p + 4]!;
-      return p + 5;
-    case Kind.THREAD_END:
-      return p + 2;
-    case Kind.LINKED: {
-      const n = d[p + 2]!;
-      const ids = new Array<number>(n);
-      for (let i = 0; i < n; i++) ids[i] = d[p + 3 + i]!;
-      r.ids = ids;
-      r.count = n;
-      r.partial = d[p + 3 + n] === 1;
-      return p + 4 + n;
-    }
-    default: {
-      // EXT: BRANCH, CALLER, CALL_PATH.
-      const subkind = d[p + 2]!;
-      r.subkind = subkind;
-      if (subkind === ExtKind.BRANCH) {
-        r.site = d[p + 3]!;
-        r.taken = d[p + 4]!;
-        return p + 5;
-      }
-      if (subkind === ExtKind.CALLER) {
-        r.library = d[p + 3]!;
-        return p + 4;
-      }
-      r.pathFlags = d[p + 3]!;
-      const n = d[p + 4]!;
-      const libs = new Array<number>(n);
-      const offsets = new Array<number>(n);
-      for (let i = 0; i < n; i++) {
-        libs[i] = d[p + 5 + i]!;
-        offsets[i] = d[p + 5 + n + i]!;
-      }
-      r.pathLibs = libs;
-      r.pathOffsets = offsets;
-      return p + 5 + 2 * n;
-    }
+/**
+ * The ring's layout, the one place it is said: the fields of each record kind the ring carries inline (EXT records by
+ * subkind), in order, after the record's head (kind, flags and thread in one number) and its offset, and for EXT its
+ * subkind. `name` is a number; `name?` a flag (1 or 0); `name[]` a list, its length first; `a[]b[]` two lists of one
+ * length, the length then the first's items then the second's. Kinds and subkinds not here (UNIT, PROGRAM, END,
+ * THREAD_BEGIN, LEAKS, LIBRARY, RANK …: rare) go as messages. The fields are those resolve-stream.ts reads of them.
+ */
+const RING_LAYOUT: { kinds: Record<number, readonly string[]>; ext: Record<number, readonly string[]> } = {
+  kinds: {
+    [Kind.ENTER]: ['site', 'depth'],
+    [Kind.EXIT]: ['site'],
+    [Kind.ALLOC]: ['seq', 'site', 'fn', 'size', 'address', 'usable', 'block'],
+    [Kind.REALLOC]: ['seq', 'site', 'fn', 'size', 'address', 'usable', 'block'],
+    [Kind.FREE]: ['seq', 'site', 'fn', 'address', 'block'],
+    [Kind.TIME]: ['time'],
+    [Kind.UNWIND]: ['count'],
+    [Kind.LOST]: ['count'],
+    [Kind.STATIC]: ['site', 'address', 'size'],
+    [Kind.THREAD_END]: [],
+    [Kind.LINKED]: ['ids[]', 'partial?'],
+  },
+  ext: {
+    [ExtKind.BRANCH]: ['site', 'taken'],
+    [ExtKind.CALLER]: ['library'],
+    [ExtKind.CALL_PATH]: ['pathFlags', 'pathLibs[]pathOffsets[]'],
+  },
+};
+
+/** One field of the layout as code: its numbers' count, its write and its read (d: the ring, q: where it starts). */
+function fieldCode(field: string): { size: string; write: string; read: string } {
+  const pair = /^(\w+)\[\](\w+)\[\]$/.exec(field);
+  if (pair) {
+    const [, a, b] = pair;
+    return {
+      size: `1 + 2 * r.${a}.length`,
+      write: `{ const n = r.${a}.length; d[q++] = n; for (let i = 0; i < n; i++) d[q++] = r.${a}[i]; for (let i = 0; i < n; i++) d[q++] = r.${b}[i]; }`,
+      read: `{ const n = d[q++]; const x = new Array(n), y = new Array(n); for (let i = 0; i < n; i++) x[i] = d[q + i]; for (let i = 0; i < n; i++) y[i] = d[q + n + i]; q += 2 * n; r.${a} = x; r.${b} = y; }`,
+    };
   }
+  const list = /^(\w+)\[\]$/.exec(field);
+  if (list) {
+    const a = list[1];
+    return {
+      size: `1 + r.${a}.length`,
+      write: `{ const n = r.${a}.length; d[q++] = n; for (let i = 0; i < n; i++) d[q++] = r.${a}[i]; }`,
+      read: `{ const n = d[q++]; const x = new Array(n); for (let i = 0; i < n; i++) x[i] = d[q + i]; q += n; r.${a} = x; }`,
+    };
+  }
+  const flag = /^(\w+)\?$/.exec(field);
+  if (flag) return { size: '1', write: `d[q++] = r.${flag[1]} ? 1 : 0;`, read: `r.${flag[1]} = d[q++] === 1;` };
+  return { size: '1', write: `d[q++] = r.${field};`, read: `r.${field} = d[q++];` };
+}
+
+/** The code of one kind's (or subkind's) size, write and read, its fields' in order. */
+function kindCode(fields: readonly string[], fixed: number): { size: string; write: string; read: string } {
+  const codes = fields.map(fieldCode);
+  return {
+    size: [String(fixed), ...codes.map((c) => c.size)].join(' + '),
+    write: codes.map((c) => c.write).join(' '),
+    read: codes.map((c) => c.read).join(' '),
+  };
+}
+
+interface RingCodec {
+  /** How many numbers `r` takes inline, or -1 when it goes as a message. */
+  size(r: TraceRecord): number;
+  /** Writes `r` at `p` (the room checked: `size(r)` numbers). */
+  write(d: Float64Array, p: number, r: TraceRecord): void;
+  /** Reads the record at `p` (its head already read) into `r`; returns where the next entry starts. */
+  read(d: Float64Array, p: number, head: number, r: TraceRecord): number;
 }
 
 /**
- * How many numbers `r` takes inline, or -1 when it goes as a message: the kinds FoldPass and MetaPass
- * (resolve-stream.ts) read often, with the fields they read.
+ * RING_LAYOUT compiled to straight-line code, one branch per kind: the ring is read for every record of a large trace,
+ * as fast as a hand-written switch, and the layout is said once.
  */
+function compileRing(): RingCodec {
+  const sizes: string[] = [];
+  const writes: string[] = [];
+  const reads: string[] = [];
+  for (const [kind, fields] of Object.entries(RING_LAYOUT.kinds)) {
+    const c = kindCode(fields, 2);
+    sizes.push(`if (k === ${kind}) return ${c.size};`);
+    writes.push(`if (k === ${kind}) { ${c.write} return; }`);
+    reads.push(`if (k === ${kind}) { ${c.read} return q; }`);
+  }
+  const extSizes: string[] = [];
+  const extWrites: string[] = [];
+  const extReads: string[] = [];
+  for (const [sub, fields] of Object.entries(RING_LAYOUT.ext)) {
+    const c = kindCode(fields, 3);
+    extSizes.push(`if (s === ${sub}) return ${c.size};`);
+    extWrites.push(`if (s === ${sub}) { ${c.write} return; }`);
+    extReads.push(`if (s === ${sub}) { ${c.read} return q; }`);
+  }
+  const ext = Kind.EXT;
+  const size = new Function('r', `const k = r.kind; ${sizes.join(' ')} if (k === ${ext}) { const s = r.subkind; ${extSizes.join(' ')} } return -1;`);
+  const write = new Function(
+    'd',
+    'p',
+    'r',
+    `const k = r.kind; d[p] = k + 16 * r.flags + 256 * r.thread; d[p + 1] = r.offset; let q = p + 2; ${writes.join(' ')} if (k === ${ext}) { const s = r.subkind; d[q++] = s; ${extWrites.join(' ')} }`,
+  );
+  const read = new Function(
+    'd',
+    'p',
+    'head',
+    'r',
+    `const h = head | 0; const k = h & 15; r.kind = k; r.flags = (h >> 4) & 15; r.thread = h >>> 8; r.offset = d[p + 1]; let q = p + 2; ${reads.join(' ')} const s = d[q++]; r.subkind = s; ${extReads.join(' ')} return q;`,
+  );
+  return { size: size as RingCodec['size'], write: write as RingCodec['write'], read: read as RingCodec['read'] };
+}
+
+const CODEC = compileRing();
+
+/** How many numbers `r` takes inline, or -1 when it goes as a message (a thread index too large, a list too long). */
 function inlineSize(r: TraceRecord): number {
   if (r.thread >= MAX_INLINE_THREAD) return -1;
-  switch (r.kind) {
-    case Kind.ENTER:
-      return 4;
-    case Kind.EXIT:
-    case Kind.TIME:
-    case Kind.UNWIND:
-    case Kind.LOST:
-      return 3;
-    case Kind.ALLOC:
-    case Kind.REALLOC:
-      return 9;
-    case Kind.FREE:
-      return 7;
-    case Kind.STATIC:
-      return 5;
-    case Kind.THREAD_END:
-      return 2;
-    case Kind.LINKED:
-      return r.ids.length + 4 <= MAX_INLINE ? r.ids.length + 4 : -1;
-    case Kind.EXT:
-      if (r.subkind === ExtKind.BRANCH) return 5;
-      if (r.subkind === ExtKind.CALLER) return 4;
-      if (r.subkind === ExtKind.CALL_PATH && 5 + 2 * r.pathLibs.length <= MAX_INLINE) return 5 + 2 * r.pathLibs.length;
-      return -1;
-    default:
-      return -1;
-  }
+  const n = CODEC.size(r);
+  return n <= MAX_INLINE ? n : -1;
 }
 
 /** The fields of a record that goes as a message (structured clone keeps the plain fields). */
@@ -469,70 +472,7 @@ function workerMain(job: Job): void {
           return;
         }
         room(n);
-        d[p] = r.kind + 16 * r.flags + 256 * r.thread;
-        d[p + 1] = r.offset;
-        switch (r.kind) {
-          case Kind.ENTER:
-            d[p + 2] = r.site;
-            d[p + 3] = r.depth;
-            break;
-          case Kind.EXIT:
-            d[p + 2] = r.site;
-            break;
-          case Kind.ALLOC:
-          case Kind.REALLOC:
-            d[p + 2] = r.seq;
-            d[p + 3] = r.site;
-            d[p + 4] = r.fn;
-            d[p + 5] = r.size;
-            d[p + 6] = r.address;
-            d[p + 7] = r.usable;
-            d[p + 8] = r.block;
-            break;
-          case Kind.FREE:
-            d[p + 2] = r.seq;
-            d[p + 3] = r.site;
-            d[p + 4] = r.fn;
-            d[p + 5] = r.address;
-            d[p + 6] = r.block;
-            break;
-          case Kind.TIME:
-            d[p + 2] = r.time;
-            break;
-          case Kind.UNWIND:
-          case Kind.LOST:
-            d[p + 2] = r.count;
-            break;
-          case Kind.STATIC:
-            d[p + 2] = r.site;
-            d[p + 3] = r.address;
-            d[p + 4] = r.size;
-            break;
-          case Kind.LINKED: {
-            const ids = r.ids;
-            d[p + 2] = ids.length;
-            for (let i = 0; i < ids.length; i++) d[p + 3 + i] = ids[i]!;
-            d[p + 3 + ids.length] = r.partial ? 1 : 0;
-            break;
-          }
-          case Kind.EXT:
-            d[p + 2] = r.subkind;
-            if (r.subkind === ExtKind.BRANCH) {
-              d[p + 3] = r.site;
-              d[p + 4] = r.taken;
-            } else if (r.subkind === ExtKind.CALLER) {
-              d[p + 3] = r.library;
-            } else {
-              const n = r.pathLibs.length;
-              d[p + 3] = r.pathFlags;
-              d[p + 4] = n;
-              for (let i = 0; i < n; i++) {
-                d[p + 5 + i] = r.pathLibs[i]!;
-                d[p + 5 + n + i] = r.pathOffsets[i]!;
-              }
-            }
-            break;
-        }
+        CODEC.write(d, p, r);
         p += n;
       },
       job.progress

@@ -11,10 +11,9 @@ import { NONE } from '../../analysis/model.js';
 import { consumed } from '../../analysis/consumed.js';
 import { CALL_PATH_METRICS, callPaths, flameTree, OTHER_FRAME, PathNode, type FlameNode } from '../../analysis/call-paths.js';
 import { allocationsOfCallPath } from '../../analysis/event-sets.js';
-import { ProblemLog } from '../../analysis/problems.js';
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { readHeader } from '../../analysis/trace/header.js';
+import { streamSource } from '../../analysis/trace/resolve-stream.js';
 import { buildInstrumented, programsDir, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
 
 const dir = scratch('consumed');
@@ -41,8 +40,7 @@ describe('consumed: live heap by top site', () => {
   ])('%s, %i sites, %i buckets: bands sum to the live heap at each bucket end; each top band is its site’s live blocks', (name, sites, buckets) => {
     const bytes = traces[name]!;
     const model = decodeTrace(bytes);
-    const source = memorySource(bytes);
-    const c = consumed(source, readHeader(source), new ProblemLog(), { sites, buckets });
+    const c = consumed(streamSource(memorySource(bytes)), { sites, buckets });
     expect(c.events).toBe(model.events.count);
     expect(c.ends.length).toBe(Math.min(buckets, model.events.count));
     expect(c.ends[c.ends.length - 1]).toBe(model.events.count - 1);
@@ -76,8 +74,7 @@ describe('consumed: live heap by top site', () => {
   });
 
   test('call-paths.c: the realloc in main holds the most (200 B), then the nodes build makes (120 B)', () => {
-    const source = memorySource(traces['call-paths']!);
-    const c = consumed(source, readHeader(source), new ProblemLog());
+    const c = consumed(streamSource(memorySource(traces['call-paths']!)));
     expect(c.sites.map((s) => s.maxBytes)).toEqual([200, 120, 100, 32]);
   });
 });
@@ -108,8 +105,7 @@ describe('call paths in the flame graph', () => {
   test.each(['call-paths', 'linked-list'])('%s: a frame’s allocations on the chart are as many as the flame graph counts under it', (name) => {
     const bytes = traces[name]!;
     const model = decodeTrace(bytes);
-    const source = memorySource(bytes);
-    const paths = callPaths(source, readHeader(source), new ProblemLog());
+    const paths = callPaths(streamSource(memorySource(bytes)));
     const nodes = inclusiveCounts(paths.root);
     expect(nodes.length).toBeGreaterThanOrEqual(3);
     for (const { node, count } of nodes) expect(allocationsOfCallPath(model, node.path()).length, node.path().join(';')).toBe(count);
@@ -124,8 +120,7 @@ describe('call paths in the flame graph', () => {
 
   test('a tree over the node limit keeps the heaviest paths and folds the rest into "(other)", totals whole', () => {
     const bytes = traces['linked-list']!;
-    const source = memorySource(bytes);
-    const root = callPaths(source, readHeader(source), new ProblemLog()).root;
+    const root = callPaths(streamSource(memorySource(bytes))).root;
     const whole = flameTree(root);
     expect(whole.pruned).toBe(0);
     expect(countNodes(whole.root)).toBe(whole.nodes);

@@ -1,8 +1,7 @@
 // The streaming reader's table of live block ids (id → slot) agrees with a Map under allocation patterns of every
-// shape: ids in order, freed in order or out of it, strided ids that share their low bits, ids above 2^32; and so does
-// the table of live blocks with their sizes and tags that the panels' passes keep (LiveBlocks).
+// shape: ids in order, freed in order or out of it, strided ids that share their low bits, ids above 2^32.
 import { describe, expect, it } from 'vitest';
-import { LiveBlocks, LiveIds } from '../../analysis/trace/live-ids.js';
+import { LiveIds } from '../../analysis/trace/live-ids.js';
 import { NONE } from '../../analysis/model.js';
 
 /** A small deterministic generator (xorshift), so a failure repeats. */
@@ -62,50 +61,5 @@ describe('live block ids', () => {
   ])('%s: every lookup agrees with a Map', (_, first, stride) => {
     check(first, stride, 20_000, 0.3, 1);
     check(first, stride, 20_000, 0.48, 2);
-  });
-});
-
-/** LiveBlocks against a Map of { tag, size }: adds (some of an id already live), takes, and the blocks live at the end. */
-function checkBlocks(first: number, stride: number, steps: number, freeShare: number, seed: number): void {
-  const rnd = random(seed);
-  const table = new LiveBlocks();
-  const model = new Map<number, { tag: number; size: number }>();
-  const live: number[] = [];
-  let wrong = 0;
-  for (let k = 0; k < steps; k++) {
-    // Now and then an id made again while live (a hostile trace): the new size and tag replace the old, as Map.set.
-    const again = live.length > 0 && rnd() < 0.01;
-    const id = again ? live[Math.floor(rnd() * live.length)]! : first + k * stride;
-    const block = { tag: k % 13, size: 1 + Math.floor(rnd() * 4096) };
-    table.add(id, block.tag, block.size);
-    model.set(id, block);
-    if (!again) live.push(id);
-    while (live.length > 0 && rnd() < freeShare) {
-      const at = Math.floor(rnd() * live.length);
-      const gone = live[at]!;
-      live[at] = live[live.length - 1]!;
-      live.pop();
-      const slot = table.take(gone);
-      const want = model.get(gone)!;
-      if (slot === NONE || table.tag(slot) !== want.tag || table.size(slot) !== want.size) wrong++;
-      model.delete(gone);
-      if (table.take(gone) !== NONE) wrong++;
-    }
-  }
-  const seen: string[] = [];
-  table.forEach((tag, size) => seen.push(`${tag}:${size}`));
-  expect(wrong).toBe(0);
-  expect(seen.sort()).toEqual([...model.values()].map((b) => `${b.tag}:${b.size}`).sort());
-  expect(seen.length).toBeGreaterThan(10);
-}
-
-describe('live blocks with sizes and tags', () => {
-  it.each([
-    ['in order', 1, 1],
-    ['strided by 16', 3, 16],
-    ['above 2^32', 2 ** 32 - 5000, 1],
-  ])('%s: every take and the blocks live at the end agree with a Map', (_, first, stride) => {
-    checkBlocks(first, stride, 20_000, 0.3, 3);
-    checkBlocks(first, stride, 20_000, 0.48, 4);
   });
 });

@@ -12,8 +12,6 @@ import { limitSnapshot } from '../../analysis/peak.js';
 import { summarize } from '../../analysis/summary.js';
 import { callPaths, flameTree } from '../../analysis/call-paths.js';
 import { consumed } from '../../analysis/consumed.js';
-import { ProblemLog } from '../../analysis/problems.js';
-import { readHeader } from '../../analysis/trace/header.js';
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { FileSource } from '../../analysis/trace/file-source.js';
@@ -64,18 +62,17 @@ function expectSamePanels(trace: string, budgets: Budgets | null): void {
   expect(streamed.stack).toEqual(json(tables.stack()));
   const checks = budgets === null ? [] : checkBudgets(model, budgets);
   expect(streamed.budgets).toEqual(json(checks.map((c) => ({ ...c, ranges: c.ranges.slice(0, PANEL_RANGES) }))));
-  // The flame graph and consumed chart: the same records read from the file as from the bytes the page decodes,
-  // typed arrays included after the host's JSON and the page's reading of it, as callPaths and consumed give them
-  // each in its own passes.
+  // The flame graph and consumed chart: the same read from the file as from the bytes the page decodes, typed arrays
+  // included after the host's JSON and the page's reading of it, as callPaths and consumed give them each in its
+  // own passes.
   const fromFile = FileSource.open(trace, 4096);
   try {
-    const text = indexPanelsText({ tables: streamed, extras: panelExtras(fromFile), seconds: 1 });
+    const text = indexPanelsText({ tables: streamed, extras: panelExtras(streamSource(fromFile)), seconds: 1 });
     // The two views' passes, driven together, give what each gives alone.
-    const alone = memorySource(bytes);
-    const header = readHeader(alone);
+    const alone = streamSource(memorySource(bytes));
     expect(indexPanelsOf(JSON.parse(text) as IndexPanels).extras).toEqual({
-      flame: flameTree(callPaths(alone, header, new ProblemLog(), { peak: true }).root),
-      consumed: consumed(alone, header, new ProblemLog()),
+      flame: flameTree(callPaths(alone, { peak: true }).root),
+      consumed: consumed(alone),
     });
   } finally {
     fromFile.close();

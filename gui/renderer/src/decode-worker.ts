@@ -6,6 +6,7 @@ import { summarize } from '../../../analysis/summary.js';
 import { staticSeries } from '../../../analysis/timeline.js';
 import { decodeTrace } from '../../../analysis/trace/decode.js';
 import { memorySource } from '../../../analysis/trace/byte-source.js';
+import { streamSource } from '../../../analysis/trace/resolve-stream.js';
 import { panelExtras } from '../../../analysis/panel-data.js';
 import { type DecodeRequest, type ViewData, type WorkerMessage } from './view-data.js';
 
@@ -57,9 +58,9 @@ scope.onmessage = (e) => {
     };
     data.tablesMs = performance.now() - t1;
     scope.postMessage({ type: 'done', data }, [...buffersOf(data)]);
-    // Then the flame graph's call paths and the consumed chart, read from the records again (the decoder logged
-    // their problems): the page shows the chart without waiting for them.
-    scope.postMessage({ type: 'extras', ...panelExtras(memorySource(bytes)) });
+    // Then the flame graph's call paths and the consumed chart, two more passes over the trace (the model's arrays
+    // went to the page): the page shows the chart without waiting for them.
+    scope.postMessage({ type: 'extras', ...panelExtras(streamSource(memorySource(bytes))) });
   } catch (err) {
     scope.postMessage({ type: 'error', message: (err as Error).message });
   }
