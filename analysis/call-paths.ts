@@ -21,6 +21,13 @@ export const METRIC_MEANING: Record<CallPathMetric, string> = {
 export const UNINSTRUMENTED_FRAME = '(libc or uninstrumented code)';
 /** Allocations made while no instrumented frame was open (static constructors, libc at start-up). */
 export const NO_FRAME = '(no instrumented frame)';
+/**
+ * Call paths are cut at this many frames: a deep recursion (thousands of frames) would make every export quadratic in
+ * its depth (each path is written out whole) and nest the viewer's data as deep. The frames below are folded into one
+ * node, DEEPER_FRAMES, whose values are theirs summed (the most, for the stack).
+ */
+export const MAX_PATH_DEPTH = 256;
+export const DEEPER_FRAMES = `(frames deeper than ${MAX_PATH_DEPTH}, folded)`;
 
 export class PathNode {
   readonly children = new Map<string, PathNode>();
@@ -28,11 +35,15 @@ export class PathNode {
   /** Where the function is defined (its entry site), when known. */
   file: string | null = null;
   line: number | null = null;
+  /** Frames from the root (its children: 1). */
+  readonly depth: number;
 
   constructor(
     readonly name: string,
     readonly parent: PathNode | null,
-  ) {}
+  ) {
+    this.depth = parent === null ? 0 : parent.depth + 1;
+  }
 
   child(name: string): PathNode {
     let c = this.children.get(name);
@@ -53,6 +64,8 @@ export interface CallPaths {
   /** Requested bytes live at the heap's peak, and the event (in the trace's global order) where it was first reached. */
   peak: { bytes: number; event: number | null };
   events: number;
+  /** Frames entered below MAX_PATH_DEPTH, folded into DEEPER_FRAMES nodes (0: no path was cut). */
+  folded: number;
 }
 
 /**
@@ -62,19 +75,28 @@ export interface CallPaths {
 class PathCharges {
   private frameNode: (PathNode | undefined)[] = [];
   private blockNode: (PathNode | undefined)[] = [];
+  /** Frames entered below MAX_PATH_DEPTH. */
+  folded = 0;
 
   constructor(
     private readonly root: PathNode,
     private readonly sites: SiteTable,
   ) {}
 
-  /** A frame opened: its node (made on first sight, with where its function is defined). */
+  /** A frame opened: its node (made on first sight, with where its function is defined); below MAX_PATH_DEPTH, the folded one. */
   enter(e: FoldEvent, frames: FoldTables['frames']): PathNode {
     const site = frames.entrySite[e.frame]!;
     const parent = frames.parent[e.frame]!;
+    const above = parent === NONE ? this.root : this.frameNode[parent]!;
+    if (above.depth >= MAX_PATH_DEPTH) {
+      const folded = above.name === DEEPER_FRAMES ? above : above.child(DEEPER_FRAMES);
+      this.frameNode[e.frame] = folded;
+      this.folded++;
+      return folded;
+    }
     const S = this.sites;
     const known = site < S.count && S.kind[site] !== 0;
-    const node = (parent === NONE ? this.root : this.frameNode[parent]!).child(known ? (S.strings[S.func[site]!] ?? '?') : `site ${site}`);
+    const node = above.child(known ? (S.strings[S.func[site]!] ?? '?') : `site ${site}`);
     if (node.file === null && known) {
       node.file = S.strings[S.file[site]!] ?? '';
       node.line = S.line[site]!;
@@ -134,7 +156,7 @@ export class CallPathFold implements EventFold {
   }
 
   result(): CallPaths {
-    return { root: this.root, peak: { bytes: this.peakBytes, event: this.peakEvent }, events: this.events };
+    return { root: this.root, peak: { bytes: this.peakBytes, event: this.peakEvent }, events: this.events, folded: this.charges.folded };
   }
 }
 

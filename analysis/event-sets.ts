@@ -3,7 +3,7 @@ import { attribution, type AttributionOptions } from './attribution.js';
 import { eventClassOfKind, type EventClass } from './event-detail.js';
 import { NONE, type Model } from './model.js';
 import { Flag } from './trace/format.js';
-import { NO_FRAME, UNINSTRUMENTED_FRAME } from './call-paths.js';
+import { DEEPER_FRAMES, MAX_PATH_DEPTH, NO_FRAME, UNINSTRUMENTED_FRAME } from './call-paths.js';
 import { siteInfo, siteLocation } from './sites.js';
 
 /** The heap events charged to the attribution group `key` (a row's `key` in `attribution(model, options)`), ascending. */
@@ -131,9 +131,12 @@ export function allocationsOfCallPath(model: Model, path: readonly string[]): In
       inside[f] = 1;
       continue;
     }
-    matched[f] = before >= 0 && before < names.length && funcName(frames.entrySite[f]!) === names[before] ? before + 1 : -1;
+    // The tree folds the frames below MAX_PATH_DEPTH into one node: it matches whatever frame comes there.
+    const name = before >= 0 && before < names.length ? names[before] : undefined;
+    matched[f] = name !== undefined && (funcName(frames.entrySite[f]!) === name || (name === DEEPER_FRAMES && before === MAX_PATH_DEPTH)) ? before + 1 : -1;
     if (matched[f] === names.length) inside[f] = 1;
   }
+  const folded = names[names.length - 1] === DEEPER_FRAMES;
   const noFrame = names.length === 1 && names[0] === NO_FRAME;
   const out: number[] = [];
   for (let b = 0; b < blocks.count; b++) {
@@ -142,7 +145,7 @@ export function allocationsOfCallPath(model: Model, path: readonly string[]): In
     const f = events.frame[e]!;
     const interposed = blocks.interposed[b] === 1 || (events.flags[e]! & Flag.INTERPOSED) !== 0;
     if (libcOnly && !interposed) continue;
-    const under = noFrame ? f === NONE : f !== NONE && inside[f] === 1 && (!libcOnly || matched[f] === names.length);
+    const under = noFrame ? f === NONE : f !== NONE && inside[f] === 1 && (!libcOnly || folded || matched[f] === names.length);
     if (under && out[out.length - 1] !== e) out.push(e);
   }
   return Int32Array.from(out);

@@ -4,11 +4,16 @@ import { CALL_PATH_METRICS, type CallPathMetric, type PathNode } from './call-pa
 
 /** Every node below the root, parents before children, children by name (stable output). */
 function* walk(root: PathNode): Generator<PathNode> {
-  const todo: PathNode[] = [...root.children.values()].sort(byNameDescending);
+  const todo: PathNode[] = [];
+  const below = (n: PathNode): void => {
+    // One by one, not spread into push(): a node may have more children than a call takes arguments.
+    for (const c of [...n.children.values()].sort(byNameDescending)) todo.push(c);
+  };
+  below(root);
   while (todo.length > 0) {
     const n = todo.pop()!;
     yield n;
-    todo.push(...[...n.children.values()].sort(byNameDescending));
+    below(n);
   }
 }
 
@@ -16,14 +21,15 @@ function byNameDescending(a: PathNode, b: PathNode): number {
   return a.name < b.name ? 1 : a.name > b.name ? -1 : 0;
 }
 
-/** One line per call path whose own value for `metric` is not 0: the path's functions joined by ';', a space, the value. */
-export function foldedLines(root: PathNode, metric: CallPathMetric): string {
-  let out = '';
+/**
+ * One line per call path whose own value for `metric` is not 0: the path's functions joined by ';', a space, the value
+ * (and a newline). Lines, not one string: written out one by one, the output has no length limit.
+ */
+export function* foldedLines(root: PathNode, metric: CallPathMetric): Generator<string> {
   for (const n of walk(root)) {
     const v = n.values[metric];
-    if (v !== 0) out += `${n.path().join(';')} ${v}\n`;
+    if (v !== 0) yield `${n.path().join(';')} ${v}\n`;
   }
-  return out;
 }
 
 const PROFILE_NAME: Record<CallPathMetric, string> = {

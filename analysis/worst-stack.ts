@@ -121,42 +121,70 @@ export function worstCaseStack(units: StackUnit[], root = 'main'): WorstStack {
   const trail: string[] = [];
   const notCounted = new Set<string>();
   const cycles = new Set<string>();
-  // Depth-first, longest path to a leaf; an edge back onto the current path is recursion and is not followed.
-  const visit = (key: string): { bytes: number; next: string | null } => {
-    const done = best.get(key);
-    if (done) return done;
+  // Depth-first, longest path to a leaf; an edge back onto the current path is recursion and is not followed. The
+  // path is an explicit stack, not the JavaScript one: a program's call chain can be thousands of functions long.
+  interface Visit {
+    key: string;
+    node: Node;
+    /** The next callee to look at. */
+    next: number;
+    deepest: { bytes: number; next: string | null };
+    indirect: boolean;
+  }
+  const open = (key: string): Visit => {
     const node = nodes.get(key)!;
     onPath.add(key);
     trail.push(key);
     if (node.fn.kind === 'dynamic') result.dynamicFrames.push(stepOf(node.fn));
-    let deepest: { bytes: number; next: string | null } = { bytes: 0, next: null };
-    let indirect = false;
-    for (const callee of node.callees) {
-      if (isRecorder(callee)) continue;
-      if (callee === INDIRECT) {
-        indirect = true;
+    return { key, node, next: 0, deepest: { bytes: 0, next: null }, indirect: false };
+  };
+  const visit = (root: string): { bytes: number; next: string | null } => {
+    const path: Visit[] = [open(root)];
+    let below: { bytes: number; next: string | null } | null = null;
+    for (;;) {
+      const v = path[path.length - 1]!;
+      if (below !== null) {
+        // The callee just finished: its longest path counts for this caller.
+        const target = v.node.callees[v.next - 1]!;
+        if (below.bytes > v.deepest.bytes) v.deepest = { bytes: below.bytes, next: resolve(v.node.unit, target) };
+        below = null;
+      }
+      if (v.next < v.node.callees.length) {
+        const callee = v.node.callees[v.next++]!;
+        if (isRecorder(callee)) continue;
+        if (callee === INDIRECT) {
+          v.indirect = true;
+          continue;
+        }
+        const target = resolve(v.node.unit, callee);
+        if (target === null) {
+          notCounted.add(callee.replace(/^.*:/, ''));
+          continue;
+        }
+        if (onPath.has(target)) {
+          const cycle = trail.slice(trail.indexOf(target)).map((k) => nodes.get(k)!.fn.name);
+          const text = [...cycle, cycle[0]!].join(' → ');
+          if (!cycles.has(text)) (cycles.add(text), result.recursion.push([...cycle, cycle[0]!]));
+          continue;
+        }
+        const done = best.get(target);
+        if (done) {
+          below = done;
+          continue;
+        }
+        path.push(open(target));
         continue;
       }
-      const target = resolve(node.unit, callee);
-      if (target === null) {
-        notCounted.add(callee.replace(/^.*:/, ''));
-        continue;
-      }
-      if (onPath.has(target)) {
-        const cycle = trail.slice(trail.indexOf(target)).map((k) => nodes.get(k)!.fn.name);
-        const text = [...cycle, cycle[0]!].join(' → ');
-        if (!cycles.has(text)) (cycles.add(text), result.recursion.push([...cycle, cycle[0]!]));
-        continue;
-      }
-      const below = visit(target);
-      if (below.bytes > deepest.bytes) deepest = { bytes: below.bytes, next: target };
+      // Every callee seen: this function's longest path is known.
+      if (v.indirect) result.indirectCalls.push(stepOf(v.node.fn));
+      trail.pop();
+      onPath.delete(v.key);
+      const mine = { bytes: v.node.fn.bytes + v.deepest.bytes, next: v.deepest.next };
+      best.set(v.key, mine);
+      path.pop();
+      if (path.length === 0) return mine;
+      below = mine;
     }
-    if (indirect) result.indirectCalls.push(stepOf(node.fn));
-    trail.pop();
-    onPath.delete(key);
-    const mine = { bytes: node.fn.bytes + deepest.bytes, next: deepest.next };
-    best.set(key, mine);
-    return mine;
   };
   result.bytes = visit(start).bytes;
   for (let key: string | null = start; key !== null; key = best.get(key)!.next) result.path.push(stepOf(nodes.get(key)!.fn));

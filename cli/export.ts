@@ -8,7 +8,7 @@ import { MassifFold, type MassifOptions } from '../analysis/export-massif.js';
 import { CsvFold } from '../analysis/export-csv.js';
 import { IntervalError, IntervalFold, type IntervalSpec } from '../analysis/timeline.js';
 import { describeReadError } from '../host/read-errors.js';
-import { CALL_PATH_METRICS, METRIC_MEANING, callPaths, type CallPathMetric } from '../analysis/call-paths.js';
+import { CALL_PATH_METRICS, DEEPER_FRAMES, MAX_PATH_DEPTH, METRIC_MEANING, callPaths, type CallPathMetric } from '../analysis/call-paths.js';
 import { foldedLines, speedscopeJson } from '../analysis/export-call-paths.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { recordWorker } from '../analysis/trace/record-worker.js';
@@ -45,7 +45,10 @@ Formats:
              path's own value of one metric (--metric), as flamegraph.pl,
              inferno and speedscope read it. Allocations inside libc or
              uninstrumented code end in the frame "(libc or uninstrumented
-             code)" below the function that was running
+             code)" below the function that was running. Paths are cut
+             at ${MAX_PATH_DEPTH} frames (a deep recursion): the frames below are
+             summed into one, "${DEEPER_FRAMES}", and a note
+             on stderr says how many
   speedscope speedscope's JSON file format: one profile per metric
 
 Metrics (--metric, folded; default allocated):
@@ -148,7 +151,7 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
     return fail(describeReadError(file, e));
   }
   const progress = progressLine(io, file, trace.size);
-  let text: string;
+  let text: string | Iterable<string>;
   try {
     const source = trace.stream({ onProgress: progress.update, reader: recordWorker });
     let end;
@@ -156,6 +159,9 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
       const metric = (values.metric ?? 'allocated') as CallPathMetric;
       const paths = callPaths(source, { peak: format === 'speedscope' || metric === 'peak' });
       end = paths.end;
+      if (paths.folded > 0) {
+        io.err(`cc-memwrap export: ${file}: call paths deeper than ${MAX_PATH_DEPTH} frames are cut there: the ${paths.folded.toLocaleString('en-US')} frames entered below are summed into "${DEEPER_FRAMES}"\n`);
+      }
       text = format === 'folded' ? foldedLines(paths.root, metric) : speedscopeJson(paths.root, path.basename(file), 'cc-memwrap');
     } else if (format === 'csv') {
       let csv: CsvFold | null = null;
@@ -197,15 +203,27 @@ export async function runExport(args: string[], io: CliIo = processIo()): Promis
 
   return writeOut(text);
 
-  async function writeOut(text: string): Promise<number> {
+  async function writeOut(text: string | Iterable<string>): Promise<number> {
     if (values.output !== undefined) {
       try {
         writeWholeFile(values.output, text);
       } catch (e) {
         return fail(`cannot write ${values.output}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
       }
-    } else {
+    } else if (typeof text === 'string') {
       io.out(text);
+      await io.flush();
+    } else {
+      // Pieces go out as they come, the buffer flushed now and then (its backpressure keeps memory flat).
+      let size = 0;
+      for (const piece of text) {
+        io.out(piece);
+        size += piece.length;
+        if (size >= 1 << 20) {
+          await io.flush();
+          size = 0;
+        }
+      }
       await io.flush();
     }
     return 0;

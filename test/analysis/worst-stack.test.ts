@@ -46,6 +46,15 @@ describe('worstCaseStack', () => {
     expect(w).toMatchObject({ status: 'unknown', noCallGraph: true, bytes: 40 });
   });
 
+  it('a call chain 50,000 functions long: walked without the JavaScript stack, the whole chain its path', () => {
+    const n = 50_000;
+    const fns = [fn('main', 8), ...Array.from({ length: n }, (_, i) => fn(`f${i}`, 2))];
+    const calls: Array<[string, string]> = [['main', 'f0'], ...Array.from({ length: n - 1 }, (_, i): [string, string] => [`f${i}`, `f${i + 1}`])];
+    const w = worstCaseStack([unit(fns, calls)]);
+    expect(w).toMatchObject({ status: 'bounded', bytes: 8 + 2 * n });
+    expect(w.path).toHaveLength(n + 1);
+  });
+
   it('without main there is nothing to start from', () => {
     expect(worstCaseStack([unit([fn('f', 8)], [])])).toMatchObject({ status: 'no-data', bytes: null, path: [] });
   });

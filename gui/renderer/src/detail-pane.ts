@@ -129,9 +129,29 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: Explained
   parts.push(
     el('h4', {}, 'Call stack (innermost first)'),
     stack.length === 0 ? null : el('p', { class: 'stack-note' }, STACK_NOTE),
-    stack.length === 0
-      ? el('p', { class: 'empty' }, 'no instrumented frame open')
-      : el('ol', { class: 'stack' }, ...stack.map((f, i) => frameItem(f, i === stack.length - 1, namesCalls, act))),
+    stack.length === 0 ? el('p', { class: 'empty' }, 'no instrumented frame open') : stackList(stack, namesCalls, act),
   );
   fill(host, ...parts);
+}
+
+/** Frames listed of a call stack deeper than this: the innermost STACK_HEAD and the outermost STACK_TAIL. */
+const STACK_HEAD = 150;
+const STACK_TAIL = 50;
+
+/**
+ * The call stack as a list, innermost first. A deep recursion's stack (100,000 frames) is listed by its ends, the
+ * frames between counted in one line: a list of every frame would take the page seconds to lay out and no one reads it.
+ */
+function stackList(stack: ExplainedFrame[], namesCalls: boolean, act: DetailActions): HTMLElement {
+  const list = el('ol', { class: 'stack' });
+  const item = (i: number): HTMLElement => frameItem(stack[i]!, i === stack.length - 1, namesCalls, act);
+  if (stack.length <= STACK_HEAD + STACK_TAIL) {
+    for (let i = 0; i < stack.length; i++) list.append(item(i));
+    return list;
+  }
+  for (let i = 0; i < STACK_HEAD; i++) list.append(item(i));
+  const hidden = stack.length - STACK_HEAD - STACK_TAIL;
+  list.append(el('li', { class: 'stack-gap' }, `… ${hidden.toLocaleString('en-US')} more frames, not listed (${stack.length.toLocaleString('en-US')} open in all) …`));
+  for (let i = stack.length - STACK_TAIL; i < stack.length; i++) list.append(item(i));
+  return list;
 }
