@@ -3,7 +3,7 @@
 import { Flag, Kind } from './format.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { grown } from './typed-arrays.js';
-import { streamSource } from './resolve-stream.js';
+import { streamSource, timeBetween } from './resolve-stream.js';
 import { NONE, type BlockTable, type BranchTable, type CallPath, type EventTable, type FrameTable, type Model, type StaticTable } from '../model.js';
 import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from '../event-fold.js';
 
@@ -186,8 +186,7 @@ export class ModelFold implements EventFold {
     if (!t.seen) {
       for (let j = 0; j < k; j++) time[t.pending[j]!] = now;
     } else {
-      const step = (now - t.last) / (k + 1);
-      for (let j = 0; j < k; j++) time[t.pending[j]!] = t.last + step * (j + 1);
+      for (let j = 0; j < k; j++) time[t.pending[j]!] = timeBetween(t.last, now, j, k);
     }
     t.count = 0;
     t.last = now;

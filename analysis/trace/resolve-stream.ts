@@ -253,6 +253,15 @@ class FrameSlots extends Slots implements FoldFrames {
 }
 
 /**
+ * The time of the j-th (from 0) of the k events a thread has between two of its clock readings, `from` and `to`: the
+ * events are spread evenly between them (analysis/README.md, Time). Every reader that places events in time does it
+ * by this one rule: a pass's times (ThreadClock, tickets) and the decoded model's (decode.ts).
+ */
+export function timeBetween(from: number, to: number, j: number, k: number): number {
+  return from + ((to - from) / (k + 1)) * (j + 1);
+}
+
+/**
  * A thread's clock for a fold pass: a second stream of the thread's records, read ahead to the TIME records around
  * each of its events, so that an event's time is the decoder's interpolation between them (decode.ts, `clock`).
  */
@@ -299,8 +308,7 @@ class ThreadClock {
     }
     if (this.prevCount < 0) return this.hasNext ? this.nextTime : 0;
     if (!this.hasNext) return this.prevTime;
-    const step = (this.nextTime - this.prevTime) / (this.nextCount - this.prevCount + 1);
-    return this.prevTime + step * (ordinal - this.prevCount + 1);
+    return timeBetween(this.prevTime, this.nextTime, ordinal - this.prevCount, this.nextCount - this.prevCount);
   }
 }
 
@@ -453,8 +461,7 @@ class FoldPass {
       if (t.timeCount < 0) {
         a.time = now;
       } else {
-        const step = (now - t.time) / (t.ordinal - t.timeCount + 1);
-        a.time = t.time + step * (a.ordinal - t.timeCount + 1);
+        a.time = timeBetween(t.time, now, a.ordinal - t.timeCount, t.ordinal - t.timeCount);
       }
     }
     t.asked.length = 0;
