@@ -53,7 +53,7 @@ int mw_trace_name(char *buf, size_t cap)
 {
   char num[24];
   size_t len = 0, nn = mw_fmt_uint(num, (unsigned long)getpid());
-  const char *env = getenv("MEMWRAP_TRACE");
+  const char *env = mw_getenv("MEMWRAP_TRACE");
   buf[0] = 0;
   if (env && *env) {
     for (const char *s = env; *s; s++) {
@@ -101,11 +101,47 @@ int mw_trace_create(const char *name, char *used, size_t cap)
           !mw_cat(used, cap, &len, num, nn) || (has_ext && !mw_cat(used, cap, &len, ".mwtrace", 8)))
         return -1;
     }
-    int fd = open(used, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    /* The owner's alone, whatever the umask: a trace holds what the program did with its data. */
+    int fd = open(used, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) (void)fchmod(fd, 0600);
     if (fd >= 0 || errno != EEXIST) return fd;
   }
   errno = EEXIST;
   return -1;
+}
+
+/* What stopped a recording, in words that are safe to build in a signal
+ * handler (strerror is not). */
+static const char *mw_stop_words(int err)
+{
+  switch (err) {
+  case ENOSPC: return "the disk is full (ENOSPC)";
+  case EDQUOT: return "the disk quota is used up (EDQUOT)";
+  case EFBIG: return "the trace file is as large as it may be (EFBIG)";
+  case EIO: return "an I/O error (EIO)";
+  case ENOMEM: return "no memory to map the trace file (ENOMEM)";
+  default: return "the trace file could not grow";
+  }
+}
+
+/* The file cannot grow (a full disk): recording stops.  Said once on stderr,
+ * and in the header (flag bit 2, the errno at offset 28) so that the trace
+ * says where and why it ends; the chunks already taken keep what they hold.
+ * Called with the file lock held, also from a fatal-signal handler. */
+static void mw_file_stop(struct mw_thread *t, int err)
+{
+  mw_chunk_seal(t);
+  if (__atomic_exchange_n(&mw_g.stopped, 1, __ATOMIC_ACQ_REL)) return;
+  if (mw_g.header) {
+    uint32_t e = (uint32_t)err;
+    memcpy(mw_g.header + MW_HDR_STOP_ERRNO, &e, 4);
+    mw_fence();
+    mw_g.header[17] |= MW_HDR_STOPPED;
+  }
+  __atomic_store_n(&mw_g.state, MW_DISABLED, __ATOMIC_RELEASE);
+  mw_say("recording stopped: ", mw_stop_words(err),
+         "; the trace ends here and says why (cc-memwrap report tells at which event), and the program runs on unrecorded\n",
+         NULL, NULL);
 }
 
 /* Grows the file to hold `need` bytes; fallocate where possible, so that a
@@ -169,6 +205,7 @@ int mw_file_open(int in_memory)
     close(fd);
     return 0;
   }
+  mw_crc_init();
   mw_g.fd = fd;
   mw_g.fd_dev = (uint64_t)st.st_dev;
   mw_g.fd_ino = (uint64_t)st.st_ino;
@@ -176,10 +213,13 @@ int mw_file_open(int in_memory)
   mw_g.file_end = MW_HEADER_SIZE;
   mw_g.last_chunk = 0;
   void *h = MAP_FAILED;
-  if (mw_file_grow(MW_HEADER_SIZE))
+  int grown = mw_file_grow(MW_HEADER_SIZE);
+  if (grown)
     h = mmap(NULL, mw_g.page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (h == MAP_FAILED) {
-    mw_say("cannot map the trace file ", path, "; the program runs unrecorded\n", NULL, NULL);
+    /* With 0 bytes free the file is created but cannot hold its header: say that, not "cannot map". */
+    if (!grown) mw_say("cannot write the trace file ", path, ": ", mw_stop_words(errno), "; the program runs unrecorded\n");
+    else mw_say("cannot map the trace file ", path, "; the program runs unrecorded\n", NULL, NULL);
     close(fd);
     if (!in_memory) unlink(path);
     mw_g.fd = -1;
@@ -217,6 +257,7 @@ void mw_trace_close_child(void)
   if (mw_g.fd >= 0) close(mw_g.fd);
   mw_g.fd = -1;
   mw_g.file_end = mw_g.file_size = mw_g.last_chunk = 0;
+  mw_g.stopped = 0;
 }
 
 /* ---- chunks ---- */
@@ -243,6 +284,7 @@ void mw_chunk_drop(struct mw_thread *t)
 void mw_chunk_release_tail(struct mw_thread *t)
 {
   if (!t->used || mw_g.fd < 0) return;
+  mw_chunk_seal(t);
   uint64_t from = t->chunk_off + MW_CHUNK_HEAD + *t->used;
   uint64_t to = t->chunk_off + MW_CHUNK_HEAD + (uint64_t)(t->end - t->payload);
   from = (from + mw_g.page - 1) & ~(uint64_t)(mw_g.page - 1);
@@ -257,6 +299,8 @@ int mw_file_chunk(struct mw_thread *t, size_t need, int nonblocking)
 {
   /* a thread's first chunks are small, so short-lived threads cost little */
   size_t cap = t->chunks >= 5 ? MW_CHUNK_PAYLOAD : ((size_t)1024 << (2 * t->chunks)) - MW_CHUNK_HEAD;
+  /* every chunk keeps room for its seal at the end */
+  need += MW_SEAL_SIZE;
   if (need > cap) cap = ((need + MW_CHUNK_HEAD + 4095) & ~(size_t)4095) - MW_CHUNK_HEAD;
   if (nonblocking) {
     if (!mw_trylock(&mw_g.file_lock)) return 0;
@@ -280,14 +324,18 @@ int mw_file_chunk(struct mw_thread *t, size_t need, int nonblocking)
   void *m = MAP_FAILED;
   unsigned char *head = NULL;
   int grown = mw_file_grow(off + total);
+  int err = errno;
   unsigned prepared = grown ? mw_prepared_find(off, total, &head) : 0;
   if (prepared) {
     m = NULL; /* the pre-fault thread's mapping, faulted in already */
     len = 0;
   } else {
-    if (grown)
+    if (grown) {
       m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, mw_g.fd, (off_t)map_off);
+      err = errno;
+    }
     if (m == MAP_FAILED) {
+      mw_file_stop(t, err);
       mw_unlock(&mw_g.file_lock);
       return 0;
     }
@@ -312,6 +360,7 @@ int mw_file_chunk(struct mw_thread *t, size_t need, int nonblocking)
   void *old = t->chunk_map;
   size_t old_len = t->chunk_map_len;
   unsigned old_prepared = t->chunk_prepared;
+  mw_chunk_seal(t); /* the chunk it leaves (none for its first) */
   t->end = NULL;
   mw_fence();
   t->chunk_map = m;
@@ -323,7 +372,7 @@ int mw_file_chunk(struct mw_thread *t, size_t need, int nonblocking)
   t->used = (uint32_t *)(void *)(head + 12);
   t->cur = t->payload;
   mw_fence();
-  t->end = t->payload + cap;
+  t->end = t->payload + cap - MW_SEAL_SIZE;
   if (old) munmap(old, old_len);
   mw_prepared_leave(old_prepared);
   return 1;
@@ -334,16 +383,20 @@ int mw_file_chunk(struct mw_thread *t, size_t need, int nonblocking)
 void mw_file_end(struct mw_thread *t, int how, int code)
 {
   (void)code;
-  if (how) return; /* a fatal signal: END is committed, the pages are the kernel's already */
+  if (how) {
+    mw_chunk_seal(t); /* a fatal signal: END is committed, the pages are the kernel's already */
+    return;
+  }
   mw_lock(&mw_g.file_lock);
   if (t->used && t->chunk_off == mw_g.last_chunk) {
-    /* our chunk is the file's last: shrink it to what it holds */
-    uint32_t used = *t->used;
-    memcpy(t->payload - 8, &used, 4);
-    mw_g.file_end = t->chunk_off + MW_CHUNK_HEAD + used;
+    /* our chunk is the file's last: shrink it to what it holds and its seal (which covers the new capacity) */
+    uint32_t cap = *t->used + MW_SEAL_SIZE;
+    memcpy(t->payload - 8, &cap, 4);
+    mw_g.file_end = t->chunk_off + MW_CHUNK_HEAD + cap;
   }
+  mw_chunk_seal(t);
   if (mw_fd_ok() && ftruncate(mw_g.fd, (off_t)mw_g.file_end) == 0) mw_g.file_size = mw_g.file_end;
-  if (mw_g.header) mw_g.header[17] |= 1;
+  if (mw_g.header) mw_g.header[17] |= MW_HDR_COMPLETE;
   __atomic_store_n(&mw_g.state, MW_CLOSED, __ATOMIC_RELEASE);
   mw_unlock(&mw_g.file_lock);
   mw_chunk_drop(t);

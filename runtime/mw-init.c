@@ -27,7 +27,7 @@ int mw_gettid(void) { return (int)syscall(SYS_gettid); }
 /* A size from the environment: decimal with an optional k/K or m/M. */
 static size_t mw_env_size(const char *name, size_t dflt, size_t max)
 {
-  const char *s = getenv(name);
+  const char *s = mw_getenv(name);
   if (!s || !*s) return dflt;
   size_t v = 0;
   for (; *s >= '0' && *s <= '9'; s++) {
@@ -213,9 +213,17 @@ static int mw_setup(struct mw_thread *t)
 {
   struct timespec ts;
   long page = sysconf(_SC_PAGESIZE);
-  const char *off = getenv("MEMWRAP_DISABLE");
+  const char *off = mw_getenv("MEMWRAP_DISABLE");
   mw_g.page = page > 0 ? (size_t)page : 4096;
   if (off && *off && strcmp(off, "0") != 0) return 0;
+  if (mw_privileged()) {
+    /* Its trace would be created with privileges its user lacks, in a place that user chose (even the default
+     * name lands in the working directory): a setuid or setgid program records nothing. */
+    if (!mw_g.forked)
+      mw_say("a setuid or setgid program is not recorded (its trace would be written with privileges its user lacks); ",
+             "the program runs unrecorded\n", NULL, NULL, NULL);
+    return 0;
+  }
   mw_g.link_blocks = (unsigned)mw_env_size("MEMWRAP_LINK_BLOCKS", 16, 1u << 20);
   mw_g.link_bytes = mw_env_size("MEMWRAP_LINK_BYTES", 16 * 1024, (size_t)1 << 28);
   mw_g.call_paths = mw_env_size("MEMWRAP_CALL_PATHS", 0, 1) != 0;

@@ -42,7 +42,7 @@ enum {
 #define MW_EXT_CALL_PATH 6      /* EXT subkind: return addresses from an interposed call out to instrumented code (format 1.3) */
 #define MW_EXT_SEAL 7           /* EXT subkind: a chunk's seal, its CRC-32 (format 1.5) */
 #define MW_FORMAT_MAJOR 1
-#define MW_FORMAT_MINOR 4
+#define MW_FORMAT_MINOR 5
 #define MW_F_ENTER_PREDICTED 0x10 /* ENTER (1.4): site and depth delta as the thread's prediction table says */
 #define MW_F_ENTER_SITE_DELTA 0x20 /* ENTER (1.4): `s` site - previous ENTER site, `s` depth delta */
 #define MW_PREDICT_BITS 10      /* prediction table: 2^10 slots of (site, depth delta) per thread */
@@ -50,6 +50,12 @@ enum {
 #define MW_HISTORY_MASK 0xffffu /* call history: (history << 2) ^ site on ENTER, ^ exit delta on EXIT */
 
 #define MW_HEADER_SIZE 64
+#define MW_HDR_COMPLETE 1         /* header flag bits (byte 17): a normal exit */
+#define MW_HDR_NOT_INTERPOSED 2   /* only instrumented calls recorded */
+#define MW_HDR_STOPPED 4          /* recording stopped: the file could not grow */
+#define MW_HDR_STOP_ERRNO 28      /* where a stopped trace's header holds the errno (u32) */
+#define MW_SEAL_SIZE 11           /* a chunk's seal: EXT tag, subkind, length 8, "MWSL", CRC-32 (mw-seal.c) */
+#define MW_SEALED_HEAD 12         /* the chunk header bytes its CRC covers: magic, thread, capacity */
 #define MW_CHUNK_HEAD 16
 #define MW_CHUNK_PAYLOAD (1024u * 1024u - 16u) /* chunks grow 1, 4, 16, 64, 256 KiB, then 1 MiB */
 #define MW_SMALL_RECORD 64      /* no fixed-shape record is longer */
@@ -123,6 +129,7 @@ struct mw_global {
   int init_tid;
   int hooks_done;               /* on_exit, atfork, key, signals registered */
   int forked;                   /* this process is a fork child */
+  int stopped;                  /* the file could not grow: recording stopped (mw-file.c) */
   int fd;
   uint64_t fd_dev, fd_ino;      /* the trace file, to notice a closed fd */
   unsigned char *header;        /* first page of the file, mapped */
@@ -616,6 +623,16 @@ static inline void mw_quiet_end(void)
 
 /* One line on stderr: "cc-memwrap: " and up to five parts (NULL = none). */
 void mw_say(const char *a, const char *b, const char *c, const char *d, const char *e);
+/* Every environment variable the runtime reads goes through this: secure_getenv, so a setuid or setgid program (or
+ * one with file capabilities) ignores them all (mw-os.c). */
+const char *mw_getenv(const char *name);
+/* The program runs with privileges its user lacks (AT_SECURE): it records nothing (mw-os.c). */
+int mw_privileged(void);
+
+/* ---- chunk seals (mw-seal.c) ---- */
+void mw_crc_init(void);
+uint32_t mw_crc32(uint32_t crc, const unsigned char *p, size_t n);
+void mw_chunk_seal(struct mw_thread *t);
 
 /* ---- start-up (mw-init.c) ---- */
 int mw_init(void);

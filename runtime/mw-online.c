@@ -89,7 +89,7 @@ static void mw_online_incomplete(void)
 
 int mw_online_wanted(void)
 {
-  const char *s = getenv("MEMWRAP_MODE");
+  const char *s = mw_getenv("MEMWRAP_MODE");
   if (!s || !*s || strcmp(s, "trace") == 0) return 0;
   if (strcmp(s, "online") == 0) return 1;
   mw_say("MEMWRAP_MODE=", s, ": unknown mode (trace or online); recording a trace\n", NULL, NULL);

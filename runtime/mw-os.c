@@ -1,11 +1,14 @@
 /* mw-os.c — what the runtime asks of the host's operating system beside its
- * output: one line on stderr without stdio, the monotonic clock, and the
- * slow path of the spin locks (which yields the processor).
+ * output: one line on stderr without stdio, the monotonic clock, the slow
+ * path of the spin locks (which yields the processor), the environment read
+ * securely, and whether the program runs with privileges its user lacks.
  */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -49,4 +52,18 @@ void mw_say(const char *a, const char *b, const char *c, const char *d, const ch
     }
   }
   errno = saved;
+}
+
+/* secure_getenv: NULL for every variable when the program runs with privileges its user lacks, so that no variable
+ * of ours can steer a setuid program (MEMWRAP_TRACE=/etc/x would make it create a root-owned file there). */
+const char *mw_getenv(const char *name)
+{
+  return secure_getenv(name);
+}
+
+/* Set-user-ID, set-group-ID or file capabilities (the kernel's AT_SECURE): such a program records nothing, since even
+ * its default trace name lands in a working directory its unprivileged user chose. */
+int mw_privileged(void)
+{
+  return getauxval(AT_SECURE) != 0;
 }

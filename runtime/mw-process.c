@@ -32,7 +32,7 @@ void mw_write_rank(struct mw_thread *t)
 {
   static const char *const names[] = {"PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "MV2_COMM_WORLD_RANK"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-    const char *v = getenv(names[i]);
+    const char *v = mw_getenv(names[i]);
     if (!v || *v < '0' || *v > '9') continue;
     uint64_t rank = 0;
     for (; *v >= '0' && *v <= '9' && rank < (1ull << 40); v++) rank = rank * 10 + (uint64_t)(*v - '0');

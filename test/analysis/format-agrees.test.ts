@@ -9,6 +9,11 @@ import { packageRoot } from '../../package-root.js';
 import {
   CallPrediction,
   CHUNK_HEADER_SIZE,
+  CHUNK_SEALED_HEAD,
+  HeaderFlag,
+  SEAL_MAGIC,
+  SEAL_PAYLOAD,
+  STOP_ERRNO_OFFSET,
   ExtKind,
   Flag,
   HEADER_SIZE,
@@ -76,6 +81,14 @@ describe('the C runtime and the TypeScript reader agree on the format', () => {
     expect(internal.get('MW_CHUNK_HEAD')).toBe(CHUNK_HEADER_SIZE);
     expect([internal.get('MW_FORMAT_MAJOR'), internal.get('MW_FORMAT_MINOR')]).toEqual([READER_MAJOR, READER_MINOR]);
     expect([internal.get('MW_PREDICT_BITS'), internal.get('MW_HISTORY_MASK')]).toEqual([CallPrediction.BITS, CallPrediction.HISTORY_MASK]);
+  });
+
+  test('header flags, the stopped errno and chunk seals (format 1.5)', () => {
+    expect(withPrefix(internal, 'MW_HDR_')).toEqual({ ...HeaderFlag, STOP_ERRNO: STOP_ERRNO_OFFSET });
+    // A seal: EXT tag, subkind, length, then its payload (magic and CRC).
+    expect(internal.get('MW_SEAL_SIZE')).toBe(3 + SEAL_PAYLOAD);
+    expect(internal.get('MW_SEALED_HEAD')).toBe(CHUNK_SEALED_HEAD);
+    expect(header('mw-seal.c')).toContain(`"${SEAL_MAGIC}"`);
   });
 
   test('site kinds: MW_SITE_* of memwrap.h = SiteKind = the encoder\'s S', () => {

@@ -1,5 +1,5 @@
-// What the tools create is their user's alone: HTML reports (which embed sources), exports, the recent list, the
-// cache files beside a trace are created 0600, and folders they create 0700,
+// What the tools create is their user's alone: traces, HTML reports (which embed sources), exports, the recent list,
+// the cache files beside a trace are created 0600, and folders they create 0700,
 // under any umask; the helper never changes the mode of a device it writes to.
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { makePrivateDir, openPrivate, writePrivateFile } from '../../host/private-files.js';
 import { basicTrace } from '../fixtures/scenarios.js';
-import { scratch, wrapper } from '../support/programs.js';
+import { buildInstrumented, scratch, wrapper } from '../support/programs.js';
 import { packageRoot } from '../../package-root.js';
 
 const dir = scratch('private-outputs');
@@ -42,6 +42,19 @@ describe('private outputs', () => {
       for (const f of beside) expect(`${f} ${mode(path.join(here, f))}`).toBe(`${f} 600`);
     });
   }
+
+  test('umask 000: the trace an instrumented program writes is 0600', () => {
+    const source = path.join(dir, 'prog.c');
+    writeFileSync(source, '#include <stdlib.h>\nint main(void) { free(malloc(8)); return 0; }\n');
+    const exe = path.join(dir, 'prog');
+    buildInstrumented('gcc', ['-O0'], [source], exe);
+    const traces = path.join(dir, 'traces');
+    mkdirSync(traces);
+    const r = spawnSync('sh', ['-c', `umask 000 && MEMWRAP_TRACE='${traces}/%p.mwtrace' exec '${exe}'`], { encoding: 'utf8' });
+    expect(r.status).toBe(0);
+    const [trace] = readdirSync(traces);
+    expect(mode(path.join(traces, trace!))).toBe('600');
+  });
 
   test('the helper: files 0600 and the folders it creates 0700 under umask 0; an existing folder and a device keep their mode', () => {
     // The compiled helper (npm run build) in a process of its own, whose umask can be set.
