@@ -18,7 +18,8 @@
 //   then the fine rows (f32, FINE_FIELDS per INDEX_FINE events), read by range for the part of the run in view
 //   then the meta: u32 JSON length, the JSON (IndexMeta), padding to 8, the summary table (f64, SUMMARY_FIELDS per bucket),
 //   then the thread table (f64, THREAD_FIELDS per row: a row per bucket and thread with events in it)
-import { closeSync, existsSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { makePrivateDir, openPrivate, writePrivateFile } from './private-files.js';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,7 +65,7 @@ export function indexPathFor(trace: string, env: NodeJS.ProcessEnv = process.env
   if (writableDir(path.dirname(abs))) return beside;
   const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   const dir = path.join(base, 'cc-memwrap', 'index');
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
   const hash = createHash('sha256').update(abs).digest('hex').slice(0, 16);
   return path.join(dir, `${path.basename(abs)}-${hash}.mwindex`);
 }
@@ -188,7 +189,7 @@ class FreeColumn {
     if (this.patchCount === 0) return;
     if (this.patchFd === null) {
       track(this.patchFile);
-      this.patchFd = openSync(this.patchFile, 'w+');
+      this.patchFd = openPrivate(this.patchFile, 'w+');
     }
     writeAll(this.patchFd, new Uint8Array(this.patches.buffer, 0, this.patchCount * 4), this.patchesWritten * 4);
     this.patchesWritten += this.patchCount;
@@ -294,9 +295,10 @@ function writeIndexFile(trace: string, dest: string, events: boolean, onProgress
   track(tmp);
   track(freesTmp);
   track(finesTmp);
-  const fd = openSync(tmp, 'w+');
-  const freesFd = openSync(freesTmp, 'w+');
-  const finesFd = openSync(finesTmp, 'w+');
+  // Private, as the trace is: the index repeats what it holds (host/private-files.ts).
+  const fd = openPrivate(tmp, 'w+');
+  const freesFd = openPrivate(freesTmp, 'w+');
+  const finesFd = openPrivate(finesTmp, 'w+');
   const source = FileSource.open(trace);
   const t0 = Date.now();
   try {
@@ -570,7 +572,7 @@ export async function cachedIndexReport(trace: string, index: string): Promise<s
   const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   try {
     track(tmp);
-    writeFileSync(tmp, JSON.stringify({ version: INDEX_VERSION, ...stamp, text }));
+    writePrivateFile(tmp, JSON.stringify({ version: INDEX_VERSION, ...stamp, text }));
     renameSync(tmp, file);
   } catch {
     // a cache that cannot be written is computed again next time

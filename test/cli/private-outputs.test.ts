@@ -1,5 +1,5 @@
 // What the tools create is their user's alone: traces, HTML reports (which embed sources), exports, the recent list,
-// the cache files beside a trace are created 0600, and folders they create 0700,
+// the index and cache files beside a trace are created 0600, and folders they create 0700,
 // under any umask; the helper never changes the mode of a device it writes to.
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -33,12 +33,13 @@ describe('private outputs', () => {
       const csv = path.join(here, 'timeline.csv');
       expect(runUnder(umask, ['export', trace, '--format', 'csv', '-o', csv])).toMatchObject({ status: 0 });
       expect(mode(csv)).toBe('600');
-      // Through the index: the report and the panels' cache beside the trace.
+      // Through the index: the report, the index and its caches beside the trace.
       const indexed = path.join(here, 'indexed.html');
       expect(runUnder(umask, ['report', trace, '--html', indexed], { MEMWRAP_VIEW_INDEX: '1' })).toMatchObject({ status: 0 });
       expect(mode(indexed)).toBe('600');
-      const beside = readdirSync(here).filter((f) => f.endsWith('.panels'));
-      expect(beside.length).toBeGreaterThan(0);
+      const beside = readdirSync(here).filter((f) => f.startsWith('demo.mwtrace.'));
+      expect(beside).toContain('demo.mwtrace.mwindex');
+      expect(beside.some((f) => f.endsWith('.panels'))).toBe(true);
       for (const f of beside) expect(`${f} ${mode(path.join(here, f))}`).toBe(`${f} 600`);
     });
   }
