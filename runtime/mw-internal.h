@@ -40,7 +40,7 @@ enum {
 #define MW_EXT_BRANCH 4         /* EXT subkind: a branch outcome (format 1.2) */
 #define MW_EXT_RANK 5           /* EXT subkind: the MPI rank the environment gave (format 1.3) */
 #define MW_EXT_CALL_PATH 6      /* EXT subkind: return addresses from an interposed call out to instrumented code (format 1.3) */
-#define MW_EXT_SEAL 7           /* EXT subkind: a chunk's seal, its CRC-32 (format 1.5) */
+#define MW_EXT_SEAL 7           /* EXT subkind: a chunk's seal, its CRC-32C (format 1.5) */
 #define MW_FORMAT_MAJOR 1
 #define MW_FORMAT_MINOR 5
 #define MW_F_ENTER_PREDICTED 0x10 /* ENTER (1.4): site and depth delta as the thread's prediction table says */
@@ -54,7 +54,7 @@ enum {
 #define MW_HDR_NOT_INTERPOSED 2   /* only instrumented calls recorded */
 #define MW_HDR_STOPPED 4          /* recording stopped: the file could not grow */
 #define MW_HDR_STOP_ERRNO 28      /* where a stopped trace's header holds the errno (u32) */
-#define MW_SEAL_SIZE 11           /* a chunk's seal: EXT tag, subkind, length 8, "MWSL", CRC-32 (mw-seal.c) */
+#define MW_SEAL_SIZE 11           /* a chunk's seal: EXT tag, subkind, length 8, "MWSL", CRC-32C (mw-seal.c) */
 #define MW_SEALED_HEAD 12         /* the chunk header bytes its CRC covers: magic, thread, capacity */
 #define MW_CHUNK_HEAD 16
 #define MW_CHUNK_PAYLOAD (1024u * 1024u - 16u) /* chunks grow 1, 4, 16, 64, 256 KiB, then 1 MiB */
@@ -631,7 +631,7 @@ int mw_privileged(void);
 
 /* ---- chunk seals (mw-seal.c) ---- */
 void mw_crc_init(void);
-uint32_t mw_crc32(uint32_t crc, const unsigned char *p, size_t n);
+uint32_t mw_crc32c(uint32_t crc, const unsigned char *p, size_t n);
 void mw_chunk_seal(struct mw_thread *t);
 
 /* ---- start-up (mw-init.c) ---- */

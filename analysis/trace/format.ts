@@ -115,7 +115,7 @@ export const ExtKind = {
   CALL_PATH: 6,
   /**
    * A chunk's seal (format 1.5): the last record of a chunk the runtime finished with; payload 8 bytes, SEAL_MAGIC then
-   * the CRC-32 of the chunk header's first CHUNK_SEALED_HEAD bytes and of the payload before the seal (u32, the
+   * the CRC-32C of the chunk header's first CHUNK_SEALED_HEAD bytes and of the payload before the seal (u32, the
    * writer's byte order).
    */
   SEAL: 7,
@@ -124,7 +124,7 @@ export const ExtKind = {
 /** The first bytes of a seal's payload: they make a seal recognisable from the chunk's end, and a damaged one too. */
 export const SEAL_MAGIC = 'MWSL';
 
-/** A seal's payload length: the magic and one 32-bit CRC. */
+/** A seal's payload length: the magic and one CRC-32C. */
 export const SEAL_PAYLOAD = 8;
 
 /** The chunk header bytes a seal's checksum covers: magic, thread index and capacity (not `used`, set after it). */

@@ -1,6 +1,6 @@
 // Walks a trace's chunks and records in file order and resolves each thread's deltas (seq, address, depth, time, exit site) into absolute values.
 import { CallPrediction, CHUNK_HEADER_SIZE, CHUNK_MAGIC, CHUNK_SEALED_HEAD, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, SEAL_MAGIC, SEAL_PAYLOAD, kindName } from './format.js';
-import { crc32 } from './crc32.js';
+import { crc32c } from './crc32c.js';
 import type { TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
 import { formatOffset, type ProblemLog } from '../problems.js';
@@ -665,7 +665,7 @@ const SEAL_SIZE = SEAL_HEAD.length + 4;
 
 /**
  * Checks the seal of each chunk (format 1.5, EXT/SEAL): a chunk whose used bytes end in a seal is verified against its
- * CRC-32 (of the chunk header's magic, thread index and capacity, then the payload before the seal); a chunk left
+ * CRC-32C (of the chunk header's magic, thread index and capacity, then the payload before the seal); a chunk left
  * unsealed while its thread wrote on in a later chunk is damaged too (its used count cut the seal off). Damage is a
  * warning naming the chunk and its offset, never an error: the records are still read.
  */
@@ -696,15 +696,15 @@ class SealCheck {
     if (matching < SEAL_HEAD.length) return void this.unsealed.set(thread, offset);
     const v = new DataView(tail.buffer, tail.byteOffset + SEAL_HEAD.length, 4);
     const recorded = v.getUint32(0, this.header.littleEndian);
-    let crc = crc32(this.source.read(offset, CHUNK_SEALED_HEAD));
+    let crc = crc32c(this.source.read(offset, CHUNK_SEALED_HEAD));
     for (let at = payload, end = payload + used - SEAL_SIZE; at < end; ) {
       const piece = this.source.read(at, Math.min(end - at, this.source.window));
       if (piece.length === 0) break;
-      crc = crc32(piece, crc);
+      crc = crc32c(piece, crc);
       at += piece.length;
     }
     if (crc !== recorded) {
-      this.problems.add('chunk-checksum', 'warning', offset, thread, `chunk of thread ${thread} at ${formatOffset(offset)}: its ${used} bytes do not match their checksum (CRC-32): the trace was damaged after it was written, and this chunk's records may be wrong`);
+      this.problems.add('chunk-checksum', 'warning', offset, thread, `chunk of thread ${thread} at ${formatOffset(offset)}: its ${used} bytes do not match their checksum (CRC-32C): the trace was damaged after it was written, and this chunk's records may be wrong`);
     }
   }
 }

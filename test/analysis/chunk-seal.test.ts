@@ -1,15 +1,15 @@
-// Format 1.5's chunk seals (EXT/SEAL): a sealed chunk's bytes are checked against its CRC-32 wherever chunks are read,
+// Format 1.5's chunk seals (EXT/SEAL): a sealed chunk's bytes are checked against its CRC-32C wherever chunks are read,
 // so damage inside a sealed chunk is always said (a warning naming the chunk and its offset, never fatal); a seal
 // changes nothing else the reader computes; and a trace the runtime stopped (a full disk) says so.
 import { describe, expect, test } from 'vitest';
-import { crc32 } from '../../analysis/trace/crc32.js';
+import { crc32c } from '../../analysis/trace/crc32c.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { dumpTraceText } from '../../analysis/dump.js';
 import type { Model } from '../../analysis/model.js';
 import { runReport } from '../../cli/report.js';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { specCrc32, TraceBuilder } from '../fixtures/trace-builder.js';
+import { specCrc32c, TraceBuilder } from '../fixtures/trace-builder.js';
 import { DEMO_SITES } from '../fixtures/scenarios.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { scratch } from '../support/programs.js';
@@ -54,15 +54,15 @@ function events(m: Model): string[] {
 
 const warnings = (m: Model, code: RegExp): string[] => m.problems.filter((p) => code.test(p.message)).map((p) => p.message);
 
-describe('CRC-32', () => {
-  test('the check value, zlib agreement, pieces', () => {
+describe('CRC-32C', () => {
+  test('the check value, the spec\'s bitwise form, pieces', () => {
     const nine = new TextEncoder().encode('123456789');
-    expect(crc32(nine)).toBe(0xcbf43926);
-    expect(specCrc32(nine)).toBe(0xcbf43926);
+    expect(crc32c(nine)).toBe(0xe3069283);
+    expect(specCrc32c(nine)).toBe(0xe3069283);
     const bytes = Uint8Array.from({ length: 1000 }, (_, i) => (i * 2654435761) >>> 24);
-    expect(crc32(bytes)).toBe(specCrc32(bytes));
-    expect(crc32(bytes.subarray(333), crc32(bytes.subarray(0, 333)))).toBe(crc32(bytes));
-    expect(crc32(new Uint8Array(0))).toBe(0);
+    expect(crc32c(bytes)).toBe(specCrc32c(bytes));
+    expect(crc32c(bytes.subarray(333), crc32c(bytes.subarray(0, 333)))).toBe(crc32c(bytes));
+    expect(crc32c(new Uint8Array(0))).toBe(0);
   });
 });
 
@@ -108,7 +108,7 @@ describe('sealed chunks', () => {
     const m = decodeTrace(bytes);
     const at = `0x${second.toString(16)} (${second})`;
     expect(warnings(m, /checksum/)).toEqual([
-      `at offset ${at} (thread 1): chunk of thread 1 at ${at}: its ${view.getUint32(second + 12, true)} bytes do not match their checksum (CRC-32): the trace was damaged after it was written, and this chunk's records may be wrong`,
+      `at offset ${at} (thread 1): chunk of thread 1 at ${at}: its ${view.getUint32(second + 12, true)} bytes do not match their checksum (CRC-32C): the trace was damaged after it was written, and this chunk's records may be wrong`,
     ]);
     // Not fatal: the other thread's events are all there.
     const ofThread0 = (x: Model): string[] => events(x).filter((row) => row.split(' ')[1] === '0').map((row) => row.split(' ').slice(0, 4).join(' '));
