@@ -12,6 +12,10 @@
  * sliced by eight.  Every chunk keeps MW_SEAL_SIZE bytes free for it
  * (mw-file.c), so a seal always fits. */
 #include <string.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <cpuid.h>
+#define MW_CRC_X86 1
+#endif
 
 #include "mw-internal.h"
 
@@ -24,9 +28,11 @@ int mw_crc_hw;
 void mw_crc_init(void)
 {
   if (mw_crc_table[0][1]) return;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  __builtin_cpu_init();
-  mw_crc_hw = __builtin_cpu_supports("sse4.2");
+#ifdef MW_CRC_X86
+  /* cpuid itself, not __builtin_cpu_supports: that calls into libgcc, and in the weak runtime an object carries
+   * (objcopy --weaken) the call would be a weak reference no link resolves. */
+  unsigned a, b, c, d;
+  mw_crc_hw = __get_cpuid(1, &a, &b, &c, &d) && (c & bit_SSE4_2) != 0;
 #endif
   for (uint32_t n = 0; n < 256; n++) {
     uint32_t c = n;
@@ -37,7 +43,7 @@ void mw_crc_init(void)
     for (int s = 1; s < 8; s++) mw_crc_table[s][n] = mw_crc_table[0][mw_crc_table[s - 1][n] & 0xff] ^ (mw_crc_table[s - 1][n] >> 8);
 }
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef MW_CRC_X86
 /* SSE 4.2's crc32 instruction, eight bytes at a time. */
 __attribute__((target("sse4.2"))) static uint32_t mw_crc32c_hw(uint32_t c, const unsigned char *p, size_t n)
 {
@@ -59,7 +65,7 @@ __attribute__((target("sse4.2"))) static uint32_t mw_crc32c_hw(uint32_t c, const
 uint32_t mw_crc32c(uint32_t crc, const unsigned char *p, size_t n)
 {
   uint32_t c = ~crc;
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#ifdef MW_CRC_X86
   if (mw_crc_hw) return ~mw_crc32c_hw(c, p, n);
 #endif
   while (n >= 8) {

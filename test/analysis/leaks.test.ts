@@ -19,7 +19,7 @@ function leaksTrace(opts: { partial?: boolean; extra?: boolean } = {}): { b: Tra
   t.linked([c]);
   t.free({ site: 6, block: e });
   t.unwind(1);
-  if (opts.extra) t.ext(7, [9, 9, 9]);
+  if (opts.extra) t.ext(9, [9, 9, 9]); // 7 is SEAL since format 1.5: 9 is still unknown
   t.leaks(
     [
       [a, LeakClass.REACHABLE],
@@ -58,7 +58,7 @@ describe('EXT/LEAKS decoding', () => {
     const m = decodeTrace(b.build());
     expect(m.problems).toHaveLength(1);
     expect(m.problems[0]).toMatchObject({ severity: 'warning', thread: 0 });
-    expect(m.problems[0]!.message).toMatch(/EXT record of unknown subkind 7 \(3 payload bytes\) skipped$/);
+    expect(m.problems[0]!.message).toMatch(/EXT record of unknown subkind 9 \(3 payload bytes\) skipped$/);
     expect(Array.from(m.blocks.leakClass)).toEqual([2, 0, 1, 255, 255]);
     expect(m.end.how).toBe('exit');
   });
@@ -107,7 +107,7 @@ describe('EXT/LEAKS decoding', () => {
     const { b, ids } = leaksTrace({ extra: true });
     const text = dumpTraceText(b.build());
     expect(text).toContain(`EXT LEAKS length=8 count=3 blocks=0x${ids.a!.toString(16)}:reachable,0x${ids.bb!.toString(16)}:direct,0x${ids.c!.toString(16)}:indirect`);
-    expect(text).toMatch(/EXT EXT7 length=3 \(ignored\)/);
+    expect(text).toMatch(/EXT EXT9 length=3 \(ignored\)/);
     expect(text).toMatch(/^MWTRACE 1\.1 /);
   });
 });

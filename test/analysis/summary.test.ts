@@ -22,7 +22,7 @@ describe('basic trace', () => {
     expect(s.static).toEqual({ objects: 2, bytes: 404 });
     expect(s.leaked).toEqual({ blocks: 3, requestedBytes: 1248, usableBytes: 1248 });
     expect(s.lostRecords).toBe(0);
-    expect(s.end).toEqual({ how: 'exit', code: 0, signalName: null, complete: true, description: 'normal exit, status 0' });
+    expect(s.end).toEqual({ how: 'exit', code: 0, signalName: null, complete: true, stopped: null, description: 'normal exit, status 0' });
     expect(s.process).toEqual({ pid: 1234, ppid: 1000, startTimeNs: '1700000000000000000', program: '/home/student/demo', cwd: '/home/student', rank: null });
     expect(s.threads).toEqual([{ index: 0, osTid: 1234, events: 20, maxStackBytes: 192, maxStackEvent: 4, ended: false }]);
   });
