@@ -53,6 +53,8 @@ interface ViewHandle {
   visibleEvents(): [number, number];
   /** What the chart's last frame drew (`view`) or the overview strip (`overview`), as numbers. */
   drawn(which: 'view' | 'overview'): DrawnValues | null;
+  /** The budgets and labels the chart's last frame drew on its canvas. */
+  marks(): ReturnType<Chart['drawnMarks']>;
 }
 
 /** What the page has loaded and what the user selected: everything that changes when a trace opens. */
@@ -104,6 +106,7 @@ const handle: ViewHandle = {
   panBy: (px) => chart.panBy(px),
   visibleEvents: () => chart.visibleEvents(),
   drawn: (which) => chart.drawn(which),
+  marks: () => chart.drawnMarks(),
 };
 (window as unknown as { ccMemwrapView: ViewHandle }).ccMemwrapView = handle;
 

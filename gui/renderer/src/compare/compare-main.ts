@@ -12,7 +12,7 @@ import { budgetLine, exactBytes, fromTo, note, signed } from '../../../../analys
 import { chartSeries, eventClassMasks } from '../../../../analysis/lod.js';
 import { formatCount } from '../../../../analysis/units.js';
 import type { SessionInfo } from '../backend.js';
-import { Chart } from '../chart/chart.js';
+import { Chart, withBudgets } from '../chart/chart.js';
 import { chartData, type ChartData } from '../chart/columns.js';
 import { budgetMarks, decodeInWorker } from '../decode.js';
 import { byId, el, fill } from '../dom.js';
@@ -134,10 +134,10 @@ async function start(): Promise<void> {
   document.title = `${a.info.trace.name} / ${b.info.trace.name} · cc-memwrap`;
   fill(byId('run-a-title'), runTitle('A', a));
   fill(byId('run-b-title'), runTitle('B', b));
-  // Shared axes: the longer run's events, the larger values (budgets included) of both runs on each side.
+  // Shared axes: the longer run's events, the larger values of both runs on each side (and the budgets near them).
   const marks = [a, b].map((r) => (r.view !== null ? budgetMarks(r.view) : limitMarks(r)));
   const widest = (side: 'above' | 'heap'): number =>
-    Math.max(...[a, b].map((r) => (side === 'above' ? r.data.above : r.data.heap).extent(0, r.data.count).max), ...marks.flat().filter((m) => m.side === side).map((m) => m.bytes));
+    withBudgets(Math.max(...[a, b].map((r) => (side === 'above' ? r.data.above : r.data.heap).extent(0, r.data.count).max)), marks.flat(), side);
   const shared = { count: Math.max(a.data.count, b.data.count), up: widest('above'), down: widest('heap') };
   const runs = [a, b];
   const charts = runs.map((r, i) => {
