@@ -20,3 +20,9 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   if (node === null) throw new Error(`page has no #${id}`);
   return node as T;
 }
+
+/** The page's zoom (projector mode's `--zoom`, 1 at 100 %): for sizes drawn in script, which CSS does not scale. */
+export function pageZoom(): number {
+  const z = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--zoom'));
+  return Number.isFinite(z) && z > 0 ? z : 1;
+}

@@ -15,7 +15,7 @@ import { pickBackend, summariesBuilt, type Backend, type SessionInfo } from './b
 import { Chart, type DrawnValues } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
-import { LEGEND_KEYS, type LegendKey } from './chart/legend.js';
+import { renderLegend } from './chart/legend.js';
 import { VOCABULARY_NOTES } from './vocabulary.js';
 import { noSourceText, renderDetail } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
@@ -153,14 +153,6 @@ function progress(label: string | null, fraction = 0): void {
   }
 }
 
-function legend(): void {
-  const swatch = (k: LegendKey): HTMLElement => {
-    const s = el('span', { class: k.shape === 'box' ? 'swatch' : `swatch ${k.shape}` });
-    s.style.background = k.colour;
-    return el('span', { class: 'key' }, s, k.label);
-  };
-  fill(byId('legend'), ...LEGEND_KEYS.map(swatch), ...VOCABULARY_NOTES.map((n) => el('span', { class: 'note' }, n)));
-}
 
 /** The exports' title band: the trace and its program, and the events shown. */
 function exportTitle(): ExportTitle {
@@ -886,7 +878,7 @@ window.addEventListener('drop', (e) => {
   if (f) void loadFile(f);
 });
 
-legend();
+renderLegend(byId('legend'), VOCABULARY_NOTES);
 setupProjector(chart);
 backend.session().then(
   (info) => {

@@ -6,11 +6,11 @@
 import { hierarchy, partition, type HierarchyNode, type HierarchyRectangularNode } from 'd3';
 import { CALL_PATH_METRICS, METRIC_MEANING, OTHER_FRAME, UNINSTRUMENTED_FRAME, type CallPathMetric, type FlameNode, type FlameTree } from '../../../../analysis/call-paths.js';
 import { formatBytesFine, formatCount } from '../../../../analysis/units.js';
-import { el, fill } from '../dom.js';
+import { el, fill, pageZoom } from '../dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
+/** At 100 %: a frame's height, the least width of a frame drawn with its name, a character's width (all grow with the page's zoom). */
 const ROW = 18;
-/** Frames narrower than this (px) are drawn without a name. */
 const LABEL_MIN = 28;
 const CHAR_PX = 7;
 
@@ -118,14 +118,16 @@ export class FlamePanel {
     const depth0 = top.depth;
     const shown = laid.descendants().filter((d) => d.depth > 0 && d.x1 > top!.x0 && d.x0 < top!.x1 && (d.depth > depth0 || d === top || isAncestor(d, top!)) && (d.x1 - d.x0) * scale >= 0.5);
     const rows = Math.max(1, ...shown.map((d) => d.depth));
-    const pic = svg('svg', { class: 'flame-graph', width, height: rows * ROW, 'data-metric': this.metric });
+    const zoom = pageZoom();
+    const [row, labelMin, charPx] = [ROW, LABEL_MIN, CHAR_PX].map((v) => Math.round(v * zoom)) as [number, number, number];
+    const pic = svg('svg', { class: 'flame-graph', width, height: rows * row, 'data-metric': this.metric });
     const needle = this.search.trim().toLowerCase();
     for (const d of shown) {
       const left = Math.max(0, (d.x0 - x0) * scale);
       const w = Math.min(width, (d.x1 - x0) * scale) - left;
-      const g = svg('g', { class: 'frame', transform: `translate(${left},${(d.depth - 1) * ROW})` });
+      const g = svg('g', { class: 'frame', transform: `translate(${left},${(d.depth - 1) * row})` });
       const match = needle !== '' && (d.data.name.toLowerCase().includes(needle) || (d.data.file ?? '').toLowerCase().includes(needle));
-      const r = svg('rect', { width: Math.max(0, w - 1), height: ROW - 1, fill: match ? '#e64980' : colour(d.data.name) });
+      const r = svg('rect', { width: Math.max(0, w - 1), height: row - 1, fill: match ? '#e64980' : colour(d.data.name) });
       if (needle !== '' && !match) r.setAttribute('opacity', '0.45');
       if (match) g.classList.add('match');
       if (deepPath.has(d)) {
@@ -137,9 +139,9 @@ export class FlamePanel {
       const tip = svg('title', {});
       tip.textContent = `${d.data.name}${d.data.file ? `  ${d.data.file}:${d.data.line}` : ''}\n${unit(value)} (${((value / total) * 100).toFixed(1)} %)`;
       g.append(tip, r);
-      if (w >= LABEL_MIN) {
-        const chars = Math.floor((w - 6) / CHAR_PX);
-        const label = svg('text', { x: 3, y: ROW - 5 });
+      if (w >= labelMin) {
+        const chars = Math.floor((w - 6) / charPx);
+        const label = svg('text', { x: 3, y: row - Math.round(5 * zoom) });
         label.textContent = d.data.name.length > chars ? `${d.data.name.slice(0, Math.max(1, chars - 1))}…` : d.data.name;
         g.append(label);
       }
