@@ -18,8 +18,9 @@ import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { SourceAccess } from '../host/source-access.js';
 import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
-import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
-import { namesSeveral, runReportMany } from './report-many.js';
+import { compareSideRefuse, parseReportArgs, REPORT_HELP, severalRefuse, type ReportArgs } from './report-args.js';
+import { namesSeveral, runReportMany, traceFiles } from './report-many.js';
+import { oneTrace } from './one-trace.js';
 import { isOnlineTablesFile, runOnlineReport } from './online-report.js';
 import { recordWorker } from '../analysis/trace/record-worker.js';
 
@@ -42,8 +43,13 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   // An online-mode file is told from a trace by its magic: looked for up front only where no trace is opened first,
   // and otherwise when the trace reader refuses the file, so that a trace is opened once.
   if (parsed.compare !== null && isOnlineTablesFile(parsed.file)) return runOnlineReport(parsed, io);
-  if (parsed.compare !== null) return runCompare(parsed, parsed.compare, io);
-  if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
+  if (parsed.compare !== null) return runCompare(parsed, io);
+  if (namesSeveral(parsed.files)) {
+    if (parsed.singleOnly === null) return runReportMany(parsed, io);
+    const one = await chosen(parsed.files, `--${parsed.singleOnly}`, (n) => severalRefuse(parsed.singleOnly!, n), io);
+    if (one === null) return 2;
+    parsed.file = one;
+  }
   let result: ReportResult;
   let trace: TraceFile;
   try {
@@ -65,12 +71,36 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   return result.failOn !== null && result.failOn.failed.length > 0 ? 1 : 0;
 }
 
+/**
+ * The one trace that `named` (files or folders) means for `what`, its choice said on stderr when it was made among
+ * several (cli/one-trace.ts); null when refused, after saying why.
+ */
+async function chosen(named: string[], what: string, refusal: (n: number) => string, io: CliIo): Promise<string | null> {
+  let files: string[];
+  try {
+    files = traceFiles(named);
+  } catch (e) {
+    io.err(`cc-memwrap report: ${(e as Error).message}\n`);
+    return null;
+  }
+  const one = await oneTrace(files, what, refusal);
+  if ('refused' in one) {
+    io.err(`cc-memwrap report: ${one.refused}\n`);
+    return null;
+  }
+  if (one.note !== null) io.err(`cc-memwrap report: ${one.note}\n`);
+  return one.file;
+}
+
 /** `report A --compare B`: both traces streamed, one after the other, each with its own budgets, and B - A printed. */
-async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<number> {
+async function runCompare(a: ReportArgs, io: CliIo): Promise<number> {
+  const fileA = await chosen(a.files, "--compare's A", (n) => compareSideRefuse('A', n), io);
+  const fileB = fileA === null ? null : await chosen(a.compareFiles, "--compare's B", (n) => compareSideRefuse('B', n), io);
+  if (fileA === null || fileB === null) return 2;
   let comparison: Comparison;
   try {
     const reports: ReportResult[] = [];
-    for (const file of [a.file, other]) {
+    for (const file of [fileA, fileB]) {
       const trace = await open(file);
       const progress = progressLine(io, file, trace.size);
       let report: ReportResult;
