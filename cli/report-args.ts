@@ -21,6 +21,7 @@ export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] 
                           [--source-root DIR]
        cc-memwrap report <trace A> --compare <trace B> [--top N] [--json]
                           [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
+                          [--html FILE]
        cc-memwrap report <trace> <trace>… | <folder> [--by G] [--top N] [--json]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
@@ -145,7 +146,11 @@ Options:
              a site of one run only is marked "(only in A)" or "(only in
              B)". Goes
              with --top, --json and the budget options (and each run's
-             memwrap.json), not with the other sections
+             memwrap.json), not with the other sections; with --html FILE,
+             also writes the compare page of view A --compare B as one
+             self-contained file (both charts, tooltips, a click's source
+             and detail, the differences; both traces whole inside it, so
+             each at most 4 MiB)
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is

@@ -1,6 +1,7 @@
 // `cc-memwrap report <trace>`: decode a trace and print what the run allocated, freed, leaked and peaked at, as text or
 // JSON. Arguments become a request (report-args.ts), the analyses one result (analysis/report.ts), and that result
 // text or JSON (analysis/report-text.ts, analysis/report-json.ts); this file reads what they need from disk.
+import path from 'node:path';
 import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
 import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
@@ -12,7 +13,7 @@ import { sourceLineText } from '../analysis/peak.js';
 import { describeReadError } from '../host/read-errors.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { formatBytes } from '../analysis/units.js';
-import { HtmlReportError, writeSessionReport } from '../host/html-report.js';
+import { HtmlReportError, writeCompareReport, writeSessionReport } from '../host/html-report.js';
 import { useIndex } from '../host/trace-index.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
@@ -98,10 +99,12 @@ async function runCompare(a: ReportArgs, io: CliIo): Promise<number> {
   const fileB = fileA === null ? null : await chosen(a.compareFiles, "--compare's B", (n) => compareSideRefuse('B', n), io);
   if (fileA === null || fileB === null) return 2;
   let comparison: Comparison;
+  const traces: TraceFile[] = [];
   try {
     const reports: ReportResult[] = [];
     for (const file of [fileA, fileB]) {
       const trace = await open(file);
+      traces.push(trace);
       const progress = progressLine(io, file, trace.size);
       let report: ReportResult;
       try {
@@ -117,6 +120,7 @@ async function runCompare(a: ReportArgs, io: CliIo): Promise<number> {
       for (const p of report.summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
     }
     comparison = compareReports(reports[0]!, reports[1]!);
+    if (a.html !== null) writeCompareHtml(traces[0]!, traces[1]!, a, io);
   } catch (e) {
     if (!(e instanceof ReportFailure)) throw e;
     io.err(`cc-memwrap report: ${e.message}\n`);
@@ -126,6 +130,26 @@ async function runCompare(a: ReportArgs, io: CliIo): Promise<number> {
   io.out(a.json ? JSON.stringify(compareJson(comparison, top), null, 2) + '\n' : compareText(comparison, top));
   await io.flush();
   return 0;
+}
+
+/**
+ * `report A --compare B --html FILE`: the compare page with both traces whole in one file (host/html-report.ts), said
+ * on stderr. A trace the viewer would open through its index (over 4 MiB) is refused: the file would hold it whole.
+ */
+function writeCompareHtml(a: TraceFile, b: TraceFile, args: ReportArgs, io: CliIo): void {
+  const out = args.html!;
+  if (out === '') throw new ReportFailure(`--html ${out}: wants a file name`);
+  for (const t of [a, b]) {
+    if (useIndex(t.size)) throw new ReportFailure(`--html with --compare: ${path.basename(t.path)} is ${formatBytes(t.size)}, larger than a compare report holds whole (the viewer opens it through its index); cc-memwrap view A --compare B shows both`);
+  }
+  const sessions = [a, b].map((t) => TraceSession.of(t, { ...(args.budgets === null ? {} : { budgets: args.budgets }), index: false }));
+  try {
+    const size = writeCompareReport(sessions[0]!, sessions[1]!, out);
+    io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
+  } catch (e) {
+    if (e instanceof HtmlReportError) throw new ReportFailure(`--html ${out}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Opens the trace and checks its header. */

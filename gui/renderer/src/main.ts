@@ -17,11 +17,11 @@ import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
 import { renderLegend } from './chart/legend.js';
 import { VOCABULARY_NOTES } from './vocabulary.js';
-import { noSourceText, renderDetail } from './detail-pane.js';
+import { noSourceText, renderDetail, selectionMarks } from './detail-pane.js';
 import { byId, el, fill } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { setupProjector } from './projector.js';
-import { SourcePane, type SourceMark } from './source/source-pane.js';
+import { SourcePane } from './source/source-pane.js';
 import { budgetMarks, decodeInWorker } from './decode.js';
 import { Tables } from './tables.js';
 import { IndexTables } from './index-tables.js';
@@ -621,27 +621,8 @@ function showSelection(d: EventDetail, stack: StackEntry[], run: Pick<Model, 'si
   const e = d.event;
   // explainStack and traceNamesCallLines read the site table and the working directory only.
   const m = run as Model;
-  const related: number[] = [];
-  const orphaned: number[] = [];
-  const marks: SourceMark[] = [];
-  if (d.place?.line != null) marks.push({ line: d.place.line, kind: 'selected' });
-  if (d.created?.freeEvent != null) related.push(d.created.freeEvent);
-  const orphanedBy = d.created?.orphanedBy;
-  if (orphanedBy) {
-    related.push(orphanedBy.event);
-    if (orphanedBy.at.file === d.place?.file && orphanedBy.at.line !== null) marks.push({ line: orphanedBy.at.line, kind: 'orphaned', note: 'the free that orphaned this block' });
-  }
-  if (d.ended) {
-    related.push(d.ended.allocEvent);
-    if (d.ended.allocation.file === d.place?.file && d.ended.allocation.line !== null) marks.push({ line: d.ended.allocation.line, kind: 'related', note: 'allocated the freed block' });
-  }
-  for (const b of d.linked?.blocks ?? []) {
-    (b.orphaned ? orphaned : related).push(b.allocEvent);
-    if (b.allocation.file === d.place?.file && b.allocation.line !== null) {
-      marks.push(b.orphaned ? { line: b.allocation.line, kind: 'orphaned', note: 'linked block, orphaned by this free' } : { line: b.allocation.line, kind: 'related', note: 'linked block' });
-    }
-  }
-  chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related), orphaned: Int32Array.from(orphaned) };
+  const { related, orphaned, source: marks } = selectionMarks(d);
+  chart.marks = { ...chart.marks, selected: e, related, orphaned };
   chart.reveal(e);
   chart.redraw();
   renderDetail(byId('detail'), d, explainStack(m, stack, state.hostSession?.stack.units ?? null), traceNamesCallLines(m), {
