@@ -53,7 +53,10 @@ Options:
              allocated and freed. Each row: net
              bytes (allocated - freed by its calls; negative when it frees
              what others allocated), min and max of that over the run, and
-             the malloc, calloc, realloc, free, aligned and strdup calls
+             the allocations and frees (blocks made and ended: a realloc
+             that gets a block ends one and makes one) and realloc calls,
+             in the viewer's words; for entry and library-function, the
+             malloc, calloc, realloc, free, aligned and strdup calls
   --attribute MODE
              which function on the call path a heap call is charged to, for
              --by function and --by file: innermost (default), outermost

@@ -18,7 +18,7 @@ import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.j
 import { renderLegend } from './chart/legend.js';
 import { VOCABULARY_NOTES } from './vocabulary.js';
 import { noSourceText, renderDetail, selectionMarks } from './detail-pane.js';
-import { byId, el, fill } from './dom.js';
+import { byId, el, fill, keysAreTheControls } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { setupProjector } from './projector.js';
 import { SourcePane } from './source/source-pane.js';
@@ -788,8 +788,7 @@ document.addEventListener(
 );
 
 document.addEventListener('keydown', (e) => {
-  const target = e.target as HTMLElement;
-  if (target.tagName === 'INPUT' || target.tagName === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (keysAreTheControls(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
   const keys: Record<string, () => void> = {
     n: () => walk(1),
     ArrowRight: () => walk(1),

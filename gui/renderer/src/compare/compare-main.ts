@@ -18,7 +18,7 @@ import { Chart, withBudgets } from '../chart/chart.js';
 import { renderLegend } from '../chart/legend.js';
 import { budgetMarks } from '../decode.js';
 import { noSourceText, renderDetail, selectionMarks } from '../detail-pane.js';
-import { byId, el, fill } from '../dom.js';
+import { byId, el, fill, keysAreTheControls } from '../dom.js';
 import { setupZoom } from '../projector.js';
 import { api, progress, startPage } from '../served-page.js';
 import { SourcePane } from '../source/source-pane.js';
@@ -160,8 +160,7 @@ function hoverOn(run: Run, chart: Chart): void {
 /** The timeline's keys, for both charts at once: + and − zoom, ← and → pan, 0 shows the whole run again. */
 function keys(lead: Chart): void {
   document.addEventListener('keydown', (e) => {
-    const t = e.target as HTMLElement;
-    if (e.ctrlKey || e.metaKey || e.altKey || t.closest('input, select, textarea')) return;
+    if (e.ctrlKey || e.metaKey || e.altKey || keysAreTheControls(e.target)) return;
     const act: Record<string, () => void> = {
       '0': () => lead.resetZoom(),
       '+': () => lead.zoomBy(1.5),
