@@ -231,6 +231,20 @@ export function renderAttribution(
   return out.join('\n') + '\n';
 }
 
+/** `text` in lines of at most 80 columns, each after `indent`, broken between words. */
+function wrapped(text: string, indent: string): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ').filter((w) => w !== '')) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > REPORT_WIDTH) {
+      out.push(indent + line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') out.push(indent + line);
+  return out;
+}
+
 /** "12.5%". */
 function percent(share: number): string {
   return `${(share * 100).toFixed(1)}%`;
@@ -397,7 +411,8 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
   if (checks.length === 0) out.push('  (no budgets)');
   for (const c of checks) {
     const verdict = c.exceeded ? `EXCEEDED in ${plural(c.rangeCount, 'range')}` : 'ok';
-    out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
+    const counted = c.libraryBlocks === false ? ' (blocks libraries made left out)' : '';
+    out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}${counted}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
     for (const r of c.ranges.slice(0, Math.max(0, top))) {
       const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
       out.push(`    ${events} (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)}): max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
@@ -412,10 +427,15 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
         rows.push([formatBytes(f.bytes), formatCount(f.blocks), f.label]);
         for (const s of f.sites) {
           rows.push([formatBytes(s.bytes), formatCount(s.blocks), `  ${s.label}`]);
-          if (sourceText !== null && s.file !== null && s.line !== null) {
-            const text = sourceText(s.file, s.line);
-            below.set(rows.length - 1, text === null ? '          (source not found)' : fit(`          | ${text}`, REPORT_WIDTH));
+          // A block a library made: what made it, the line of that call, and what to do about it.
+          const line = s.madeBy?.call?.line ?? s.line;
+          const quoted = sourceText !== null && s.file !== null && line !== null ? sourceText(s.file, line) : undefined;
+          const lines = quoted === undefined ? [] : [quoted === null ? '          (source not found)' : fit(`          | ${quoted}`, REPORT_WIDTH)];
+          if (s.madeBy) {
+            lines.unshift(...wrapped(s.madeBy.label, '          '));
+            lines.push(...wrapped(s.madeBy.advice ?? '', '          '));
           }
+          if (lines.length > 0) below.set(rows.length - 1, lines.join('\n'));
         }
       }
       const lines = labelTable(['bytes', 'blocks', 'function / site'], rows, '    ');

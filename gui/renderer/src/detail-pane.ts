@@ -49,7 +49,13 @@ export function selectionMarks(d: EventDetail): { related: Int32Array; orphaned:
   const related: number[] = [];
   const orphaned: number[] = [];
   const marks: SourceMark[] = [];
-  if (d.place?.line != null) marks.push({ line: d.place.line, kind: 'selected' });
+  // A block libc made during one call of the function: that call's line, not the function's definition.
+  const call = d.madeBy?.call;
+  if (call && call.file === d.place?.file) {
+    const what = d.madeBy!.label.split(' — ');
+    marks.push({ line: call.line, kind: 'selected', note: what.length > 1 ? `${what[0]} made here` : 'a block made inside this call' });
+  }
+  else if (d.place?.line != null) marks.push({ line: d.place.line, kind: 'selected' });
   if (d.created?.freeEvent != null) related.push(d.created.freeEvent);
   const orphanedBy = d.created?.orphanedBy;
   if (orphanedBy) {
@@ -103,6 +109,10 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: Explained
     el('dd', {}, `${d.event} · ${d.kind}${d.interposed ? ' (via libc/uninstrumented)' : ''} · thread ${d.thread} · ${formatNs(d.timeNs)}`),
     el('dt', {}, 'where'),
     el('dd', { class: 'place' }, d.place?.label ?? 'no source location'),
+    d.madeBy ? el('dt', {}, 'made by') : null,
+    d.madeBy ? el('dd', { 'data-role': 'made-by' }, d.madeBy.label) : null,
+    d.madeBy?.advice ? el('dt', {}, 'why') : null,
+    d.madeBy?.advice ? el('dd', { class: 'advice', 'data-role': 'made-by-advice' }, d.madeBy.advice) : null,
     d.bytes !== null ? el('dt', {}, d.class === 'call' ? 'stack at entry' : 'size') : null,
     d.bytes !== null ? el('dd', {}, formatBytesFine(d.bytes)) : null,
     el('dt', {}, 'after it'),

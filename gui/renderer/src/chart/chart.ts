@@ -44,6 +44,8 @@ export interface BudgetMark {
   bytes: number;
   /** Event ranges [start, end] where it is exceeded. */
   ranges: Array<[number, number]>;
+  /** false: a heap or total budget that leaves out the blocks libraries made (its shading is then the ranges found). */
+  library?: boolean;
 }
 
 /** A label the canvas drew, in client coordinates (for tests: labels must not overlap). */
@@ -381,14 +383,17 @@ export class Chart {
   /**
    * The exceeded ranges, each shaded on its own side of the axis. A heap budget's shading follows the heap drawn (the
    * columns or bars above its limit): with the libc heap hidden it is where the heap shown exceeds it. Stack, static and
-   * total budgets, whose usage the drawn stack + static does not show alone, shade the ranges the analysis found.
+   * total budgets, whose usage the drawn stack + static does not show alone, and a heap budget that leaves out the
+   * blocks libraries made, shade the ranges the analysis found.
    */
   private paintRanges(p: Painter, lay: Columns | Bars, x: ScaleLinear<number, number>): Map<BudgetMark, Array<[number, number]>> {
     const data = this.data!;
     const shaded = new Map<BudgetMark, Array<[number, number]>>();
     p.begin(MARK_COLOURS.exceeded);
     for (const b of this.budgets) {
-      const spans = b.side === 'heap' ? heapAbove(lay, data, b.bytes) : analysedSpans(b.ranges, (e) => x(positionOf(data, this.mode, e)), this.geo.plotW);
+      // A heap budget that leaves out the blocks libraries made does not compare with the heap drawn: its ranges do.
+      const drawnHeap = b.side === 'heap' && b.library !== false;
+      const spans = drawnHeap ? heapAbove(lay, data, b.bytes) : analysedSpans(b.ranges, (e) => x(positionOf(data, this.mode, e)), this.geo.plotW);
       const [top, height] = b.side === 'heap' ? [this.geo.zeroY, this.geo.lowerH] : [MARGIN.top, this.geo.upperH];
       for (const [x0, x1] of spans) p.rect(x0, top, Math.max(1, x1 - x0), height);
       shaded.set(b, spans);
@@ -735,9 +740,10 @@ export class Chart {
   }
 }
 
-/** A budget line's label: its kind, its limit, and for a stack budget the stack figure it checks. */
+/** A budget line's label: its kind, its limit, for a stack budget the stack figure it checks, and what a heap budget leaves out. */
 export function budgetLabel(b: BudgetMark): string {
-  return `${b.label} budget ${formatBytesFine(b.bytes)}${b.label === 'stack' ? ` (${STACK_MEASURE})` : ''}`;
+  const what = b.label === 'stack' ? ` (${STACK_MEASURE})` : b.library === false ? ' (blocks libraries made left out)' : '';
+  return `${b.label} budget ${formatBytesFine(b.bytes)}${what}`;
 }
 
 /**
