@@ -159,7 +159,7 @@ for (const [width, height] of [[1366, 768], [1400, 900]] as const) {
     beforeAll(async () => {
       const { trace } = traceProgram(path.join(programsDir, 'bst.c'));
       viewer = await viewerOn(trace);
-      page = await openViewer(viewer.browser, viewer.server.url, viewer.errors);
+      page = await openViewer(viewer.browser, viewer.server.pageUrl(), viewer.errors);
       await page.setViewportSize({ width, height });
       await page.selectOption('#zoom', '2');
       await page.waitForFunction(() => parseFloat(getComputedStyle(document.getElementById('trace-name')!).fontSize) === 26);
