@@ -34,15 +34,21 @@ async function seen(page: Page) {
   };
 }
 
+/** bst.c's trace in the viewer, and a page of it `width`×`height` (the viewer's own page keeps its size). */
+async function bstAt(width: number, height: number): Promise<{ viewer: Viewer; page: Page }> {
+  const { trace } = traceProgram(path.join(programsDir, 'bst.c'));
+  const viewer = await viewerOn(trace);
+  const page = await openViewer(viewer.browser, viewer.server.pageUrl(), viewer.errors);
+  await page.setViewportSize({ width, height });
+  return { viewer, page };
+}
+
 describe('projector mode at 1920×1080', () => {
   let viewer: Viewer;
   let page: Page;
 
   beforeAll(async () => {
-    const { trace } = traceProgram(path.join(programsDir, 'bst.c'));
-    viewer = await viewerOn(trace);
-    page = await openViewer(viewer.browser, viewer.server.pageUrl(), viewer.errors);
-    await page.setViewportSize({ width: 1920, height: 1080 });
+    ({ viewer, page } = await bstAt(1920, 1080));
   });
   afterAll(() => viewer?.close());
 
@@ -157,10 +163,7 @@ for (const [width, height] of [[1366, 768], [1400, 900]] as const) {
     let page: Page;
 
     beforeAll(async () => {
-      const { trace } = traceProgram(path.join(programsDir, 'bst.c'));
-      viewer = await viewerOn(trace);
-      page = await openViewer(viewer.browser, viewer.server.pageUrl(), viewer.errors);
-      await page.setViewportSize({ width, height });
+      ({ viewer, page } = await bstAt(width, height));
       await page.selectOption('#zoom', '2');
       await page.waitForFunction(() => parseFloat(getComputedStyle(document.getElementById('trace-name')!).fontSize) === 26);
     }, 120_000);
