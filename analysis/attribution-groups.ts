@@ -49,6 +49,12 @@ export interface AttributionRow {
   /** Requested bytes of blocks its events created, and of blocks its events ended. */
   bytesAllocated: number;
   bytesFreed: number;
+  /**
+   * Blocks its events made and ended: the viewer's "allocations" and "frees" (a realloc that gets a block ends one and
+   * makes one, so it counts in both). null where only calls were counted (online mode's tables).
+   */
+  allocations: number | null;
+  frees: number | null;
   counts: AttributionCounts;
 }
 
@@ -86,6 +92,8 @@ function emptyRow(key: string, label: string, file: string | null, line: number 
     maxBytes: 0,
     bytesAllocated: 0,
     bytesFreed: 0,
+    allocations: 0,
+    frees: 0,
     counts: { malloc: 0, calloc: 0, aligned: 0, strdup: 0, realloc: 0, free: 0 },
   };
 }

@@ -24,8 +24,10 @@ export interface Attribution {
 export { INSTRUMENTED_CODE, UNKNOWN_LIBRARY } from './attribution-groups.js';
 
 const [C_MALLOC, C_CALLOC, C_ALIGNED, C_STRDUP, C_REALLOC, C_FREE] = [0, 1, 2, 3, 4, 5] as const;
-/** Numbers kept per group: net, min, max, allocated, freed, six counts. */
-const STATS = 11;
+/** Numbers kept per group: net, min, max, allocated, freed, six counts, blocks made, blocks ended. */
+const STATS = 13;
+const MADE = 11;
+const ENDED = 12;
 
 /** The count an ALLOC of allocator `fn` (a site kind) goes to. */
 function counterOfAllocator(fn: number): number {
@@ -105,7 +107,7 @@ export class AttributionFold implements EventFold {
     const { requested } = tables.blocks;
     const added = e.newBlock === NONE ? 0 : requested[e.newBlock]!;
     const freed = e.oldBlock === NONE ? 0 : requested[e.oldBlock]!;
-    this.sums.add(out, this.table.rows.length, added, freed, counterOf(e, tables));
+    this.sums.add(out, this.table.rows.length, added, freed, counterOf(e, tables), e.newBlock !== NONE, e.oldBlock !== NONE);
   }
 
   finish(end: TraceEnd): void {
@@ -141,8 +143,11 @@ export function attribution(model: Model, options: AttributionOptions, visit?: A
 class GroupSums {
   private stat = new Float64Array(16 * STATS);
 
-  /** One event's bytes and count (-1: none) added to each of its groups; `groups` is how many groups exist so far. */
-  add(charges: Charges, groups: number, added: number, freed: number, counter: number): void {
+  /**
+   * One event's bytes, count (-1: none) and whether it made and ended a block added to each of its groups; `groups` is
+   * how many groups exist so far.
+   */
+  add(charges: Charges, groups: number, added: number, freed: number, counter: number, made: boolean, ended: boolean): void {
     if (groups * STATS > this.stat.length) {
       const bigger = new Float64Array(Math.max(this.stat.length * 2, groups * STATS));
       bigger.set(this.stat);
@@ -157,6 +162,8 @@ class GroupSums {
       stat[at + 3] = stat[at + 3]! + added;
       stat[at + 4] = stat[at + 4]! + freed;
       if (counter >= 0) stat[at + 5 + counter] = stat[at + 5 + counter]! + 1;
+      if (made) stat[at + MADE] = stat[at + MADE]! + 1;
+      if (ended) stat[at + ENDED] = stat[at + ENDED]! + 1;
     }
   }
 
@@ -171,6 +178,8 @@ class GroupSums {
       row.maxBytes = stat[at + 2]!;
       row.bytesAllocated = stat[at + 3]!;
       row.bytesFreed = stat[at + 4]!;
+      row.allocations = stat[at + MADE]!;
+      row.frees = stat[at + ENDED]!;
       const c = row.counts;
       c.malloc = stat[at + 5 + C_MALLOC]!;
       c.calloc = stat[at + 5 + C_CALLOC]!;

@@ -5,12 +5,20 @@ import { framePathIn, type ObservedStep } from './deepest-stack.js';
 import type { EventFold, FoldBlocks, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 import { foldModel, modelStart } from './model-fold.js';
 import { Kind } from './trace/format.js';
+import { libraryCause, type LibraryCause } from './library-blocks.js';
 
 export type BudgetKind = 'heap' | 'stack' | 'static' | 'total';
 export const BUDGET_KINDS: readonly BudgetKind[] = ['heap', 'stack', 'static', 'total'];
 
-/** Limits in bytes; a kind without a limit is not checked. */
-export type Budgets = Partial<Record<BudgetKind, number>>;
+/**
+ * Limits in bytes; a kind without a limit is not checked. `libraryBlocks` false: the heap and total budgets leave out
+ * the blocks libraries made (libc's stdout buffer …, those the interposed allocator saw); by default they count them,
+ * as the target's memory does.
+ */
+export type Budgets = Partial<Record<BudgetKind, number>> & { libraryBlocks?: boolean };
+
+/** The yes/no of `library=` in a --budget spec. */
+const YES_NO: Record<string, boolean> = { yes: true, no: false, true: true, false: false };
 
 /** A budget that cannot be parsed; the message is one line, fit for the CLI. */
 export class BudgetError extends Error {
@@ -38,13 +46,23 @@ function kindOf(name: string, where: string): BudgetKind {
   return name as BudgetKind;
 }
 
-/** "heap=64K,stack=8K,static=1K,total=80K" (any subset, each kind once). Throws BudgetError. */
+/**
+ * "heap=64K,stack=8K,static=1K,total=80K" (any subset, each kind once), and `library=no` to leave the blocks libraries
+ * made out of the heap and total budgets. Throws BudgetError.
+ */
 export function parseBudgets(spec: string): Budgets {
   const out: Budgets = {};
   if (spec.trim() === '') throw new BudgetError('empty budget: use e.g. heap=64K,stack=8K');
   for (const part of spec.split(',')) {
     const eq = part.indexOf('=');
     if (eq < 0) throw new BudgetError(`'${part}' is not KIND=SIZE (e.g. heap=64K)`);
+    if (part.slice(0, eq).trim() === 'library') {
+      const v = YES_NO[part.slice(eq + 1).trim()];
+      if (v === undefined) throw new BudgetError(`'${part}': library= wants yes or no (no: the heap and total budgets leave out the blocks libraries made)`);
+      if (out.libraryBlocks !== undefined) throw new BudgetError(`'library' given twice`);
+      out.libraryBlocks = v;
+      continue;
+    }
     const kind = kindOf(part.slice(0, eq).trim(), '');
     if (out[kind] !== undefined) throw new BudgetError(`budget '${kind}' given twice`);
     out[kind] = parseSize(part.slice(eq + 1));
@@ -72,6 +90,11 @@ export function parseBudgetConfig(text: string, name = 'memwrap.json'): Budgets 
   }
   const out: Budgets = {};
   for (const [key, value] of Object.entries(budgets as Record<string, unknown>)) {
+    if (key === 'libraryBlocks') {
+      if (typeof value !== 'boolean') throw new BudgetError(`${name}: "libraryBlocks" must be true or false (false: the heap and total budgets leave out the blocks libraries made)`);
+      out.libraryBlocks = value;
+      continue;
+    }
     const kind = kindOf(key, `${name}: `);
     if (typeof value === 'number') {
       if (!Number.isSafeInteger(value) || value < 0) throw new BudgetError(`${name}: budget "${kind}" must be a whole number of bytes, got ${value}`);
@@ -93,6 +116,8 @@ export function parseBudgetConfig(text: string, name = 'memwrap.json'): Budgets 
 export interface BudgetSite extends GroupRef {
   blocks: number;
   bytes: number;
+  /** Blocks a library made (the site "f (via libc/uninstrumented)"): what made them and what to do about it, when known. */
+  madeBy?: LibraryCause;
 }
 
 /** The live blocks of one function (innermost instrumented frame at their allocation), by site. */
@@ -152,6 +177,8 @@ export interface BudgetCheck {
   ranges: BudgetRange[];
   /** How many ranges there are (kept or not). */
   rangeCount: number;
+  /** Present, false, on a heap or total budget that leaves out the blocks libraries made (`libraryBlocks: false`). */
+  libraryBlocks?: false;
 }
 
 export interface BudgetOptions {
@@ -195,7 +222,10 @@ export class BudgetFold implements EventFold {
   private statics = 0;
   /** Pairs of a function group and a site group, by a number of the block's site, entry and interposed flag. */
   private readonly pairOfKey = new Map<number | string, number>();
-  private readonly pairs: { fn: GroupRef; site: GroupRef }[] = [];
+  private readonly pairs: { fn: GroupRef; site: GroupRef; madeBy: LibraryCause | null; library: boolean }[] = [];
+  /** Whether the heap and total budgets count the blocks libraries made, and those live now (requested bytes). */
+  private readonly countLibrary: boolean;
+  private libraryHeap = 0;
   private pairBlocks: Float64Array = new Float64Array(16);
   private pairBytes: Float64Array = new Float64Array(16);
   /** Per block handle: its pair. */
@@ -214,9 +244,11 @@ export class BudgetFold implements EventFold {
       const limit = budgets[kind];
       if (limit === undefined) return;
       const result: BudgetCheck = { kind, limitBytes: limit, exceeded: false, maxBytes: 0, maxEvent: null, ranges: [], rangeCount: 0 };
+      if (budgets.libraryBlocks === false && (kind === 'heap' || kind === 'total')) result.libraryBlocks = false;
       this.checks.push({ result, usage, cur: null, above: false });
     });
     this.wantStacks = budgets.stack !== undefined || budgets.total !== undefined;
+    this.countLibrary = budgets.libraryBlocks !== false;
     this.innermost = new Int32Array(Math.max(1, start.threads)).fill(NONE);
   }
 
@@ -224,10 +256,13 @@ export class BudgetFold implements EventFold {
     if (this.checks.length === 0) return;
     if (e.kind === Kind.STATIC) this.statics += e.value;
     // The blocks an event ended and made (only heap events do; a realloc does both, the old block first).
-    if (e.oldBlock !== NONE) this.count(this.pairOfBlock[e.oldBlock]!, -tables.blocks.requested[e.oldBlock]!, -1);
+    if (e.oldBlock !== NONE) {
+      this.count(this.pairOfBlock[e.oldBlock]!, -tables.blocks.requested[e.oldBlock]!, -1);
+      if (tables.blocks.interposed[e.oldBlock] === 1) this.libraryHeap -= tables.blocks.requested[e.oldBlock]!;
+    }
     if (e.newBlock !== NONE) this.created(e.newBlock, tables.blocks);
     if (this.wantStacks) this.innermostAfter(e, tables.frames);
-    const heap = e.heapRequested;
+    const heap = this.countLibrary ? e.heapRequested : e.heapRequested - this.libraryHeap;
     const stack = e.stackTotal;
     for (let c = 0; c < this.checks.length; c++) {
       const check = this.checks[c]!;
@@ -275,9 +310,13 @@ export class BudgetFold implements EventFold {
     const site = blocks.site[h]!;
     // One number for (site, entry) while it is exact, for site ids below 2^21; a larger one (a damaged trace) by text.
     const key: number | string = blocks.interposed[h] === 1 ? -entry - 1 : site < 2 ** 21 ? site * 2 ** 32 + entry : `${site}:${entry}`;
+    const library = blocks.interposed[h] === 1;
+    if (library) this.libraryHeap += blocks.requested[h]!;
     let p = this.pairOfKey.get(key);
     if (p === undefined) {
-      p = this.pairs.push({ fn: this.groups.functionOfBlock(blocks, h), site: this.groups.siteOfBlock(blocks, h) }) - 1;
+      const lib = blocks.library[h]!;
+      const madeBy = library ? libraryCause(this.start, entry, lib === NONE ? null : (this.start.libraries[lib] ?? null)) : null;
+      p = this.pairs.push({ fn: this.groups.functionOfBlock(blocks, h), site: this.groups.siteOfBlock(blocks, h), madeBy, library }) - 1;
       this.pairOfKey.set(key, p);
       if (p >= this.pairBlocks.length) {
         const more = (a: Float64Array): Float64Array => {
@@ -326,11 +365,12 @@ export class BudgetFold implements EventFold {
     let total = 0;
     for (let p = 0; p < this.pairs.length; p++) {
       const blocks = this.pairBlocks[p]!;
-      if (blocks === 0) continue;
+      const { fn: fref, site: sref, madeBy, library } = this.pairs[p]!;
+      // Blocks a budget does not count are not what its range began with.
+      if (blocks === 0 || (library && !this.countLibrary)) continue;
       const bytes = this.pairBytes[p]!;
       count += blocks;
       total += bytes;
-      const { fn: fref, site: sref } = this.pairs[p]!;
       let f = fns.get(fref.key);
       if (f === undefined) {
         f = { fn: { ...fref, blocks: 0, bytes: 0, sites: [] }, sites: new Map() };
@@ -340,7 +380,7 @@ export class BudgetFold implements EventFold {
       f.fn.bytes += bytes;
       let s = f.sites.get(sref.key);
       if (s === undefined) {
-        s = { ...sref, blocks: 0, bytes: 0 };
+        s = { ...sref, blocks: 0, bytes: 0, ...(madeBy === null ? {} : { madeBy }) };
         f.sites.set(sref.key, s);
       }
       s.blocks += blocks;

@@ -4,6 +4,7 @@ import { NONE, type Model } from './model.js';
 import { blockRef, eventSite, linkedFreeAt, orphaningEvents, siteRef, type LinkedBlockRef, type Run, type LinkedFree, type LinkedMember, type SiteRef } from './linked.js';
 import { leakClassOf, type LeakClassName } from './leaks.js';
 import { siteInfo, siteLocation } from './sites.js';
+import { libraryCause, type LibraryCause } from './library-blocks.js';
 
 /** The four kinds of bar the chart tells apart, and everything else. */
 export type EventClass = 'alloc' | 'free' | 'call' | 'return' | 'other';
@@ -118,6 +119,11 @@ export interface EventDetail {
   linked: (Omit<LinkedFree, 'blocks'> & { blocks: Array<LinkedMember & { allocEvent: number }> }) | null;
   /** The event came through the interposed allocator (inside libc or uninstrumented code). */
   interposed: boolean;
+  /**
+   * An interposed event that made a block: what made it (libc's stdout buffer at a printf, say) and what to do about
+   * it, when the trace tells (`library-blocks.ts`); absent otherwise, and from the index's details (index mode).
+   */
+  madeBy?: LibraryCause;
 }
 
 /** Everything the viewer shows for one event. `staticBytes` is `staticSeries(model)`; `orphanedBy` is `orphaningEvents(model)`. */
@@ -128,13 +134,14 @@ export function eventDetail(model: Model, event: number, staticBytes: Float64Arr
   const ob = ev.oldBlock[event]!;
   const heap = kind === Kind.ALLOC || kind === Kind.FREE || kind === Kind.REALLOC;
   const bytes = heap || kind === Kind.ENTER ? ev.value[event]! : null;
+  const place = eventPlace(model, event);
   return {
     event,
     kind: kindName(kind),
     class: eventClassOfKind(kind),
     thread: model.threads[ev.thread[event]!]?.index ?? ev.thread[event]!,
     timeNs: ev.time[event]!,
-    place: eventPlace(model, event),
+    place,
     bytes,
     heapRequested: ev.heapRequested[event]!,
     heapUsable: ev.heapUsable[event]!,
@@ -144,7 +151,20 @@ export function eventDetail(model: Model, event: number, staticBytes: Float64Arr
     ended: ob === NONE ? null : { ...blockRef(model, ob), allocEvent: model.blocks.allocEvent[ob]! },
     linked: kind === Kind.FREE || kind === Kind.REALLOC ? withAllocEvents(model, linkedFreeAt(model, event, orphanedBy)) : null,
     interposed: (ev.flags[event]! & Flag.INTERPOSED) !== 0,
+    ...madeByOf(model, nb, place),
   };
+}
+
+/** `madeBy` for a block a library made, when the trace tells what made it; nothing otherwise (the field left out). */
+function madeByOf(model: Model, block: number, place: SiteRef | null): Pick<EventDetail, 'madeBy'> {
+  if (block === NONE || model.blocks.interposed[block] !== 1 || place === null) return {};
+  const cause = libraryCause(model, place.site, libraryPath(model, model.blocks.library[block]!));
+  return cause === null ? {} : { madeBy: cause };
+}
+
+/** A loaded object's path by its index, or null (NONE, or an index the trace never defined). */
+function libraryPath(model: Model, library: number): string | null {
+  return library === NONE ? null : (model.libraries[library] ?? null);
 }
 
 /** The orphaning free `event` (NONE: none) with its place. */

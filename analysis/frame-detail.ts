@@ -35,6 +35,8 @@ export interface ExplainedFrame extends StackEntry {
 interface FunctionSites {
   /** Callee name → lines where this function calls it, ascending. */
   calls: Map<string, number[]>;
+  /** Its calls of functions declared outside the user's files (LIBCALL sites: libc's printf …), by line. */
+  libCalls: Array<{ callee: string; line: number }>;
   locals: FrameLocal[];
 }
 
@@ -45,10 +47,10 @@ interface FrameIndex {
   hasCalls: boolean;
 }
 
-const indexes = new WeakMap<Model, FrameIndex>();
+const indexes = new WeakMap<Pick<Model, 'sites'>, FrameIndex>();
 
-/** The CALL and LOCAL sites by function, made once per model (its size follows the site table, not the events). */
-function frameIndex(model: Model): FrameIndex {
+/** The CALL, LIBCALL and LOCAL sites by function, made once per model (its size follows the site table, not the events). */
+function frameIndex(model: Pick<Model, 'sites'>): FrameIndex {
   let index = indexes.get(model);
   if (index !== undefined) return index;
   index = { byFunction: new Map(), hasCalls: false };
@@ -56,13 +58,17 @@ function frameIndex(model: Model): FrameIndex {
   const str = (i: number): string => s.strings[i] ?? '';
   for (let id = 1; id < s.count; id++) {
     const kind = s.kind[id]!;
-    if (kind !== SiteKind.CALL && kind !== SiteKind.LOCAL) continue;
+    if (kind !== SiteKind.CALL && kind !== SiteKind.LOCAL && kind !== SiteKind.LIBCALL) continue;
     const key = `${str(s.file[id]!)}\0${str(s.func[id]!)}`;
     let sites = index.byFunction.get(key);
-    if (sites === undefined) index.byFunction.set(key, (sites = { calls: new Map(), locals: [] }));
+    if (sites === undefined) index.byFunction.set(key, (sites = { calls: new Map(), libCalls: [], locals: [] }));
     const line = s.line[id]!;
     if (kind === SiteKind.LOCAL) {
       sites.locals.push({ text: str(s.name[id]!), line });
+      continue;
+    }
+    if (kind === SiteKind.LIBCALL) {
+      sites.libCalls.push({ callee: str(s.name[id]!), line });
       continue;
     }
     index.hasCalls = true;
@@ -70,9 +76,17 @@ function frameIndex(model: Model): FrameIndex {
     if (!lines.includes(line)) lines.push(line);
     sites.calls.set(str(s.name[id]!), lines.sort((a, b) => a - b));
   }
-  for (const sites of index.byFunction.values()) sites.locals.sort((a, b) => a.line - b.line);
+  for (const sites of index.byFunction.values()) {
+    sites.locals.sort((a, b) => a.line - b.line);
+    sites.libCalls.sort((a, b) => a.line - b.line);
+  }
   indexes.set(model, index);
   return index;
+}
+
+/** The calls `fn` (defined in `file`) makes of functions declared outside the user's files, by line (LIBCALL sites). */
+export function libraryCallsOf(run: Pick<Model, 'sites'>, file: string | null, fn: string): ReadonlyArray<{ callee: string; line: number }> {
+  return frameIndex(run).byFunction.get(`${file ?? ''}\0${fn}`)?.libCalls ?? [];
 }
 
 /** True when the trace's site tables name call lines (programs built since CALL sites were recorded). */

@@ -307,7 +307,8 @@ export function onlineAttribution(t: OnlineTables, by: OnlineBy): Attribution {
     groupOf[i] = out.ids[0]!;
   });
   maker.finish?.({ threads: threadInfos } as unknown as TraceEnd);
-  const rows: AttributionRow[] = table.rows.map((r) => ({ ...r, counts: { ...r.counts } }));
+  // Online mode counts calls, not blocks: its rows say so with null.
+  const rows: AttributionRow[] = table.rows.map((r) => ({ ...r, allocations: null, frees: null, counts: { ...r.counts } }));
   mine.forEach((entry, i) => {
     const row = rows[groupOf[i]!]!;
     row.netBytes += entry.net;

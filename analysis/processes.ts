@@ -44,6 +44,9 @@ export interface MergedGroup {
   minBytes: number;
   maxBytes: number;
   counts: AttributionRow['counts'];
+  /** Blocks made and ended, summed (null when a process's row counted calls only). */
+  allocations: number | null;
+  frees: number | null;
   /** The group's row in each process that has it, in the order the traces were given. */
   perProcess: { pid: number; rank: number | null; row: AttributionRow }[];
 }
@@ -92,7 +95,7 @@ export class ProcessesBuilder {
     for (const r of attribution.rows) {
       let g = this.groups.get(r.label);
       if (g === undefined) {
-        g = { label: r.label, netBytes: 0, bytesAllocated: 0, bytesFreed: 0, minBytes: 0, maxBytes: 0, counts: ZERO_COUNTS(), perProcess: [] };
+        g = { label: r.label, netBytes: 0, bytesAllocated: 0, bytesFreed: 0, minBytes: 0, maxBytes: 0, counts: ZERO_COUNTS(), allocations: 0, frees: 0, perProcess: [] };
         this.groups.set(r.label, g);
       }
       g.netBytes += r.netBytes;
@@ -101,6 +104,8 @@ export class ProcessesBuilder {
       g.minBytes = Math.min(g.minBytes, r.minBytes);
       g.maxBytes = Math.max(g.maxBytes, r.maxBytes);
       for (const k of Object.keys(g.counts) as (keyof AttributionRow['counts'])[]) g.counts[k] += r.counts[k];
+      g.allocations = g.allocations === null || r.allocations === null ? null : g.allocations + r.allocations;
+      g.frees = g.frees === null || r.frees === null ? null : g.frees + r.frees;
       g.perProcess.push({ pid: row.pid, rank: row.rank, row: r });
     }
   }

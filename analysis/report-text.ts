@@ -14,7 +14,7 @@ import { renderLeakCauses } from './leak-causes-text.js';
 import type { SourceLines, TextView } from './text-view.js';
 
 export type { SourceLines, TextView };
-import { formatBytes, formatCount, plural } from './units.js';
+import { COUNT_WORDS, formatBytes, formatCount, plural } from './units.js';
 
 export const REPORT_WIDTH = 80;
 
@@ -34,12 +34,18 @@ export function table(head: string[], rows: string[][], rightAligned: number): s
   return [line(head), ...rows.map(line)].map((l) => '  ' + l);
 }
 
+/** What the report and the viewer say of the functions built with `--mw-no-calls`: a lead, their names, what it means. */
+export function uncalledWords(list: NonNullable<Summary['uncalledFunctions']>): { lead: string; names: string[]; note: string } {
+  const names = [...new Set(list.map((f) => f.name))];
+  return { lead: `calls of ${plural(names.length, 'function')} (--mw-no-calls):`, names, note: "heap calls recorded; stack counted in the callers'" };
+}
+
 /** The head's lines for functions built with `--mw-no-calls`: their names on up to three lines, then what that means. */
 function renderUncalled(list: NonNullable<Summary['uncalledFunctions']>, field: (name: string, value: string) => void): void {
-  const names = [...new Set(list.map((f) => f.name))];
+  const { lead, names, note } = uncalledWords(list);
   const width = REPORT_WIDTH - 13;
   const lines: string[] = [];
-  let line = `calls of ${plural(names.length, 'function')} (--mw-no-calls):`;
+  let line = lead;
   for (const [i, name] of names.entries()) {
     const word = i < names.length - 1 ? `${name},` : name;
     const room = lines.length === 2 && i < names.length - 1 ? width - 12 : width; // the last line keeps room for "… N more"
@@ -56,7 +62,7 @@ function renderUncalled(list: NonNullable<Summary['uncalledFunctions']>, field: 
   }
   lines.push(line);
   lines.forEach((l, k) => field(k === 0 ? 'Left out' : '', l));
-  field('', "(heap calls recorded; stack counted in the callers')");
+  field('', `(${note})`);
 }
 
 function at(event: number | null): string {
@@ -157,23 +163,36 @@ export function renderReport(s: Summary, file: string): string {
     ]);
     // The third column counts every block still live when the run ended: leaks and still-reachable blocks alike.
     const liveHeader = s.end.how === 'exit' ? 'live at exit' : 'live at end';
-    const used = Math.max(...rows.map((r) => r[0]!.length), 9) + Math.max(...rows.map((r) => r[1]!.length), 6) + Math.max(...rows.map((r) => r[2]!.length), liveHeader.length);
-    const labelWidth = REPORT_WIDTH - 2 - used - 6;
-    for (const r of rows) r[3] = fit(r[3]!, labelWidth);
-    out.push(...table(['requested', 'allocs', liveHeader, 'site'], rows, 3));
+    out.push(...labelledTable(['requested', 'allocs', liveHeader, 'site'], rows, 3));
   }
   return out.join('\n') + '\n';
+}
+
+/**
+ * A table whose last column is a label (a site, a function with its file): on one line with its numbers when every
+ * label fits in the 80 columns the numbers leave; otherwise each label on a line of its own above its numbers, so no
+ * path is cut short (only one longer than a whole line is).
+ */
+function labelledTable(head: string[], rows: string[][], numeric: number): string[] {
+  let used = 2 + 2 * numeric;
+  for (let c = 0; c < numeric; c++) used += Math.max(head[c]!.length, ...rows.map((r) => r[c]!.length));
+  if (rows.every((r) => r[numeric]!.length <= REPORT_WIDTH - used)) return table(head, rows, numeric);
+  const lines = table(head.slice(0, numeric), rows.map((r) => r.slice(0, numeric)), numeric);
+  const out = [lines[0]!];
+  rows.forEach((r, i) => out.push('  ' + fit(r[numeric]!, REPORT_WIDTH - 2), lines[i + 1]!));
+  return out;
 }
 
 const COUNT_COLUMNS = ['malloc', 'calloc', 'realloc', 'free', 'aligned', 'strdup'] as const;
 
 /**
- * An attribution table (`cc-memwrap report --by …`), its first `top` rows: net, min and max bytes, the allocator
- * counts that are not all zero, and the group's label (cut to fit 80 columns, or, when the numbers leave too little
- * room for the labels, on a line of its own above each row's numbers).
+ * An attribution table (`cc-memwrap report --by …`), its first `top` rows: net, min and max bytes, the blocks made and
+ * ended (allocations, frees) and the realloc calls as the viewer names them (calls into libraries, and online mode's
+ * rows, which count calls: each allocator's calls that are not all zero), and the group's label (on a line of its own
+ * above each row's numbers when the labels do not all fit beside them).
  */
 export function renderAttribution(
-  a: Pick<Attribution, 'by' | 'mode'> & { rows: Pick<AttributionRow, 'label' | 'netBytes' | 'minBytes' | 'maxBytes' | 'counts' | 'bytesAllocated' | 'bytesFreed'>[] },
+  a: Pick<Attribution, 'by' | 'mode'> & { rows: Pick<AttributionRow, 'label' | 'netBytes' | 'minBytes' | 'maxBytes' | 'counts' | 'bytesAllocated' | 'bytesFreed' | 'allocations' | 'frees'>[] },
   view: TextView,
   /** Words after "Heap by <group>" in the heading (the report over several processes says what its rows are). */
   scope = '',
@@ -186,32 +205,44 @@ export function renderAttribution(
     out.push('  (no heap events)');
     return out.join('\n') + '\n';
   }
-  const counts = COUNT_COLUMNS.filter((c) => shown.some((r) => r.counts[c] !== 0));
-  // Calls into libraries: what each allocated and freed, beside the net (negative for a finalizer).
+  // Calls into libraries: what each allocated and freed, beside the net (negative for a finalizer), and the calls of
+  // each allocator made from them. Other groups: the blocks made and ended, in the viewer's words.
   const sides = a.by === 'entry' || a.by === 'library-function';
-  const head = [...(sides ? ['allocated', 'freed'] : []), 'net', 'min', 'max', ...counts, a.by];
+  const blocks = !sides && shown.every((r) => r.allocations !== null && r.frees !== null);
+  const counts = blocks ? [] : COUNT_COLUMNS.filter((c) => shown.some((r) => r.counts[c] !== 0));
+  const reallocs = blocks && shown.some((r) => r.counts.realloc !== 0);
+  const head = [
+    ...(sides ? ['allocated', 'freed'] : []),
+    'net',
+    'min',
+    'max',
+    ...(blocks ? [COUNT_WORDS.allocations, COUNT_WORDS.frees, ...(reallocs ? [COUNT_WORDS.reallocs] : [])] : counts),
+    a.by,
+  ];
   const rows = shown.map((r) => [
     ...(sides ? [formatBytes(r.bytesAllocated), formatBytes(r.bytesFreed)] : []),
     formatBytes(r.netBytes),
     formatBytes(r.minBytes),
     formatBytes(r.maxBytes),
-    ...counts.map((c) => formatCount(r.counts[c])),
+    ...(blocks ? [formatCount(r.allocations!), formatCount(r.frees!), ...(reallocs ? [formatCount(r.counts.realloc)] : [])] : counts.map((c) => formatCount(r.counts[c]))),
     r.label,
   ]);
-  const numeric = head.length - 1;
-  let used = 2 + 2 * numeric;
-  for (let c = 0; c < numeric; c++) used += Math.max(head[c]!.length, ...rows.map((r) => r[c]!.length));
-  const labelWidth = REPORT_WIDTH - used;
-  if (rows.every((r) => r[numeric]!.length <= labelWidth) || labelWidth >= 32) {
-    for (const r of rows) r[numeric] = fit(r[numeric]!, labelWidth);
-    out.push(...table(head, rows, numeric));
-  } else {
-    // Too many columns: each row's label on its own line above its numbers.
-    const lines = table(head.slice(0, numeric), rows.map((r) => r.slice(0, numeric)), numeric);
-    out.push(lines[0]!);
-    rows.forEach((r, i) => out.push('  ' + fit(r[numeric]!, REPORT_WIDTH - 2), lines[i + 1]!));
-  }
+  out.push(...labelledTable(head, rows, head.length - 1));
   return out.join('\n') + '\n';
+}
+
+/** `text` in lines of at most 80 columns, each after `indent`, broken between words. */
+function wrapped(text: string, indent: string): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ').filter((w) => w !== '')) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > REPORT_WIDTH) {
+      out.push(indent + line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') out.push(indent + line);
+  return out;
 }
 
 /** "12.5%". */
@@ -380,7 +411,8 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
   if (checks.length === 0) out.push('  (no budgets)');
   for (const c of checks) {
     const verdict = c.exceeded ? `EXCEEDED in ${plural(c.rangeCount, 'range')}` : 'ok';
-    out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
+    const counted = c.libraryBlocks === false ? ' (blocks libraries made left out)' : '';
+    out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}${counted}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
     for (const r of c.ranges.slice(0, Math.max(0, top))) {
       const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
       out.push(`    ${events} (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)}): max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
@@ -395,10 +427,15 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
         rows.push([formatBytes(f.bytes), formatCount(f.blocks), f.label]);
         for (const s of f.sites) {
           rows.push([formatBytes(s.bytes), formatCount(s.blocks), `  ${s.label}`]);
-          if (sourceText !== null && s.file !== null && s.line !== null) {
-            const text = sourceText(s.file, s.line);
-            below.set(rows.length - 1, text === null ? '          (source not found)' : fit(`          | ${text}`, REPORT_WIDTH));
+          // A block a library made: what made it, the line of that call, and what to do about it.
+          const line = s.madeBy?.call?.line ?? s.line;
+          const quoted = sourceText !== null && s.file !== null && line !== null ? sourceText(s.file, line) : undefined;
+          const lines = quoted === undefined ? [] : [quoted === null ? '          (source not found)' : fit(`          | ${quoted}`, REPORT_WIDTH)];
+          if (s.madeBy) {
+            lines.unshift(...wrapped(s.madeBy.label, '          '));
+            lines.push(...wrapped(s.madeBy.advice ?? '', '          '));
           }
+          if (lines.length > 0) below.set(rows.length - 1, lines.join('\n'));
         }
       }
       const lines = labelTable(['bytes', 'blocks', 'function / site'], rows, '    ');

@@ -1,4 +1,4 @@
-// Number formatting for text reports: byte sizes in B/KiB/MiB/GiB and counts with thousands separators.
+// Number formatting for text reports: byte sizes in B/KiB/MiB/GiB and counts with thousands separators; the words for the counts of blocks.
 
 /** "512 B", "1.5 KiB", "12.0 MiB" (binary units, one decimal above bytes). */
 export function formatBytes(n: number): string {
@@ -32,3 +32,13 @@ export function formatCount(n: number): string {
 export function plural(n: number, noun: string, nouns = noun + 's'): string {
   return `${formatCount(n)} ${n === 1 ? noun : nouns}`;
 }
+
+/**
+ * The words for the counts of blocks, one vocabulary for the report's tables and the viewer's: allocations are blocks
+ * made (malloc, calloc, strdup, realloc…), frees blocks ended (free, realloc), and realloc calls count the calls.
+ */
+export const COUNT_WORDS = {
+  allocations: 'allocations',
+  frees: 'frees',
+  reallocs: 'realloc calls',
+} as const;

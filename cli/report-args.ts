@@ -21,6 +21,7 @@ export const REPORT_HELP = `Usage: cc-memwrap report <trace> [--top N] [--json] 
                           [--source-root DIR]
        cc-memwrap report <trace A> --compare <trace B> [--top N] [--json]
                           [--budget SPEC] [--budget-heap|-stack|-static|-total SIZE]
+                          [--html FILE]
        cc-memwrap report <trace> <trace>… | <folder> [--by G] [--top N] [--json]
 
 Reads a trace (.mwtrace) an instrumented program wrote and prints how the run
@@ -31,7 +32,10 @@ Valgrind-style totals, and the top allocation sites with file:line.
 Given several traces (or a folder of them: MPI ranks, a program and the
 children it forked, the programs of a test suite), it prints one row per
 process and their totals, and --by tables summed over the processes and then
-per process. The traces are read one at a time.
+per process. The traces are read one at a time. An option that reads one
+trace (--peak, --leaks, --fail-on, --html, a side of --compare …) refuses
+several, but for runs of one program one after another (ring.*.mwtrace
+after ./ring ran twice), of which it reads the newest and says which.
 
 Options:
   --top N    list the N allocation sites with the most bytes (default 10);
@@ -49,7 +53,10 @@ Options:
              allocated and freed. Each row: net
              bytes (allocated - freed by its calls; negative when it frees
              what others allocated), min and max of that over the run, and
-             the malloc, calloc, realloc, free, aligned and strdup calls
+             the allocations and frees (blocks made and ended: a realloc
+             that gets a block ends one and makes one) and realloc calls,
+             in the viewer's words; for entry and library-function, the
+             malloc, calloc, realloc, free, aligned and strdup calls
   --attribute MODE
              which function on the call path a heap call is charged to, for
              --by function and --by file: innermost (default), outermost
@@ -142,7 +149,11 @@ Options:
              a site of one run only is marked "(only in A)" or "(only in
              B)". Goes
              with --top, --json and the budget options (and each run's
-             memwrap.json), not with the other sections
+             memwrap.json), not with the other sections; with --html FILE,
+             also writes the compare page of view A --compare B as one
+             self-contained file (both charts, tooltips, a click's source
+             and detail, the differences; both traces whole inside it, so
+             each at most 4 MiB)
   -h, --help this text
 
 Problems found in the trace are printed on stderr as warnings; the report is
@@ -175,7 +186,7 @@ export interface ReportArgs {
   file: string;
   /** Every trace or folder named, in order. */
   files: string[];
-  /** The first option given that reads one trace only (refused with several), or null. */
+  /** The first option given that reads one trace only (with several: the newest of runs of one program, else refused), or null. */
   singleOnly: string | null;
   request: ReportRequest;
   /** Budgets from --budget and --budget-KIND, or null (then a memwrap.json beside the program may give some). */
@@ -189,6 +200,8 @@ export interface ReportArgs {
   interval: string | null;
   /** --compare's trace (B), or null. */
   compare: string | null;
+  /** Every trace named for B: --compare's and the names after it (a shell pattern's); [] without --compare. */
+  compareFiles: string[];
 }
 
 /** `help`: print REPORT_HELP; `error`: the message (without the command's name), with `usage` when --help would help. */
@@ -203,12 +216,18 @@ export function severalRefuse(option: string, traces: number): string {
   return `--${option} reads one trace; got ${traces} (report them one at a time, or leave --${option} out)`;
 }
 
+/** Why one side of --compare cannot take `traces` traces. */
+export function compareSideRefuse(side: 'A' | 'B', traces: number): string {
+  return `--compare compares one trace (A) with another (B); got ${traces} for ${side} (name one trace on each side)`;
+}
+
 export function parseReportArgs(args: string[]): ParsedReportArgs {
   let parsed;
   try {
     parsed = parseArgs({
       args: normalizeArgs(args),
       allowPositionals: true,
+      tokens: true,
       options: {
         top: { type: 'string' },
         json: { type: 'boolean' },
@@ -234,12 +253,17 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
   } catch (e) {
     return { kind: 'error', message: (e as Error).message, usage: true };
   }
-  const { values, positionals } = parsed;
+  const { values, tokens } = parsed;
   if (values.help) return { kind: 'help' };
+  // The names before --compare are A's; those after its value are B's too (a shell pattern names several).
+  const compareAt = tokens.find((t) => t.kind === 'option' && t.name === 'compare')?.index ?? Infinity;
+  const positionals = tokens.flatMap((t) => (t.kind === 'positional' && t.index < compareAt ? [t.value] : []));
+  const moreB = tokens.flatMap((t) => (t.kind === 'positional' && t.index > compareAt ? [t.value] : []));
   if (positionals.length === 0) return { kind: 'error', message: 'expected a trace file (or several, or a folder of them)', usage: true };
   // One table per process and totals: the options that read one run's events in order do not add up across runs.
+  // With several traces named they are refused when the traces are run (cli/one-trace.ts), unless the traces are
+  // runs of one program one after another, of which they read the newest.
   const singleOnly = SINGLE_TRACE_OPTIONS.find((o) => (values as Record<string, unknown>)[o] !== undefined) ?? null;
-  if (positionals.length > 1 && singleOnly !== null) return { kind: 'error', message: severalRefuse(singleOnly, positionals.length), usage: false };
   try {
     // Checked in the order the options are documented, so the first mistake is the one named.
     const top = wholeNumber(values.top, 10, '--top wants a whole number');
@@ -250,7 +274,6 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
     const interval = intervalOf(values.interval);
     const failOn = failOnOf(values['fail-on'] ?? []);
     const compare = compareOf(values);
-    if (compare !== null && positionals.length > 1) throw new ArgError(`--compare compares one trace (A) with another (B); got ${positionals.length} before it`);
     const request: ReportRequest = {
       top,
       by,
@@ -276,6 +299,7 @@ export function parseReportArgs(args: string[]): ParsedReportArgs {
       sourceRoot: sourceRootOf(values['source-root']),
       interval: values.interval ?? null,
       compare,
+      compareFiles: compare === null ? [] : [compare, ...moreB],
     };
   } catch (e) {
     return { kind: 'error', message: (e as Error).message, usage: false };
@@ -318,7 +342,7 @@ function intervalOf(text: string | undefined): IntervalSpec | null {
 }
 
 /** The options a comparison shows; any other section is refused beside --compare. */
-const COMPARE_GOES_WITH = new Set(['compare', 'top', 'json', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS), 'help']);
+const COMPARE_GOES_WITH = new Set(['compare', 'top', 'json', 'html', 'budget', ...Object.keys(BUDGET_KIND_OPTIONS), 'help']);
 
 /** --compare's trace, or null; throws when an option it cannot show is given with it. */
 function compareOf(values: Record<string, unknown>): string | null {
@@ -326,7 +350,7 @@ function compareOf(values: Record<string, unknown>): string | null {
   if (typeof b !== 'string') return null;
   if (b === '') throw new ArgError('--compare wants a second trace file');
   const other = Object.keys(values).find((k) => values[k] !== undefined && !COMPARE_GOES_WITH.has(k));
-  if (other !== undefined) throw new ArgError(`--compare cannot be combined with --${other} (it shows totals, sites, functions and budgets; --top, --json and budgets go with it)`);
+  if (other !== undefined) throw new ArgError(`--compare cannot be combined with --${other} (it shows totals, sites, functions and budgets; --top, --json, --html and budgets go with it)`);
   return b;
 }
 

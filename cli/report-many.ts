@@ -11,7 +11,7 @@ import { renderProcesses } from '../analysis/processes-text.js';
 import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { progressLine, type CliIo } from './io.js';
-import { severalRefuse, type ReportArgs } from './report-args.js';
+import type { ReportArgs } from './report-args.js';
 import { recordWorker } from '../analysis/trace/record-worker.js';
 
 /** The named traces, each folder replaced by its `.mwtrace` files in name order. Throws the message to print. */
@@ -41,10 +41,6 @@ export async function runReportMany(a: ReportArgs, io: CliIo): Promise<number> {
     files = traceFiles(a.files);
   } catch (e) {
     io.err(`cc-memwrap report: ${(e as Error).message}\n`);
-    return 2;
-  }
-  if (a.singleOnly !== null) {
-    io.err(`cc-memwrap report: ${severalRefuse(a.singleOnly, files.length)}\n`);
     return 2;
   }
   const builder = new ProcessesBuilder();

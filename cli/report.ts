@@ -1,6 +1,7 @@
 // `cc-memwrap report <trace>`: decode a trace and print what the run allocated, freed, leaked and peaked at, as text or
 // JSON. Arguments become a request (report-args.ts), the analyses one result (analysis/report.ts), and that result
 // text or JSON (analysis/report-text.ts, analysis/report-json.ts); this file reads what they need from disk.
+import path from 'node:path';
 import { reportText, type SourceLines } from '../analysis/report-text.js';
 import { reportJson } from '../analysis/report-json.js';
 import { compareReport, compareReports, type Comparison } from '../analysis/compare.js';
@@ -12,14 +13,15 @@ import { sourceLineText } from '../analysis/peak.js';
 import { describeReadError } from '../host/read-errors.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { formatBytes } from '../analysis/units.js';
-import { HtmlReportError, writeSessionReport } from '../host/html-report.js';
+import { HtmlReportError, writeCompareReport, writeSessionReport } from '../host/html-report.js';
 import { useIndex } from '../host/trace-index.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { SourceAccess } from '../host/source-access.js';
 import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
-import { parseReportArgs, REPORT_HELP, type ReportArgs } from './report-args.js';
-import { namesSeveral, runReportMany } from './report-many.js';
+import { compareSideRefuse, parseReportArgs, REPORT_HELP, severalRefuse, type ReportArgs } from './report-args.js';
+import { namesSeveral, runReportMany, traceFiles } from './report-many.js';
+import { oneTrace } from './one-trace.js';
 import { isOnlineTablesFile, runOnlineReport } from './online-report.js';
 import { recordWorker } from '../analysis/trace/record-worker.js';
 
@@ -42,8 +44,13 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   // An online-mode file is told from a trace by its magic: looked for up front only where no trace is opened first,
   // and otherwise when the trace reader refuses the file, so that a trace is opened once.
   if (parsed.compare !== null && isOnlineTablesFile(parsed.file)) return runOnlineReport(parsed, io);
-  if (parsed.compare !== null) return runCompare(parsed, parsed.compare, io);
-  if (namesSeveral(parsed.files)) return runReportMany(parsed, io);
+  if (parsed.compare !== null) return runCompare(parsed, io);
+  if (namesSeveral(parsed.files)) {
+    if (parsed.singleOnly === null) return runReportMany(parsed, io);
+    const one = await chosen(parsed.files, `--${parsed.singleOnly}`, (n) => severalRefuse(parsed.singleOnly!, n), io);
+    if (one === null) return 2;
+    parsed.file = one;
+  }
   let result: ReportResult;
   let trace: TraceFile;
   try {
@@ -65,13 +72,39 @@ export async function runReport(args: string[], io: CliIo = processIo()): Promis
   return result.failOn !== null && result.failOn.failed.length > 0 ? 1 : 0;
 }
 
+/**
+ * The one trace that `named` (files or folders) means for `what`, its choice said on stderr when it was made among
+ * several (cli/one-trace.ts); null when refused, after saying why.
+ */
+async function chosen(named: string[], what: string, refusal: (n: number) => string, io: CliIo): Promise<string | null> {
+  let files: string[];
+  try {
+    files = traceFiles(named);
+  } catch (e) {
+    io.err(`cc-memwrap report: ${(e as Error).message}\n`);
+    return null;
+  }
+  const one = await oneTrace(files, what, refusal);
+  if ('refused' in one) {
+    io.err(`cc-memwrap report: ${one.refused}\n`);
+    return null;
+  }
+  if (one.note !== null) io.err(`cc-memwrap report: ${one.note}\n`);
+  return one.file;
+}
+
 /** `report A --compare B`: both traces streamed, one after the other, each with its own budgets, and B - A printed. */
-async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<number> {
+async function runCompare(a: ReportArgs, io: CliIo): Promise<number> {
+  const fileA = await chosen(a.files, "--compare's A", (n) => compareSideRefuse('A', n), io);
+  const fileB = fileA === null ? null : await chosen(a.compareFiles, "--compare's B", (n) => compareSideRefuse('B', n), io);
+  if (fileA === null || fileB === null) return 2;
   let comparison: Comparison;
+  const traces: TraceFile[] = [];
   try {
     const reports: ReportResult[] = [];
-    for (const file of [a.file, other]) {
+    for (const file of [fileA, fileB]) {
       const trace = await open(file);
+      traces.push(trace);
       const progress = progressLine(io, file, trace.size);
       let report: ReportResult;
       try {
@@ -87,6 +120,7 @@ async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<numb
       for (const p of report.summary.problems.list) io.err(`cc-memwrap report: ${file}: ${p.severity}: ${p.message}\n`);
     }
     comparison = compareReports(reports[0]!, reports[1]!);
+    if (a.html !== null) writeCompareHtml(traces[0]!, traces[1]!, a, io);
   } catch (e) {
     if (!(e instanceof ReportFailure)) throw e;
     io.err(`cc-memwrap report: ${e.message}\n`);
@@ -96,6 +130,26 @@ async function runCompare(a: ReportArgs, other: string, io: CliIo): Promise<numb
   io.out(a.json ? JSON.stringify(compareJson(comparison, top), null, 2) + '\n' : compareText(comparison, top));
   await io.flush();
   return 0;
+}
+
+/**
+ * `report A --compare B --html FILE`: the compare page with both traces whole in one file (host/html-report.ts), said
+ * on stderr. A trace the viewer would open through its index (over 4 MiB) is refused: the file would hold it whole.
+ */
+function writeCompareHtml(a: TraceFile, b: TraceFile, args: ReportArgs, io: CliIo): void {
+  const out = args.html!;
+  if (out === '') throw new ReportFailure(`--html ${out}: wants a file name`);
+  for (const t of [a, b]) {
+    if (useIndex(t.size)) throw new ReportFailure(`--html with --compare: ${path.basename(t.path)} is ${formatBytes(t.size)}, larger than a compare report holds whole (the viewer opens it through its index); cc-memwrap view A --compare B shows both`);
+  }
+  const sessions = [a, b].map((t) => TraceSession.of(t, { ...(args.budgets === null ? {} : { budgets: args.budgets }), index: false }));
+  try {
+    const size = writeCompareReport(sessions[0]!, sessions[1]!, out);
+    io.err(`cc-memwrap report: wrote ${out} (${formatBytes(size)}): open it in a browser, no server needed\n`);
+  } catch (e) {
+    if (e instanceof HtmlReportError) throw new ReportFailure(`--html ${out}: ${e.message}`);
+    throw e;
+  }
 }
 
 /** Opens the trace and checks its header. */

@@ -13,6 +13,15 @@ export interface EmbeddedSession {
   sources: Record<string, SourceResult>;
 }
 
+/**
+ * The compare report (`report A --compare B --html`): each run's EmbeddedSession and trace (base64), in blocks of
+ * these ids.
+ */
+export const EMBEDDED_RUN_IDS = {
+  a: { session: 'mw-session-a', trace: 'mw-trace-a' },
+  b: { session: 'mw-session-b', trace: 'mw-trace-b' },
+} as const;
+
 /** Index mode (a large trace): the id of the JSON block holding an EmbeddedIndex, instead of the trace block. */
 export const EMBEDDED_INDEX_ID = 'mw-index';
 /** Index mode: the block holding the bucket summaries (Float64, SUMMARY_FIELDS per bucket) in base64. */

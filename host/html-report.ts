@@ -4,7 +4,7 @@ import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:
 import { writeWholeFile } from './whole-file.js';
 import path from 'node:path';
 import { packageRoot } from '../package-root.js';
-import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_SESSION_ID, EMBEDDED_SUMMARY_ID, EMBEDDED_TRACE_ID, type EmbeddedIndex, type EmbeddedSession } from './embedded-types.js';
+import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_RUN_IDS, EMBEDDED_SESSION_ID, EMBEDDED_SUMMARY_ID, EMBEDDED_TRACE_ID, type EmbeddedIndex, type EmbeddedSession } from './embedded-types.js';
 import type { PanelsProgress } from './index-panels.js';
 import { boundedWindow, MAX_WINDOW_BYTES, WINDOW_EVENTS } from './report-window.js';
 import type { SourceResult } from './session-types.js';
@@ -13,6 +13,8 @@ import type { TraceSession } from './trace-session.js';
 
 /** The report build of the renderer (`npm run build`: vite.report.config.ts). */
 export const REPORT_TEMPLATE_DIR = path.join(packageRoot, 'dist', 'gui', 'report');
+/** The report build of the compare page (`npm run build`: vite.report-compare.config.ts). */
+export const COMPARE_TEMPLATE_DIR = path.join(packageRoot, 'dist', 'gui', 'report-compare');
 
 /** A report that cannot be written: the message is one line naming the file and the cause. */
 export class HtmlReportError extends Error {
@@ -71,12 +73,12 @@ function readTemplateFile(dir: string, rel: string): string {
   }
 }
 
-/** The report build's page with its script and stylesheet inlined and the CSP set to match them. */
-export function inlineTemplate(dir: string = REPORT_TEMPLATE_DIR): string {
-  const html = readTemplateFile(dir, 'index.html');
+/** The report build's page (`page`: the viewer's, or compare.html) with its script and stylesheet inlined and the CSP set to match them. */
+export function inlineTemplate(dir: string = REPORT_TEMPLATE_DIR, page = 'index.html'): string {
+  const html = readTemplateFile(dir, page);
   const script = html.match(SCRIPT_TAG);
   const style = html.match(STYLE_TAG);
-  if (!script || !style || !CSP_TAG.test(html)) throw new HtmlReportError(`${path.join(dir, 'index.html')} is not the report build of the renderer; run npm run build`);
+  if (!script || !style || !CSP_TAG.test(html)) throw new HtmlReportError(`${path.join(dir, page)} is not the report build of the renderer; run npm run build`);
   const js = scriptText(readTemplateFile(dir, script[1]!));
   const css = readTemplateFile(dir, style[1]!).replace(/<\/(style)/gi, '<\\/$1');
   // Functions as replacements: the bundle holds "$&" and "$'" sequences that a replacement string would expand.
@@ -86,13 +88,13 @@ export function inlineTemplate(dir: string = REPORT_TEMPLATE_DIR): string {
     .replace(STYLE_TAG, () => `<style>${css}</style>`);
 }
 
-/** The data blocks of a report: the session with every named source, and the trace in base64. */
-export function dataBlocks(session: TraceSession): string {
+/** The data blocks of a report: the session with every named source, and the trace in base64 (in blocks of `ids`). */
+export function dataBlocks(session: TraceSession, ids: { session: string; trace: string } = { session: EMBEDDED_SESSION_ID, trace: EMBEDDED_TRACE_ID }): string {
   const embedded: EmbeddedSession = { session: session.info, sources: session.allSources() };
   const trace = Buffer.from(session.bytes.buffer, session.bytes.byteOffset, session.bytes.byteLength).toString('base64');
   return (
-    `<script type="application/json" id="${EMBEDDED_SESSION_ID}">${jsonBlockText(embedded)}</script>\n` +
-    `<script type="application/octet-stream" id="${EMBEDDED_TRACE_ID}">${trace}</script>\n`
+    `<script type="application/json" id="${ids.session}">${jsonBlockText(embedded)}</script>\n` +
+    `<script type="application/octet-stream" id="${ids.trace}">${trace}</script>\n`
   );
 }
 
@@ -212,8 +214,8 @@ async function sessionPanels(session: TraceSession, onProgress?: (p: PanelsProgr
 }
 
 /** The page with `blocks` before its </body>. */
-function withBlocks(blocks: string, templateDir: string): string {
-  const page = inlineTemplate(templateDir);
+function withBlocks(blocks: string, templateDir: string, name = 'index.html'): string {
+  const page = inlineTemplate(templateDir, name);
   const at = page.lastIndexOf('</body>');
   if (at < 0) throw new HtmlReportError('the report template has no </body>');
   return page.slice(0, at) + blocks + page.slice(at);
@@ -256,4 +258,14 @@ function writeText(text: string, out: string): number {
     throw new HtmlReportError(`cannot write ${out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
   }
   return Buffer.byteLength(text);
+}
+
+/**
+ * Writes the compare report (`report A --compare B --html`): the compare page with both traces whole and the sources
+ * each names, as `view A --compare B` shows them, nothing fetched. Both sessions must be in whole mode: a trace the
+ * viewer opens through its index is refused by the caller. Returns the size in bytes.
+ */
+export function writeCompareReport(a: TraceSession, b: TraceSession, out: string, templateDir: string = COMPARE_TEMPLATE_DIR): number {
+  for (const s of [a, b]) if (s.info.mode === 'index') throw new HtmlReportError(`${s.info.trace.name} is opened through its index; a compare report holds whole traces only`);
+  return writeText(withBlocks(dataBlocks(a, EMBEDDED_RUN_IDS.a) + dataBlocks(b, EMBEDDED_RUN_IDS.b), templateDir, 'compare.html'), out);
 }

@@ -140,7 +140,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     if (req.method === 'GET' && url.pathname === '/api/source') {
       const file = url.searchParams.get('file');
       if (file === null) return sendJson(res, 400, { error: 'file parameter missing' });
-      const result = session.source(file);
+      const result = run.source(file);
       return sendJson(res, result.ok ? 200 : result.reason === 'missing' ? 404 : 403, result);
     }
     if (req.method === 'POST' && url.pathname === '/api/open-recent') {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Model } from '../analysis/model.js';
 import type { FoldSource } from '../analysis/event-fold.js';
 import { decodeTrace, type DecodeOptions } from '../analysis/trace/decode.js';
-import { readHeader } from '../analysis/trace/header.js';
+import { readHeader, type TraceHeader } from '../analysis/trace/header.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { programRecord } from '../analysis/trace/event-stream.js';
 import { streamSource, type StreamFoldOptions } from '../analysis/trace/resolve-stream.js';
@@ -23,13 +23,15 @@ export class TraceFile {
   private budgets: BudgetConfig | null = null;
   private stack: StackInfo | null = null;
   private whole: Uint8Array | null = null;
-  private run: { path: string; cwd: string } | null | undefined = undefined;
+  private run: { path: string; cwd: string; rank: number | null } | null | undefined = undefined;
 
   private constructor(
     /** Absolute. */
     readonly path: string,
     /** The file, opened once and kept open: every reading goes through it (a clone each). */
     private readonly file: FileSource,
+    /** Its header: the process (pid, parent) and when it started. */
+    readonly header: TraceHeader,
   ) {}
 
   /**
@@ -39,13 +41,14 @@ export class TraceFile {
   static async read(file: string): Promise<TraceFile> {
     const abs = path.resolve(file);
     const source = FileSource.open(abs);
+    let header: TraceHeader;
     try {
-      readHeader(source);
+      header = readHeader(source);
     } catch (e) {
       source.close();
       throw e;
     }
-    return new TraceFile(abs, source);
+    return new TraceFile(abs, source, header);
   }
 
   /** The file's size when it was opened. */
@@ -97,6 +100,12 @@ export class TraceFile {
     if (this.model !== null) return this.model.program?.cwd ?? null;
     if (this.run === undefined) this.run = programRecord(this.file.clone());
     return this.run?.cwd ?? null;
+  }
+
+  /** The MPI rank the process had (its EXT/RANK), or null: from the trace's first records. */
+  rank(): number | null {
+    if (this.run === undefined) this.run = programRecord(this.file.clone());
+    return this.run?.rank ?? null;
   }
 
   /** The traced program's absolute path, or null: from the model once decoded, else from the trace's first records. */

@@ -1,8 +1,10 @@
 // What explains a frame in the viewer's call stack, found at rewrite time and
-// written only into the unit's site table (kinds CALL and LOCAL, never
-// recorded, so they cost the running program nothing): the lines where a
-// function calls another by name, and the automatic objects its body
-// declares, as declared (`char scratch[128]`).
+// written only into the unit's site table (kinds CALL, LIBCALL and LOCAL,
+// never recorded, so they cost the running program nothing): the lines where
+// a function calls another by name (one of the program's, or one declared in
+// a system header, whose heap blocks a reader can then name: the stdout
+// buffer a printf makes), and the automatic objects its body declares, as
+// declared (`char scratch[128]`).
 import { readDeclarator, storageClasses } from './declarators.js';
 import type { LineMap } from './linemarkers.js';
 import { nodes, query, type SyntaxNode } from './parser.js';
@@ -29,7 +31,7 @@ const NOT_AUTOMATIC = new Set(['static', 'extern', 'typedef', '__thread', 'threa
 
 /**
  * Names of functions declared in files that are not the user's (libc, system headers): calls of them open no
- * instrumented frame, so they get no CALL site.
+ * instrumented frame, so they get a LIBCALL site, not a CALL site.
  */
 export function foreignFunctions(declarations: readonly SyntaxNode[], lines: LineMap, text: string): Set<string> {
   const names = new Set<string>();
@@ -44,11 +46,20 @@ export function foreignFunctions(declarations: readonly SyntaxNode[], lines: Lin
 }
 
 /**
- * Calls of named functions (once per callee and line; not those in `skip`, not the rewriter's `__mw_` names) and
- * automatic objects declared in `body`, in source order. `text` is the original text, `parseText` the parsed copy.
+ * Calls of named functions (once per callee and line; not those in `skip`, not the rewriter's `__mw_` names), those
+ * of functions in `foreign` apart (`libCalls`), and automatic objects declared in `body`, in source order. `text` is
+ * the original text, `parseText` the parsed copy.
  */
-export function frameSites(body: SyntaxNode, text: string, parseText: string, lines: LineMap, skip: ReadonlySet<string>): { calls: FrameCall[]; locals: FrameLocal[] } {
+export function frameSites(
+  body: SyntaxNode,
+  text: string,
+  parseText: string,
+  lines: LineMap,
+  foreign: ReadonlySet<string>,
+  skip: ReadonlySet<string>,
+): { calls: FrameCall[]; libCalls: FrameCall[]; locals: FrameLocal[] } {
   const calls: FrameCall[] = [];
+  const libCalls: FrameCall[] = [];
   const locals: FrameLocal[] = [];
   const seen = new Set<string>();
   const slice = (n: SyntaxNode): string => text.slice(n.startIndex, n.endIndex);
@@ -58,7 +69,7 @@ export function frameSites(body: SyntaxNode, text: string, parseText: string, li
       const key = `${callee}\n${lines.line(node.startPosition.row)}`;
       if (skip.has(callee) || callee.startsWith('__mw_') || seen.has(key)) continue;
       seen.add(key);
-      calls.push({ name: callee, node });
+      (foreign.has(callee) ? libCalls : calls).push({ name: callee, node });
       continue;
     }
     if (storageClasses(node, parseText).some((w) => NOT_AUTOMATIC.has(w))) continue;
@@ -75,5 +86,5 @@ export function frameSites(body: SyntaxNode, text: string, parseText: string, li
       locals.push({ label, node: d.name });
     }
   }
-  return { calls, locals };
+  return { calls, libCalls, locals };
 }

@@ -164,14 +164,16 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     const site = addSite(unit, SiteKind.STATIC, object.node, '""', nameLiteral(unit, object.node));
     trailer += ' ' + renderStaticRef(unit.refs++, site, object.name);
   }
-  // Last in the table, so the recorded sites keep their numbers: the call lines and automatic objects of each function.
+  // Last in the table, so the recorded sites keep their numbers: the call lines (of the program's functions and of
+  // libc's) and automatic objects of each function. Allocator calls have sites of their own; setjmp is not a call.
   const foreign = foreignFunctions(top.declarations, lines, text);
-  for (const name of [...ALLOCATOR_KINDS.keys(), ...SETJMP_NAMES]) foreign.add(name);
+  const never = new Set<string>([...ALLOCATOR_KINDS.keys(), ...SETJMP_NAMES]);
   for (const fn of chosen) {
     if (!fn.calls) continue; // no frame to explain
     const func = nameLiteral(unit, fn.name);
-    const found = frameSites(fn.body, text, parseText, lines, foreign);
+    const found = frameSites(fn.body, text, parseText, lines, foreign, never);
     for (const call of found.calls) addSite(unit, SiteKind.CALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
+    for (const call of found.libCalls) addSite(unit, SiteKind.LIBCALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
     for (const local of found.locals) addSite(unit, SiteKind.LOCAL, local.node, func, labelLiteral(unit, local.label));
   }
   if (options.hashSource) addSourceSites(unit, options.hashSource);

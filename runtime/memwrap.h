@@ -62,6 +62,9 @@
                                    it was at build time: name =
                                    "sha256:<hex>" of its bytes, func = "",
                                    line 0; never recorded */
+#define MW_SITE_LIBCALL 24      /* a call of a function declared outside the
+                                   user's files (libc's printf …); func =
+                                   caller, name = callee; never recorded */
 
 struct __mw_site {
   unsigned kind;

@@ -9,7 +9,7 @@ import type { ByteSource } from './byte-source.js';
 import type { TraceHeader } from './header.js';
 import { ChunkRecords, parseContext, scanChunks, ThreadCursor, TraceRecord, type ChunkEntry } from './records.js';
 import { ProblemLog } from '../problems.js';
-import { isEventKind, Kind } from './format.js';
+import { ExtKind, isEventKind, Kind } from './format.js';
 import { readHeader } from './header.js';
 import { IndexHeap } from './index-heap.js';
 
@@ -166,16 +166,21 @@ export function mergeStreams(
 }
 
 /**
- * The PROGRAM record, read from the first records of the trace (it follows the first thread's THREAD_BEGIN), or null
- * when the trace has none before its first event.
+ * The PROGRAM record, read from the first records of the trace (it follows the first thread's THREAD_BEGIN), with the
+ * EXT/RANK an MPI launcher's process writes right after it; null when the trace has no PROGRAM before its first event.
  */
-export function programRecord(source: ByteSource): { path: string; cwd: string } | null {
+export function programRecord(source: ByteSource): { path: string; cwd: string; rank: number | null } | null {
   const header = readHeader(source);
-  let found: { path: string; cwd: string } | null = null;
+  let found: { path: string; cwd: string; rank: number | null } | null = null;
   streamRecords(source, header, new ProblemLog(), (r) => {
-    if (r.ignored || r.kind === Kind.THREAD_BEGIN) return true;
-    if (r.kind === Kind.PROGRAM) found = { path: r.path, cwd: r.cwd };
-    return found === null && !isEventKind(r.kind);
+    if (r.ignored || r.kind === Kind.THREAD_BEGIN || r.kind === Kind.TIME) return true;
+    if (found !== null) {
+      // The record after PROGRAM: its RANK, if the process has one; nothing further is read.
+      if (r.kind === Kind.EXT && r.subkind === ExtKind.RANK) found.rank = r.rank;
+      return false;
+    }
+    if (r.kind === Kind.PROGRAM) found = { path: r.path, cwd: r.cwd, rank: null };
+    return !isEventKind(r.kind);
   });
   return found;
 }

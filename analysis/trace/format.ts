@@ -197,6 +197,8 @@ export const SiteKind = {
    * `sha256:<hex>`, func = "", line 0): only in the site table; a viewer shows the file only while its content matches.
    */
   SOURCE: 23,
+  /** A call of a function declared outside the user's files (libc's printf …; func = caller, name = callee): only in the site table. */
+  LIBCALL: 24,
 } as const;
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -224,6 +226,7 @@ const SITE_KIND_NAMES: readonly string[] = [
   'summarised',
   'calls-bound',
   'source',
+  'libcall',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */

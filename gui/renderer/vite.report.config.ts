@@ -9,7 +9,7 @@ export default mergeConfig(
     build: {
       outDir: fileURLToPath(new URL('../../dist/gui/report', import.meta.url)),
       cssCodeSplit: false,
-      // The viewer alone: the compare page needs the local server.
+      // The viewer alone (the compare page has a build of its own: vite.report-compare.config.ts).
       rollupOptions: { input: fileURLToPath(new URL('./index.html', import.meta.url)), output: { codeSplitting: false } },
     },
     // A classic worker: Chromium refuses module workers from Blob URLs on a file:// page (its origin is opaque).

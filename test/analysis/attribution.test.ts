@@ -130,9 +130,11 @@ describe('by function', () => {
       maxBytes: 0,
       bytesAllocated: 0,
       bytesFreed: 180,
+      allocations: 0,
+      frees: 3,
       counts: { malloc: 0, calloc: 0, aligned: 0, strdup: 0, realloc: 0, free: 3 },
     });
-    expect(row(rows, 'lib/util.c:20 helper')).toMatchObject({ bytesAllocated: 140, bytesFreed: 100, counts: { malloc: 2, free: 1 } });
+    expect(row(rows, 'lib/util.c:20 helper')).toMatchObject({ bytesAllocated: 140, bytesFreed: 100, allocations: 2, frees: 1, counts: { malloc: 2, free: 1 } });
     expect(attribution(m, { by: 'function' })).toMatchObject({ by: 'function', mode: 'innermost' });
   });
 

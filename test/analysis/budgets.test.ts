@@ -69,6 +69,13 @@ describe('parsing', () => {
     expect(() => parseBudgetConfig('{ "budgets": { "heap": -1 } }', 'x.json')).toThrow(/^x\.json: budget "heap" must be a whole number/);
     expect(() => parseBudgetConfig('{ "budgets": { "heap": "1Q" } }')).toThrow(/budget "heap": '1Q' is not a size/);
     expect(() => parseBudgetConfig('{ "budgets": { "heap": true } }')).toThrow(/a number of bytes or a string/);
+    // Whether the heap and total budgets count the blocks libraries made (they do unless told).
+    expect(parseBudgetConfig('{ "budgets": { "heap": "1K", "libraryBlocks": false } }')).toEqual({ heap: 1024, libraryBlocks: false });
+    expect(() => parseBudgetConfig('{ "budgets": { "libraryBlocks": "no" } }')).toThrow(/^memwrap\.json: "libraryBlocks" must be true or false/);
+    expect(parseBudgets('heap=1K,library=no')).toEqual({ heap: 1024, libraryBlocks: false });
+    expect(parseBudgets('library=yes,heap=1K')).toEqual({ heap: 1024, libraryBlocks: true });
+    expect(() => parseBudgets('heap=1K,library=maybe')).toThrow(/^'library=maybe': library= wants yes or no/);
+    expect(() => parseBudgets('library=no,library=yes')).toThrow(/'library' given twice/);
     expect(() => parseBudgetConfig('{ "budgets": { "disk": 1 } }')).toThrow(/unknown budget 'disk'/);
   });
 });

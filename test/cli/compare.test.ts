@@ -172,7 +172,6 @@ describe('report --compare arguments', () => {
 
   test.each([
     [['a', '--compare', 'b', '--peak'], '--compare cannot be combined with --peak'],
-    [['a', '--html', 'x.html', '--compare', 'b'], '--compare cannot be combined with --html'],
     [['a', '--compare', 'b', '--fail-on', 'leaks'], '--compare cannot be combined with --fail-on'],
     [['a', '--compare', ''], '--compare wants a second trace file'],
   ])('%j is refused', (args, message) => {

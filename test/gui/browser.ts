@@ -226,14 +226,15 @@ export async function wholeAndIndexed(source: string, scratchName: string, optio
 }
 
 /**
- * `source` (a C file) built through cc-memwrap with gcc -O0 -g and run in its own folder, so the run's working
- * directory, the viewer's source root, holds the source: its trace, the decoded model and what it printed.
+ * `source` (a C file) built through cc-memwrap with gcc -O0 -g (and `flags`, e.g. a -D option) and run in its own
+ * folder, so the run's working directory, the viewer's source root, holds the source: its trace, the decoded model
+ * and what it printed.
  */
-export function traceProgram(source: string): { trace: string; model: Model; stdout: string } {
+export function traceProgram(source: string, flags: string[] = []): { trace: string; model: Model; stdout: string } {
   const name = path.basename(source, '.c');
   const dir = scratch(`gui-${name}`);
   const exe = path.join(dir, name);
-  buildInstrumented('gcc', ['-O0', '-g'], [source], exe);
+  buildInstrumented('gcc', ['-O0', '-g', ...flags], [source], exe);
   const ran = runTraced(exe, [], path.join(dir, 'traces'), { cwd: path.dirname(source) });
   const trace = traceOf(path.join(dir, 'traces'), ran.pid);
   return { trace, model: decodeTrace(new Uint8Array(readFileSync(trace))), stdout: ran.stdout };

@@ -1,6 +1,9 @@
 // `cc-memwrap view A --compare B` in Chromium, on lesson 6 built before and after -DSTATIC_RING with its memwrap.json:
 // what a person sees is both runs drawn one above the other on the same axes (the heap of A below the axis, the static
-// ring of B above it), the differences listed under them, and a zoom in one chart followed by the other.
+// ring of B above it), the differences listed under them, and a zoom in one chart followed by the other. The page
+// behaves as the timeline does: a legend, a hover's tooltip, a click's detail and source line (of the run clicked),
+// the zoom keys (0: the whole run) and the zoom control; and `report A --compare B --html` is the same page in one
+// file, opened from disk with the network off.
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -8,7 +11,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { buildInstrumented, runTraced, samplesDir, scratch, traceOf } from '../support/programs.js';
 import { apiGet } from '../support/viewer-api.js';
-import { buildRenderer, viewInBrowser, type ViewPage } from './browser.js';
+import { buildRenderer, launch, SCREENSHOTS, viewInBrowser, type ViewPage } from './browser.js';
+import { decodeTrace } from '../../analysis/trace/decode.js';
+import { Kind } from '../../analysis/trace/format.js';
+import { runReport } from '../../cli/report.js';
+import { capture } from '../fixtures/cli-capture.js';
+import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 
 /** Builds samples/ring-buffer.c (with `defines`) beside the lesson's memwrap.json and runs it: its trace. */
 function ring(dir: string, exe: string, defines: string[]): string {
@@ -144,6 +153,148 @@ describe('view A --compare B (Chromium)', () => {
     await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
     await page.screenshot({ path: '/tmp/compare-view.png', fullPage: true });
     expect(errors).toEqual([]);
+  });
+
+  test('as the timeline: a legend, a tooltip on hover, a click shows the run, its detail and its source line', async () => {
+    await behavesAsTimeline(page, (await ringLesson()).a);
+    expect(errors).toEqual([]);
+  });
+
+  test('0 shows the whole run again after a zoom, in both charts; the zoom control scales the text', async () => {
+    await zeroResets(page);
+    expect(await page.locator('#zoom').count()).toBe(1);
+    await page.selectOption('#zoom', '2');
+    await expect.poll(() => fontPx(page, '#run-a-title')).toBe(26);
+    expect(await fontPx(page, 'table.diff')).toBe(24);
+    expect(await fontPx(page, '#legend .key')).toBe(24);
+    expect(await page.locator('#chart-a svg.axes .y-heap .tick text').first().evaluate((t) => t.getBoundingClientRect().height)).toBeGreaterThanOrEqual(20);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'compare-200.png') });
+    await page.selectOption('#zoom', '1');
+    expect(errors).toEqual([]);
+  });
+});
+
+const fontPx = (page: Page, selector: string): Promise<number> => page.locator(selector).first().evaluate((e) => parseFloat(getComputedStyle(e).fontSize));
+
+/** The compare page's handle. */
+interface CompareHandle {
+  eventClientX(side: string, e: number): number | null;
+  plotClientY(side: string, where: string): number;
+  visibleEvents(side: string): [number, number];
+  selected: { side: string; event: number } | null;
+}
+
+/** Where on the screen run `side`'s bar of event `e` is (its upper half). */
+async function barPoint(page: Page, side: 'a' | 'b', e: number): Promise<{ x: number; y: number }> {
+  const at = await page.evaluate(([s, ev]) => {
+    const h = (window as unknown as { ccMemwrapCompare: CompareHandle }).ccMemwrapCompare;
+    return { x: h.eventClientX(s as string, ev as number), y: h.plotClientY(s as string, 'above') };
+  }, [side, e] as const);
+  if (at.x === null) throw new Error(`event ${e} of ${side} is not in view`);
+  return { x: at.x, y: at.y };
+}
+
+/**
+ * The page as a person meets the timeline: the legend's keys; over A's malloc in ring_init, zoomed in to its bars, a
+ * tooltip naming it; a click on it: the detail names run A and the event, the source pane shows ring-buffer.c at line
+ * 32; then B's bar at the same place selects in B, and A's mark goes.
+ */
+async function behavesAsTimeline(page: Page, traceA: string): Promise<void> {
+  expect(await page.locator('#legend .key').allTextContents()).toEqual(expect.arrayContaining(['allocation', 'free', 'call', 'return', 'budget']));
+  const model = decodeTrace(new Uint8Array(readFileSync(traceA)));
+  let malloc = -1;
+  for (let e = 0; e < model.events.count && malloc < 0; e++) if (model.events.kind[e] === Kind.ALLOC) malloc = e;
+  expect(malloc).toBeGreaterThan(0);
+  // The keys zoom both charts (+), and show the whole run again (0).
+  const visible = (side: string) => page.evaluate((s) => (window as unknown as { ccMemwrapCompare: CompareHandle }).ccMemwrapCompare.visibleEvents(s), side);
+  await page.locator('#chart-a canvas.plot').hover();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('+');
+  await expect.poll(async () => (await visible('b'))[1] - (await visible('b'))[0]).toBeLessThan(model.events.count);
+  await page.keyboard.press('0');
+  await expect.poll(async () => (await visible('a'))[1]).toBe(model.events.count);
+  const at = await barPoint(page, 'a', malloc);
+  await page.mouse.move(at.x, at.y);
+  await expect.poll(() => page.locator('#tooltip-a').isVisible()).toBe(true);
+  expect(await page.locator('#tooltip-a strong').textContent()).toMatch(new RegExp(`^(ALLOC|REALLOC) · event ${malloc}$`));
+  expect(await page.locator('#tooltip-a').textContent()).toContain('ring-buffer.c:32 ring_init → malloc');
+  await page.mouse.click(at.x, at.y);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { ccMemwrapCompare: CompareHandle }).ccMemwrapCompare.selected)).toEqual({ side: 'a', event: malloc });
+  expect(await page.locator('#detail [data-role=detail-run]').textContent()).toBe(`A  ${path.basename(traceA)}`);
+  expect(await page.locator('#detail dl.facts dd').first().textContent()).toMatch(new RegExp(`^${malloc} · ALLOC`));
+  await page.waitForSelector('#source-body .ln.selected');
+  expect(await page.locator('#source-body .ln.selected').getAttribute('data-line')).toBe('32');
+  expect(await page.locator('#source-head').textContent()).toContain('ring-buffer.c');
+  await page.mouse.move(at.x, at.y - 200); // off the bars: the tooltip goes
+  await page.screenshot({ path: path.join(SCREENSHOTS, 'compare-selected.png'), fullPage: true });
+  // The same place in B: B's event is selected and the detail names B.
+  const inB = await barPoint(page, 'b', malloc);
+  await page.mouse.click(inB.x, inB.y);
+  await expect.poll(() => page.evaluate(() => (window as unknown as { ccMemwrapCompare: CompareHandle }).ccMemwrapCompare.selected?.side)).toBe('b');
+  expect(await page.locator('#detail [data-role=detail-run]').textContent()).toMatch(/^B {2}\d+\.mwtrace$/);
+}
+
+/** A zoom (wheel on A) shows fewer events in both charts; the key 0 brings back the whole run in both. */
+async function zeroResets(page: Page): Promise<void> {
+  const visible = (side: string) => page.evaluate((s) => (window as unknown as { ccMemwrapCompare: CompareHandle }).ccMemwrapCompare.visibleEvents(s), side);
+  const [wholeA, wholeB] = [await visible('a'), await visible('b')];
+  const box = (await page.locator('#chart-a canvas.plot').boundingBox())!;
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+  await page.mouse.wheel(0, -600);
+  await expect.poll(async () => (await visible('b'))[1] - (await visible('b'))[0]).toBeLessThan(wholeB[1] - wholeB[0]);
+  await page.keyboard.press('0');
+  await expect.poll(() => visible('a')).toEqual(wholeA);
+  await expect.poll(() => visible('b')).toEqual(wholeB);
+}
+
+describe('report A --compare B --html: the compare page in one file (Chromium, from disk, network off)', () => {
+  skipAllWhen(notX86_64Glibc);
+
+  test('written by the command; opened from disk it draws both runs, lists the differences and explains a click', async () => {
+    const { dir, a, b } = await ringLesson();
+    const out = path.join(dir, 'compare.html');
+    const r = await capture(runReport, [a, '--compare', b, '--html', out]);
+    expect(r.code, r.err).toBe(0);
+    expect(r.err).toMatch(/^cc-memwrap report: wrote .*compare\.html \([\d.]+ KiB\): open it in a browser, no server needed\n$/);
+    expect(r.out).toMatch(/^Compare {6}A /);
+    const browser = await launch();
+    try {
+      const context = await browser.newContext({ viewport: { width: 1300, height: 1100 }, offline: true });
+      const blocked: string[] = [];
+      await context.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : (blocked.push(route.request().url()), route.abort())));
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(pathToFileURL(out).href);
+      await page.waitForFunction(() => {
+        const h = (window as unknown as { ccMemwrapCompare?: { ready: boolean; error: string | null } }).ccMemwrapCompare;
+        return h?.ready === true || (h?.error ?? null) !== null;
+      }, null, { timeout: 60_000 });
+      expect(await page.textContent('#error')).toBe('');
+      const rows = await page.$$eval('#differences tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent ?? '')));
+      expect(rows).toContainEqual(['samples/ring-buffer.c:32 ring_init → malloc (only in A)', '1 → -', '-1', '2,048 B → -', '-2,048 B', '0 B → -', '0 B']);
+      expect(await page.textContent('#differences .budget-diff')).toContain('heap ≤ 1,024 B: max 2,048 B → 0 B (-2,048 B), EXCEEDED → ok');
+      await behavesAsTimeline(page, a);
+      await zeroResets(page);
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'compare-report-file.png'), fullPage: true });
+      expect(errors).toEqual([]);
+      expect(blocked).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 180_000);
+
+  test('a trace the viewer opens through its index is refused by name', async () => {
+    const { dir, a, b } = await ringLesson();
+    const saved = process.env.MEMWRAP_VIEW_INDEX;
+    process.env.MEMWRAP_VIEW_INDEX = '1';
+    try {
+      const r = await capture(runReport, [a, '--compare', b, '--html', path.join(dir, 'big.html')]);
+      expect(r.code).toBe(2);
+      expect(r.err).toMatch(/^cc-memwrap report: --html with --compare: \d+\.mwtrace is [\d,.]+ \w+, larger than a compare report holds whole \(the viewer opens it through its index\); cc-memwrap view A --compare B shows both\n$/);
+    } finally {
+      if (saved === undefined) delete process.env.MEMWRAP_VIEW_INDEX;
+      else process.env.MEMWRAP_VIEW_INDEX = saved;
+    }
   });
 });
 

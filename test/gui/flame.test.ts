@@ -8,6 +8,8 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { writeHtmlReport } from '../../host/html-report.js';
+import { summarize } from '../../analysis/summary.js';
+import { formatBytesFine } from '../../analysis/units.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { programsDir, samplesDir, scratch } from '../support/programs.js';
 import { buildReportTemplate, launch, openReportFile, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
@@ -100,6 +102,45 @@ describe('flame graph and consumed chart on call-paths.c', () => {
     await shot(page, 'consumed');
     expect(viewer.errors).toEqual([]);
   });
+});
+
+describe('the stack metric on test/programs/bst.c (checksum recursing six deep)', () => {
+  test('main is the peak stack, never a sum of its callees; the deepest path is outlined; the panel says what width means', async () => {
+    const { trace, model } = traceProgram(path.join(programsDir, 'bst.c'));
+    const peak = summarize(model).peakStack.bytes;
+    const viewer = await viewerOn(trace);
+    try {
+      const { page } = viewer;
+      await openPanel(page, 'flame');
+      await page.waitForSelector('svg.flame-graph');
+      await page.locator('[data-role=flame-metric]').selectOption('stack');
+      await page.waitForSelector('svg.flame-graph[data-metric=stack]');
+      // "2,800 B (100.0 %)"; a size printed in KiB reads NaN, which no expectation below accepts.
+      const bytesOf = (title: string): number => Number(/\n([\d,]+) B /.exec(title)?.[1]?.replace(/,/g, '') ?? NaN);
+      const titles = await page.locator('svg.flame-graph g.frame title').allTextContents();
+      const main = titles.find((t) => t.startsWith('main '))!;
+      expect(bytesOf(main)).toBe(peak);
+      expect(main).toMatch(/\(100\.0 %\)$/);
+      // A maximum, not a total: no frame reads more than the run's peak.
+      expect(Math.max(...titles.map(bytesOf))).toBe(peak);
+      // The deepest path: main, then down to the sixth checksum, each at the peak.
+      const deepest = await page.locator('svg.flame-graph g.frame.deepest').evaluateAll((gs) => gs.map((g) => g.querySelector('title')!.textContent!));
+      expect(deepest.map((t) => t.split(' ')[0])).toEqual(['main', ...Array(6).fill('checksum')]);
+      expect(deepest.every((t) => bytesOf(t) === peak)).toBe(true);
+      // The widest callee of main is on that path (its share follows its depth, not how many calls it made).
+      const all = await frames(page);
+      const mainBox = all.find((f) => f.name === 'main')!;
+      const below = all.filter((f) => f.y > mainBox.y && f.y < mainBox.y + 30).sort((a, b) => b.width - a.width);
+      expect(below[0]!.name).toBe('checksum');
+      expect(await page.locator('.flame .note[data-role=flame-width]').textContent()).toBe(
+        `Width: the deepest stack reached while a frame was on the call stack (bytes from the thread's stack base: the most of its own entry and its callees', never a sum); callees share their caller's width in proportion to theirs. Outlined: the deepest path, ${formatBytesFine(peak)} (the run's peak stack).`,
+      );
+      await shot(page, 'flame-stack');
+      expect(viewer.errors).toEqual([]);
+    } finally {
+      await viewer.close();
+    }
+  }, 120_000);
 });
 
 describe('flame graph and consumed chart in the HTML report of samples/linked-list.c', () => {

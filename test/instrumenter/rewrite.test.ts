@@ -66,11 +66,12 @@ describe('inserted code', () => {
       ].join('\n'),
     );
     const sites = sitesOf(r.text);
-    // ENTRY, FALLOFF, the static `calls`, the return; then CALL (18) and LOCAL (19) sites, numbered after them.
+    // ENTRY, FALLOFF, the static `calls`, the return; then CALL (18), LIBCALL (24) and LOCAL (19) sites, numbered after them.
     expect(sites.slice(0, 4).map((s) => s.split(',')[0])).toEqual(['1u', '2u', '16u', '3u']);
     expect(sites.slice(4)).toEqual([
       '18u, 9u, "t.c", "sum", "sum"',
-      '18u, 10u, "t.c", "sum", "sum"', // two calls starting on line 10: one site; snprintf is libc's
+      '18u, 10u, "t.c", "sum", "sum"', // two calls starting on line 10: one site
+      '24u, 7u, "t.c", "sum", "snprintf"', // snprintf is libc's
       '19u, 4u, "t.c", "sum", "char scratch[128]"',
       '19u, 5u, "t.c", "sum", "unsigned s"',
       '19u, 5u, "t.c", "sum", "unsigned k[2]"',

@@ -217,7 +217,7 @@ async function bytesOf(r: Response): Promise<ArrayBuffer> {
 }
 
 /** Base64 to bytes: the built-in decoder where the browser has one, else atob. */
-function fromBase64(text: string): Uint8Array {
+export function fromBase64(text: string): Uint8Array {
   const native = (Uint8Array as unknown as { fromBase64?: (s: string) => Uint8Array }).fromBase64;
   if (native) return native(text);
   const bin = atob(text);

@@ -46,5 +46,6 @@ export function budgetMarks(v: ViewData): BudgetMark[] {
     side: b.kind === 'heap' ? 'heap' : 'above',
     bytes: b.limitBytes,
     ranges: b.ranges.map((r) => [r.startEvent, r.endEvent] as [number, number]),
+    ...(b.libraryBlocks === false ? { library: false } : {}),
   }));
 }

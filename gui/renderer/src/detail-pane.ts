@@ -5,6 +5,7 @@ import { leakClassLabel } from '../../../analysis/leaks.js';
 import { formatBytesFine } from '../../../analysis/units.js';
 import { formatNs } from './chart/chart.js';
 import { el, fill } from './dom.js';
+import type { SourceMark } from './source/source-pane.js';
 
 export interface DetailActions {
   goto(event: number): void;
@@ -38,6 +39,40 @@ export function noSourceText(d: EventDetail, end: string): string {
     default:
       return d.interposed ? 'This event happened inside libc or uninstrumented code: it has no source line.' : 'This event has no source location.';
   }
+}
+
+/**
+ * What a selected event marks: on the chart, the events related to it (its block's other end, a free's linked blocks)
+ * and the allocations a free orphaned; in its source file, its own line and those of the related events in that file.
+ */
+export function selectionMarks(d: EventDetail): { related: Int32Array; orphaned: Int32Array; source: SourceMark[] } {
+  const related: number[] = [];
+  const orphaned: number[] = [];
+  const marks: SourceMark[] = [];
+  // A block libc made during one call of the function: that call's line, not the function's definition.
+  const call = d.madeBy?.call;
+  if (call && call.file === d.place?.file) {
+    const what = d.madeBy!.label.split(' — ');
+    marks.push({ line: call.line, kind: 'selected', note: what.length > 1 ? `${what[0]} made here` : 'a block made inside this call' });
+  }
+  else if (d.place?.line != null) marks.push({ line: d.place.line, kind: 'selected' });
+  if (d.created?.freeEvent != null) related.push(d.created.freeEvent);
+  const orphanedBy = d.created?.orphanedBy;
+  if (orphanedBy) {
+    related.push(orphanedBy.event);
+    if (orphanedBy.at.file === d.place?.file && orphanedBy.at.line !== null) marks.push({ line: orphanedBy.at.line, kind: 'orphaned', note: 'the free that orphaned this block' });
+  }
+  if (d.ended) {
+    related.push(d.ended.allocEvent);
+    if (d.ended.allocation.file === d.place?.file && d.ended.allocation.line !== null) marks.push({ line: d.ended.allocation.line, kind: 'related', note: 'allocated the freed block' });
+  }
+  for (const b of d.linked?.blocks ?? []) {
+    (b.orphaned ? orphaned : related).push(b.allocEvent);
+    if (b.allocation.file === d.place?.file && b.allocation.line !== null) {
+      marks.push(b.orphaned ? { line: b.allocation.line, kind: 'orphaned', note: 'linked block, orphaned by this free' } : { line: b.allocation.line, kind: 'related', note: 'linked block' });
+    }
+  }
+  return { related: Int32Array.from(related), orphaned: Int32Array.from(orphaned), source: marks };
 }
 
 /** Where the call stack's numbers and names come from, said once above it. */
@@ -74,6 +109,10 @@ export function renderDetail(host: HTMLElement, d: EventDetail, stack: Explained
     el('dd', {}, `${d.event} · ${d.kind}${d.interposed ? ' (via libc/uninstrumented)' : ''} · thread ${d.thread} · ${formatNs(d.timeNs)}`),
     el('dt', {}, 'where'),
     el('dd', { class: 'place' }, d.place?.label ?? 'no source location'),
+    d.madeBy ? el('dt', {}, 'made by') : null,
+    d.madeBy ? el('dd', { 'data-role': 'made-by' }, d.madeBy.label) : null,
+    d.madeBy?.advice ? el('dt', {}, 'why') : null,
+    d.madeBy?.advice ? el('dd', { class: 'advice', 'data-role': 'made-by-advice' }, d.madeBy.advice) : null,
     d.bytes !== null ? el('dt', {}, d.class === 'call' ? 'stack at entry' : 'size') : null,
     d.bytes !== null ? el('dd', {}, formatBytesFine(d.bytes)) : null,
     el('dt', {}, 'after it'),

@@ -20,3 +20,19 @@ export function byId<T extends HTMLElement = HTMLElement>(id: string): T {
   if (node === null) throw new Error(`page has no #${id}`);
   return node as T;
 }
+
+/** The page's zoom (projector mode's `--zoom`, 1 at 100 %): for sizes drawn in script, which CSS does not scale. */
+export function pageZoom(): number {
+  const z = parseFloat(getComputedStyle(document.documentElement).getPropertyValue('--zoom'));
+  return Number.isFinite(z) && z > 0 ? z : 1;
+}
+
+/**
+ * Whether a key pressed in `target` is the control's own (typing in a box, choosing in a list) rather than the page's:
+ * a checkbox or a button keeps only Space and Enter, so after a click on one the page's keys still work.
+ */
+export function keysAreTheControls(target: EventTarget | null): boolean {
+  if (!(target instanceof HTMLElement)) return false;
+  if (target instanceof HTMLInputElement) return !['checkbox', 'radio', 'button', 'submit', 'reset', 'range', 'color', 'file'].includes(target.type);
+  return target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement || target.isContentEditable;
+}

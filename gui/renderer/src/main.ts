@@ -15,13 +15,13 @@ import { pickBackend, summariesBuilt, type Backend, type SessionInfo } from './b
 import { Chart, type DrawnValues } from './chart/chart.js';
 import { chartData, type ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
-import { LEGEND_KEYS, type LegendKey } from './chart/legend.js';
+import { renderLegend } from './chart/legend.js';
 import { VOCABULARY_NOTES } from './vocabulary.js';
-import { noSourceText, renderDetail } from './detail-pane.js';
-import { byId, el, fill } from './dom.js';
+import { noSourceText, renderDetail, selectionMarks } from './detail-pane.js';
+import { byId, el, fill, keysAreTheControls } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { setupProjector } from './projector.js';
-import { SourcePane, type SourceMark } from './source/source-pane.js';
+import { SourcePane } from './source/source-pane.js';
 import { budgetMarks, decodeInWorker } from './decode.js';
 import { Tables } from './tables.js';
 import { IndexTables } from './index-tables.js';
@@ -53,6 +53,8 @@ interface ViewHandle {
   visibleEvents(): [number, number];
   /** What the chart's last frame drew (`view`) or the overview strip (`overview`), as numbers. */
   drawn(which: 'view' | 'overview'): DrawnValues | null;
+  /** The budgets and labels the chart's last frame drew on its canvas. */
+  marks(): ReturnType<Chart['drawnMarks']>;
 }
 
 /** What the page has loaded and what the user selected: everything that changes when a trace opens. */
@@ -104,6 +106,7 @@ const handle: ViewHandle = {
   panBy: (px) => chart.panBy(px),
   visibleEvents: () => chart.visibleEvents(),
   drawn: (which) => chart.drawn(which),
+  marks: () => chart.drawnMarks(),
 };
 (window as unknown as { ccMemwrapView: ViewHandle }).ccMemwrapView = handle;
 
@@ -150,14 +153,6 @@ function progress(label: string | null, fraction = 0): void {
   }
 }
 
-function legend(): void {
-  const swatch = (k: LegendKey): HTMLElement => {
-    const s = el('span', { class: k.shape === 'box' ? 'swatch' : `swatch ${k.shape}` });
-    s.style.background = k.colour;
-    return el('span', { class: 'key' }, s, k.label);
-  };
-  fill(byId('legend'), ...LEGEND_KEYS.map(swatch), ...VOCABULARY_NOTES.map((n) => el('span', { class: 'note' }, n)));
-}
 
 /** The exports' title band: the trace and its program, and the events shown. */
 function exportTitle(): ExportTitle {
@@ -626,27 +621,8 @@ function showSelection(d: EventDetail, stack: StackEntry[], run: Pick<Model, 'si
   const e = d.event;
   // explainStack and traceNamesCallLines read the site table and the working directory only.
   const m = run as Model;
-  const related: number[] = [];
-  const orphaned: number[] = [];
-  const marks: SourceMark[] = [];
-  if (d.place?.line != null) marks.push({ line: d.place.line, kind: 'selected' });
-  if (d.created?.freeEvent != null) related.push(d.created.freeEvent);
-  const orphanedBy = d.created?.orphanedBy;
-  if (orphanedBy) {
-    related.push(orphanedBy.event);
-    if (orphanedBy.at.file === d.place?.file && orphanedBy.at.line !== null) marks.push({ line: orphanedBy.at.line, kind: 'orphaned', note: 'the free that orphaned this block' });
-  }
-  if (d.ended) {
-    related.push(d.ended.allocEvent);
-    if (d.ended.allocation.file === d.place?.file && d.ended.allocation.line !== null) marks.push({ line: d.ended.allocation.line, kind: 'related', note: 'allocated the freed block' });
-  }
-  for (const b of d.linked?.blocks ?? []) {
-    (b.orphaned ? orphaned : related).push(b.allocEvent);
-    if (b.allocation.file === d.place?.file && b.allocation.line !== null) {
-      marks.push(b.orphaned ? { line: b.allocation.line, kind: 'orphaned', note: 'linked block, orphaned by this free' } : { line: b.allocation.line, kind: 'related', note: 'linked block' });
-    }
-  }
-  chart.marks = { ...chart.marks, selected: e, related: Int32Array.from(related), orphaned: Int32Array.from(orphaned) };
+  const { related, orphaned, source: marks } = selectionMarks(d);
+  chart.marks = { ...chart.marks, selected: e, related, orphaned };
   chart.reveal(e);
   chart.redraw();
   renderDetail(byId('detail'), d, explainStack(m, stack, state.hostSession?.stack.units ?? null), traceNamesCallLines(m), {
@@ -812,8 +788,7 @@ document.addEventListener(
 );
 
 document.addEventListener('keydown', (e) => {
-  const target = e.target as HTMLElement;
-  if (target.tagName === 'INPUT' || target.tagName === 'SELECT' || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (keysAreTheControls(e.target) || e.ctrlKey || e.metaKey || e.altKey) return;
   const keys: Record<string, () => void> = {
     n: () => walk(1),
     ArrowRight: () => walk(1),
@@ -883,7 +858,7 @@ window.addEventListener('drop', (e) => {
   if (f) void loadFile(f);
 });
 
-legend();
+renderLegend(byId('legend'), VOCABULARY_NOTES);
 setupProjector(chart);
 backend.session().then(
   (info) => {

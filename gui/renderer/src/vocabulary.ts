@@ -1,14 +1,12 @@
 // The viewer's words for its counts and its stack figure, one place: every panel, the chart, the legend and the exports use these, so the same number always stands under the same word.
+import { COUNT_WORDS } from '../../../analysis/units.js';
+
 
 /** The stack figure the chart draws and a stack budget checks: a thread's stack bytes from its stack base. */
 export const STACK_MEASURE = 'from the stack base';
 
-/** Column and row names of the counts (blocks, not calls; calls are named after their function). */
-export const COUNT_WORDS = {
-  allocations: 'allocations',
-  frees: 'frees',
-  reallocs: 'realloc calls',
-} as const;
+/** Column and row names of the counts (blocks, not calls; calls are named after their function): the report's too. */
+export { COUNT_WORDS };
 
 /** What the counts and the stack figure mean, said once in the legend (and in the exports' legend). */
 export const VOCABULARY_NOTES: readonly string[] = [

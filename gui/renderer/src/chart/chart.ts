@@ -30,6 +30,13 @@ const RUG_ROW = 3;
 const BUDGET_DASH = [6, 4] as const;
 const MARK_DASH = [4, 3] as const;
 const BUDGET_TEXT: TextStyle = { colour: MARK_COLOURS.budget, size: 11 };
+/**
+ * A budget stretches its byte axis to show its line when it is at most this many times the largest value the axis
+ * would fit without it; one further off is a marker at the axis's edge, so it never flattens what the run drew.
+ */
+const BUDGET_REACH = 2;
+/** The white behind a label drawn over bars, so that it stays readable. */
+const LABEL_BACK = 'rgba(255, 255, 255, 0.88)';
 
 export interface BudgetMark {
   label: string;
@@ -37,6 +44,24 @@ export interface BudgetMark {
   bytes: number;
   /** Event ranges [start, end] where it is exceeded. */
   ranges: Array<[number, number]>;
+  /** false: a heap or total budget that leaves out the blocks libraries made (its shading is then the ranges found). */
+  library?: boolean;
+}
+
+/** A label the canvas drew, in client coordinates (for tests: labels must not overlap). */
+export interface LabelBox {
+  text: string;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+}
+
+/** A budget as the last frame drew it: its line's y (client), or null when off the axis (a marker at its edge); its shaded spans (plot x). */
+export interface DrawnBudget {
+  label: string;
+  lineY: number | null;
+  shaded: Array<[number, number]>;
 }
 
 export interface ChartMarks {
@@ -88,6 +113,10 @@ export class Chart {
   private xAxis: SVGGElement | null = null;
   private readonly screen = new CanvasPainter();
   private readonly ovScreen = new CanvasPainter();
+  /** The labels and budgets the last frame drew on the canvas (plot coordinates), for drawnMarks(). */
+  private lastLabels: Array<{ text: string; x: number; y: number; w: number; h: number }> = [];
+  private lastBudgets: Array<{ label: string; y: number | null; shaded: Array<[number, number]> }> = [];
+  private sideBoxes: Array<{ x: number; y: number; w: number; h: number }> | null = null;
   /** Widths of x tick labels measured at the current text size (emptied when it changes; bounded). */
   private readonly tickWidths = new Map<string, number>();
   budgets: BudgetMark[] = [];
@@ -204,8 +233,8 @@ export class Chart {
     const domain: [number, number] =
       this.mode === 'events' ? [0, Math.max(1, this.shared?.count ?? data.count)] : (this.timeDomain ?? [data.times[0] ?? 0, Math.max((data.times[data.count - 1] ?? 0) + 1, (data.times[0] ?? 0) + 1)]);
     this.base = scaleLinear().domain(domain).range([0, plotW]);
-    this.fullUp = Math.max(1, this.shared?.up ?? 0, data.above.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'above').map((b) => b.bytes));
-    this.fullDown = Math.max(1, this.shared?.down ?? 0, data.heap.extent(0, data.count).max, ...this.budgets.filter((b) => b.side === 'heap').map((b) => b.bytes));
+    this.fullUp = withBudgets(Math.max(1, this.shared?.up ?? 0, data.above.extent(0, data.count).max), this.budgets, 'above');
+    this.fullDown = withBudgets(Math.max(1, this.shared?.down ?? 0, data.heap.extent(0, data.count).max), this.budgets, 'heap');
     this.setByteScales(this.fullUp, this.fullDown);
     // Zoom in until the visible events are about 40 px wide each.
     // On a shared time domain every chart gets the same limit (down to a microsecond across), so each follows the others.
@@ -220,8 +249,10 @@ export class Chart {
   }
 
   private setByteScales(upMax: number, downMax: number): void {
-    this.upperTicks = byteTicks(upMax, 3);
-    this.lowerTicks = byteTicks(downMax, 4);
+    // As many ticks as fit with a line of text between each two (a short chart, or large text, gets fewer).
+    const room = (h: number, most: number): number => Math.max(1, Math.min(most, Math.floor(h / (this.fontPx(10) * 2.2))));
+    this.upperTicks = byteTicks(upMax, room(this.geo.upperH, 3));
+    this.lowerTicks = byteTicks(downMax, room(this.geo.lowerH, 4));
     this.upper = scaleLinear().domain([0, this.upperTicks[this.upperTicks.length - 1]!]).range([this.geo.upperH, 0]);
     this.lower = scaleLinear().domain([0, this.lowerTicks[this.lowerTicks.length - 1]!]).range([0, this.geo.lowerH]);
   }
@@ -317,10 +348,10 @@ export class Chart {
    * screen draws it on the canvas every frame; the export writes it as SVG.
    */
   private paint(p: Painter, lay: Columns | Bars, x: ScaleLinear<number, number>): void {
-    this.paintRanges(p, x);
+    const shaded = this.paintRanges(p, lay, x);
     if (lay.kind === 'bars') this.paintBars(p, lay);
     else paintColumns(p, lay, (v) => this.y('above', v), (v) => this.y('heap', v), this.geo.zeroY, this.geo.zeroY + this.geo.lowerH + 3);
-    this.paintBudgetLines(p);
+    this.paintBudgetLines(p, lay, shaded);
     this.paintMarks(p, lay, x);
   }
 
@@ -344,30 +375,104 @@ export class Chart {
     }
   }
 
-  private paintRanges(p: Painter, x: ScaleLinear<number, number>): void {
-    const data = this.data!;
-    p.begin(MARK_COLOURS.exceeded);
-    for (const b of this.budgets) {
-      for (const [s, e] of b.ranges) {
-        const x0 = Math.max(0, x(positionOf(data, this.mode, s)));
-        const x1 = Math.min(this.geo.plotW, x(positionOf(data, this.mode, e + 1)));
-        // Shaded on its own side of the axis: a heap range below, stack, static and total ranges above.
-        const [top, height] = b.side === 'heap' ? [this.geo.zeroY, this.geo.lowerH] : [MARGIN.top, this.geo.upperH];
-        if (x1 >= 0 && x0 <= this.geo.plotW) p.rect(x0, top, Math.max(1, x1 - x0), height);
-      }
-    }
-    p.end();
+  /** Text of `px` at 100 %, at the page's zoom. */
+  private fontPx(px: number): number {
+    return Math.round(px * this.textScale);
   }
 
-  private paintBudgetLines(p: Painter): void {
-    const text = { ...BUDGET_TEXT, size: Math.round(BUDGET_TEXT.size * this.textScale) };
+  /**
+   * The exceeded ranges, each shaded on its own side of the axis. A heap budget's shading follows the heap drawn (the
+   * columns or bars above its limit): with the libc heap hidden it is where the heap shown exceeds it. Stack, static and
+   * total budgets, whose usage the drawn stack + static does not show alone, and a heap budget that leaves out the
+   * blocks libraries made, shade the ranges the analysis found.
+   */
+  private paintRanges(p: Painter, lay: Columns | Bars, x: ScaleLinear<number, number>): Map<BudgetMark, Array<[number, number]>> {
+    const data = this.data!;
+    const shaded = new Map<BudgetMark, Array<[number, number]>>();
+    p.begin(MARK_COLOURS.exceeded);
     for (const b of this.budgets) {
-      // Zoomed in, the byte axes fit the events in view and a budget may lie beyond them: not drawn then.
-      if (b.bytes > (b.side === 'above' ? this.upper : this.lower).domain()[1]!) continue;
-      const y = Math.round(this.y(b.side, b.bytes)) + 0.5;
-      p.line(0, y, this.geo.plotW, y, MARK_COLOURS.budget, 1, BUDGET_DASH);
-      p.text(budgetLabel(b), 4, b.side === 'above' ? y - 3 : y + 1 + text.size, text);
+      // A heap budget that leaves out the blocks libraries made does not compare with the heap drawn: its ranges do.
+      const drawnHeap = b.side === 'heap' && b.library !== false;
+      const spans = drawnHeap ? heapAbove(lay, data, b.bytes) : analysedSpans(b.ranges, (e) => x(positionOf(data, this.mode, e)), this.geo.plotW);
+      const [top, height] = b.side === 'heap' ? [this.geo.zeroY, this.geo.lowerH] : [MARGIN.top, this.geo.upperH];
+      for (const [x0, x1] of spans) p.rect(x0, top, Math.max(1, x1 - x0), height);
+      shaded.set(b, spans);
     }
+    p.end();
+    return shaded;
+  }
+
+  /**
+   * Budget lines with their labels, right-aligned on a white ground (readable over bars) and moved off the side
+   * labels and each other. A stack budget counts the stack alone while the axis shows stack + static: its line is
+   * drawn where stack + static reaches it, the budget above the static bytes. A budget beyond the axis's end is a
+   * marker at that edge, with its label.
+   */
+  private paintBudgetLines(p: Painter, lay: Columns | Bars, shaded: Map<BudgetMark, Array<[number, number]>>): void {
+    const text = { ...BUDGET_TEXT, size: this.fontPx(BUDGET_TEXT.size) };
+    const placer = new LabelPlacer(this.sideLabelBoxes(), this.geo.plotW, MARGIN.top, this.geo.zeroY + this.geo.lowerH);
+    this.lastLabels = [];
+    this.lastBudgets = [];
+    for (const b of this.budgets) {
+      const onStatic = b.label === 'stack' ? staticInView(lay, this.data!) : 0;
+      const bytes = b.bytes + onStatic;
+      const edge = b.side === 'above' ? MARGIN.top : this.geo.zeroY + this.geo.lowerH;
+      const offAxis = bytes > (b.side === 'above' ? this.upper : this.lower).domain()[1]!;
+      const y = offAxis ? edge + (b.side === 'above' ? 0.5 : -0.5) : Math.round(this.y(b.side, bytes)) + 0.5;
+      let label = budgetLabel(b) + (onStatic > 0 ? `, over static ${formatBytesFine(onStatic)}` : '');
+      if (offAxis) {
+        label += b.side === 'above' ? ' ↑ (above the axis)' : ' ↓ (below the axis)';
+        const tip = b.side === 'above' ? 6 : -6;
+        p.begin(MARK_COLOURS.budget);
+        p.triangle(this.geo.plotW - 8, y - tip, this.geo.plotW - 14, y, this.geo.plotW - 2, y);
+        p.end();
+        p.line(this.geo.plotW - 60, y, this.geo.plotW, y, MARK_COLOURS.budget, 2, BUDGET_DASH);
+      } else p.line(0, y, this.geo.plotW, y, MARK_COLOURS.budget, 1, BUDGET_DASH);
+      const w = this.measure(label, text);
+      // Away from the axis on the line's own side; a marker's label inside the plot.
+      const prefer = (b.side === 'above') !== offAxis ? 'above' : 'below';
+      const box = placer.place(w, text.size + 2, y, prefer, offAxis ? 18 : 4);
+      p.fillRect(box.x, box.y, box.w, box.h, LABEL_BACK);
+      p.text(label, box.x + 2, box.y + text.size - 1, text);
+      this.lastLabels.push({ text: label, ...box });
+      this.lastBudgets.push({ label: b.label, y: offAxis ? null : y, shaded: shaded.get(b) ?? [] });
+    }
+  }
+
+  /**
+   * The side labels' boxes ("stack … ↑", "heap ↓"), in plot coordinates, for the budget labels to keep off: measured
+   * once after the axes are built (measuring lays the page out), not every frame.
+   */
+  private sideLabelBoxes(): Array<{ x: number; y: number; w: number; h: number }> {
+    if (this.sideBoxes !== null) return this.sideBoxes;
+    const r = this.axes.getBoundingClientRect();
+    const boxes = Array.from(this.axes.querySelectorAll<SVGTextElement>('.side-label'), (t) => {
+      const b = t.getBoundingClientRect();
+      return { x: b.left - r.left - MARGIN.left, y: b.top - r.top, w: b.width, h: b.height };
+    });
+    // A chart out of sight measures nothing: measured again next time.
+    if (boxes.every((b) => b.w > 0)) this.sideBoxes = boxes;
+    return boxes;
+  }
+
+  /** A label's width at `style`, measured on the canvas. */
+  private measure(s: string, style: TextStyle): number {
+    const ctx = this.canvas.getContext('2d')!;
+    ctx.save();
+    ctx.font = `${style.bold ? 'bold ' : ''}${style.size}px sans-serif`;
+    const w = ctx.measureText(s).width;
+    ctx.restore();
+    return w + 4;
+  }
+
+  /** What the last frame drew of the budgets (lines, markers, shaded spans) and the labels on the canvas, in client coordinates. */
+  drawnMarks(): { labels: LabelBox[]; budgets: DrawnBudget[] } {
+    const r = this.canvas.getBoundingClientRect();
+    const left = r.left + MARGIN.left;
+    return {
+      labels: this.lastLabels.map((l) => ({ text: l.text, left: left + l.x, top: r.top + l.y, width: l.w, height: l.h })),
+      budgets: this.lastBudgets.map((b) => ({ label: b.label, lineY: b.y === null ? null : r.top + b.y, shaded: b.shaded })),
+    };
   }
 
   private paintMarks(p: Painter, lay: Columns | Bars, x: ScaleLinear<number, number>): void {
@@ -400,6 +505,7 @@ export class Chart {
   private buildAxes(): void {
     const svg = select(this.axes);
     svg.selectAll('*').remove();
+    this.sideBoxes = null;
     const bytes = (v: unknown): string => formatBytesFine(Number(v));
     this.xAxis = svg.append('g').attr('class', 'x-axis').attr('transform', `translate(${MARGIN.left},${MARGIN.top + this.geo.plotH + RUG_ROW * 4 + 4})`).node();
     svg.append('g').attr('class', 'y-above').attr('transform', `translate(${MARGIN.left},${MARGIN.top})`).call(axisLeft(this.upper).tickValues(this.upperTicks).tickFormat(bytes));
@@ -411,8 +517,9 @@ export class Chart {
       .attr('y1', this.geo.zeroY + 0.5)
       .attr('y2', this.geo.zeroY + 0.5)
       .attr('class', 'zero');
-    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', MARGIN.top + 10).text(`stack (${STACK_MEASURE}) + static ↑`);
-    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', this.geo.zeroY + this.geo.lowerH - 4).text('heap ↓');
+    // Baselines a line of their text inside the plot's top and bottom edges, at any zoom.
+    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', MARGIN.top + this.fontPx(10)).text(`stack (${STACK_MEASURE}) + static ↑`);
+    svg.append('text').attr('class', 'side-label').attr('x', MARGIN.left + 4).attr('y', this.geo.zeroY + this.geo.lowerH - this.fontPx(4)).text('heap ↓');
   }
 
   /** The x axis, every frame (d3 updates its ticks in place). */
@@ -633,9 +740,10 @@ export class Chart {
   }
 }
 
-/** A budget line's label: its kind, its limit, and for a stack budget the stack figure it checks. */
+/** A budget line's label: its kind, its limit, for a stack budget the stack figure it checks, and what a heap budget leaves out. */
 export function budgetLabel(b: BudgetMark): string {
-  return `${b.label} budget ${formatBytesFine(b.bytes)}${b.label === 'stack' ? ` (${STACK_MEASURE})` : ''}`;
+  const what = b.label === 'stack' ? ` (${STACK_MEASURE})` : b.library === false ? ' (blocks libraries made left out)' : '';
+  return `${b.label} budget ${formatBytesFine(b.bytes)}${what}`;
 }
 
 /**
@@ -665,6 +773,76 @@ function paintColumns(p: Painter, cols: Columns, up: (v: number) => number, down
     for (let c = 0; c < cols.width; c++) if (cols.masks[c]! & bit) p.rect(c, rugTop + row * RUG_ROW, 1, RUG_ROW - 1);
     p.end();
   });
+}
+
+/** An axis's largest value `max`, stretched to the budgets of its side that lie within BUDGET_REACH of it. */
+export function withBudgets(max: number, budgets: readonly BudgetMark[], side: BudgetMark['side']): number {
+  return Math.max(max, ...budgets.filter((b) => b.side === side && b.bytes <= max * BUDGET_REACH).map((b) => b.bytes));
+}
+
+/** The spans (plot x) of the columns or bars whose heap drawn is above `limit`, neighbours merged. */
+function heapAbove(lay: Columns | Bars, data: ChartData, limit: number): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const add = (x0: number, x1: number): void => {
+    const last = spans[spans.length - 1];
+    if (last !== undefined && x0 <= last[1] + 0.5) last[1] = Math.max(last[1], x1);
+    else spans.push([x0, x1]);
+  };
+  if (lay.kind === 'bars') {
+    for (const bar of lay.bars) if (data.series.heap[bar.event]! > limit) add(bar.x0, bar.x1);
+  } else {
+    for (let c = 0; c < lay.width; c++) if (lay.end[c]! > lay.first[c]! && lay.heapMax[c]! > limit) add(c, c + 1);
+  }
+  return spans;
+}
+
+/** The analysis's ranges [first, last event] as spans of the plot, cut to it. */
+function analysedSpans(ranges: ReadonlyArray<[number, number]>, at: (e: number) => number, plotW: number): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (const [s, e] of ranges) {
+    const x0 = Math.max(0, at(s));
+    const x1 = Math.min(plotW, at(e + 1));
+    if (x1 >= 0 && x0 <= plotW) spans.push([x0, x1]);
+  }
+  return spans;
+}
+
+/** The most static bytes among the events in view (registered at start-up, so one value for nearly all of a run). */
+function staticInView(lay: Columns | Bars, data: ChartData): number {
+  let most = 0;
+  if (lay.kind === 'bars') for (const bar of lay.bars) most = Math.max(most, data.series.static[bar.event]!);
+  else for (let c = 0; c < lay.width; c++) most = Math.max(most, lay.staticMax[c]!);
+  return most;
+}
+
+/**
+ * Places labels beside horizontal lines without overlapping the boxes already taken: right-aligned at the plot's end
+ * (the side labels are at its start), on the preferred side of the line, else the other side, else stacked further
+ * from it; one that cannot be moved clear keeps its first place.
+ */
+class LabelPlacer {
+  private readonly taken: Array<{ x: number; y: number; w: number; h: number }>;
+
+  constructor(
+    fixed: ReadonlyArray<{ x: number; y: number; w: number; h: number }>,
+    private readonly plotW: number,
+    /** The plot's top and bottom: a label stays between them. */
+    private readonly top: number,
+    private readonly bottom: number,
+  ) {
+    this.taken = [...fixed];
+  }
+
+  place(w: number, h: number, lineY: number, prefer: 'above' | 'below', right: number): { x: number; y: number; w: number; h: number } {
+    const x = Math.max(0, this.plotW - right - w);
+    const above = (k: number): number => lineY - 2 - h - k * h;
+    const below = (k: number): number => lineY + 2 + k * h;
+    const tries = [0, 1, 2].flatMap((k) => (prefer === 'above' ? [above(k), below(k)] : [below(k), above(k)]));
+    const fits = (y: number): boolean => y >= this.top && y + h <= this.bottom && !this.taken.some((t) => x < t.x + t.w && t.x < x + w && y < t.y + t.h && t.y < y + h);
+    const box = { x, y: tries.find(fits) ?? tries[0]!, w, h };
+    this.taken.push(box);
+    return box;
+  }
 }
 
 function sizeCanvas(c: HTMLCanvasElement, w: number, h: number): void {

@@ -1,5 +1,8 @@
-// The chart's legend as data: the page's legend bar and the exports draw the same keys from this list.
+// The chart's legend as data, and as the page's legend bar: the page and the exports draw the same keys from this
+// list. The bar is folded to the kinds of event (one row) in projector mode, where room is short, and a button
+// unfolds it (every key, and what the words mean).
 import type { EventClass } from '../../../../analysis/event-detail.js';
+import { el, fill } from '../dom.js';
 import { CLASS_COLOURS, CLASS_LABELS, MARK_COLOURS, SERIES_COLOURS } from './palette.js';
 
 export interface LegendKey {
@@ -9,10 +12,12 @@ export interface LegendKey {
   shape: 'box' | 'line' | 'rug';
   /** Drawn on the page only (the overview strip is not exported). */
   screenOnly?: boolean;
+  /** Kept when the bar is folded: the colours of the bars themselves. */
+  core?: boolean;
 }
 
 export const LEGEND_KEYS: readonly LegendKey[] = [
-  ...(['alloc', 'free', 'call', 'return'] as EventClass[]).map((c): LegendKey => ({ colour: CLASS_COLOURS[c], label: CLASS_LABELS[c], shape: 'box' })),
+  ...(['alloc', 'free', 'call', 'return', 'other'] as EventClass[]).map((c): LegendKey => ({ colour: CLASS_COLOURS[c], label: CLASS_LABELS[c], shape: 'box', core: true })),
   { colour: SERIES_COLOURS.stack, label: 'stack (summarised)', shape: 'box' },
   { colour: SERIES_COLOURS.static, label: 'static', shape: 'box' },
   { colour: SERIES_COLOURS.heap, label: 'heap (summarised)', shape: 'box' },
@@ -29,3 +34,37 @@ export const LEGEND_KEYS: readonly LegendKey[] = [
   { colour: MARK_COLOURS.budget, label: 'budget', shape: 'line' },
   { colour: MARK_COLOURS.exceeded, label: 'budget exceeded', shape: 'box' },
 ];
+
+/** Per legend bar: whether a person folded or unfolded it (then zooming leaves it so), or null. */
+const chosen = new WeakMap<HTMLElement, boolean>();
+
+/** Fills `host` with the toggle, every key and the notes (what the words mean). */
+export function renderLegend(host: HTMLElement, notes: readonly string[]): void {
+  const swatch = (k: LegendKey): HTMLElement => {
+    const s = el('span', { class: k.shape === 'box' ? 'swatch' : `swatch ${k.shape}` });
+    s.style.background = k.colour;
+    return el('span', { class: k.core ? 'key core' : 'key' }, s, k.label);
+  };
+  const toggle = el('button', { type: 'button', class: 'link legend-toggle', 'data-role': 'legend-toggle' });
+  toggle.addEventListener('click', () => {
+    const compact = !host.classList.contains('compact');
+    chosen.set(host, compact);
+    setCompact(host, compact);
+  });
+  fill(host, toggle, ...LEGEND_KEYS.map(swatch), ...notes.map((n) => el('span', { class: 'note' }, n)));
+  setCompact(host, host.classList.contains('compact'));
+}
+
+/** Folds the legend in projector mode and unfolds it otherwise, unless a person chose. */
+export function fitLegend(host: HTMLElement, projector: boolean): void {
+  setCompact(host, chosen.get(host) ?? projector);
+}
+
+function setCompact(host: HTMLElement, compact: boolean): void {
+  host.classList.toggle('compact', compact);
+  const toggle = host.querySelector<HTMLButtonElement>('[data-role=legend-toggle]');
+  if (toggle === null) return;
+  toggle.textContent = compact ? 'legend ▸' : 'legend ▾';
+  toggle.title = compact ? 'Show every key of the chart and what its words mean' : 'Fold the legend to the kinds of event';
+  toggle.setAttribute('aria-expanded', String(!compact));
+}

@@ -14,7 +14,7 @@ export const CLASS_LABELS: Record<EventClass, string> = {
   free: 'free',
   call: 'call',
   return: 'return',
-  other: 'other event',
+  other: 'thread start or end, static object, the run’s end',
 };
 
 export const SERIES_COLOURS = {

@@ -1,72 +1,48 @@
-// The compare page of `cc-memwrap view A --compare B`: both traces from the local server, decoded in the worker, drawn
-// one above the other by the viewer's own chart on shared axes (x: events in order from 0 to the longer run's end;
-// one byte scale above the axis and one below for both), zoomed and panned together; under them the differences
-// `report A --compare B` prints (analysis/compare.ts), as tables.
+// The compare page of `cc-memwrap view A --compare B` (and of `report A --compare B --html`, both traces inside it):
+// both runs drawn one above the other by the viewer's own chart on shared axes (x: events in order from 0 to the longer
+// run's end; one byte scale above the axis and one below for both), zoomed and panned together; the legend, the zoom
+// control and the keys of the timeline; a hover's tooltip, and a click's detail, call stack and source line, of the
+// run clicked; under them the differences `report A --compare B` prints (analysis/compare.ts), as tables.
 //
 // A run the host opened through its index (session mode 'index') is never fetched whole: its chart is drawn from the
 // index's summaries as the viewer draws one (IndexChartData, the part in view fetched as the view narrows), its title
-// from the index's facts; then the differences are the host's, streamed from both traces (`/api/compare`,
-// host/compare-runs.ts), with each run's budget lines, and drawn by the same code.
+// from the index's facts, its events explained by the host; then the differences are the host's, streamed from both
+// traces (`/api/compare`, host/compare-runs.ts), with each run's budget lines, and drawn by the same code.
 import { compareRuns, type Comparison, type CompareRow, type HeapCounts } from '../../../../analysis/compare.js';
 import { budgetLine, exactBytes, fromTo, note, signed } from '../../../../analysis/compare-text.js';
-import { chartSeries, eventClassMasks } from '../../../../analysis/lod.js';
+import type { Model } from '../../../../analysis/model.js';
+import { explainStack, traceNamesCallLines } from '../../../../analysis/frame-detail.js';
 import { formatCount } from '../../../../analysis/units.js';
-import type { SessionInfo } from '../backend.js';
-import { Chart } from '../chart/chart.js';
-import { chartData, type ChartData } from '../chart/columns.js';
-import { budgetMarks, decodeInWorker } from '../decode.js';
-import { byId, el, fill } from '../dom.js';
+import { POLL_MS } from '../backend.js';
+import { Chart, withBudgets } from '../chart/chart.js';
+import { renderLegend } from '../chart/legend.js';
+import { budgetMarks } from '../decode.js';
+import { noSourceText, renderDetail, selectionMarks } from '../detail-pane.js';
+import { byId, el, fill, keysAreTheControls } from '../dom.js';
+import { setupZoom } from '../projector.js';
 import { api, progress, startPage } from '../served-page.js';
-import type { ViewData } from '../view-data.js';
-import { POLL_MS, serverIndexApi, summariesBuilt } from '../backend.js';
-import { IndexChartData } from '../index-view.js';
+import { SourcePane } from '../source/source-pane.js';
+import { hideTooltip, showTooltip } from '../tooltip.js';
+import { VOCABULARY_NOTES } from '../vocabulary.js';
 import { BUDGET_KINDS } from '../../../../analysis/budgets.js';
 import type { CompareReply } from '../../../../host/session-types.js';
 import type { BudgetMark } from '../chart/chart.js';
+import { isReport, reportRun, serverRun, type Run, type Side } from './compare-runs.js';
 import '../styles.css';
 import './compare.css';
 
-/** For automation: whether both runs are drawn, or what went wrong. */
-const handle = { ready: false, error: null as string | null };
+/** For automation: whether both runs are drawn (or what went wrong), the selection, and where a run's bars are. */
+const handle = {
+  ready: false,
+  error: null as string | null,
+  selected: null as { side: Side; event: number } | null,
+  eventClientX: (side: Side, e: number): number | null => charts.get(side)?.clientXOf(e) ?? null,
+  plotClientY: (side: Side, where: 'above' | 'heap'): number => charts.get(side)?.clientYOfPlot(where) ?? 0,
+  visibleEvents: (side: Side): [number, number] => charts.get(side)?.visibleEvents() ?? [0, 0],
+};
 (window as unknown as { ccMemwrapCompare: typeof handle }).ccMemwrapCompare = handle;
 
-interface Run {
-  info: SessionInfo;
-  /** Whole mode: the trace decoded; null for a run drawn from its index. */
-  view: ViewData | null;
-  indexed: IndexChartData | null;
-  data: ChartData;
-  kinds: Uint8Array;
-  facts: { events: number; peakHeap: number; peakStack: number; statics: number };
-}
-
-/** One run from the server: its session, its trace decoded (or its index's summaries), its chart columns. */
-async function load(run: 'a' | 'b'): Promise<Run> {
-  const info = (await (await api(`./api/session?run=${run}`)).json()) as SessionInfo;
-  if (info.mode === 'index') return loadIndexed(run, info);
-  const bytes = await (await api(`./api/trace?run=${run}`)).arrayBuffer();
-  const view = await decodeInWorker(bytes, info.budgets, (phase, fraction) => progress(`${run.toUpperCase()}: ${phase}`, fraction));
-  const m = view.model;
-  const s = view.summary;
-  return {
-    info,
-    view,
-    indexed: null,
-    data: chartData(chartSeries(m, null, view.statics, m.events.heapRequested), eventClassMasks(m), view.times),
-    kinds: m.events.kind,
-    facts: { events: s.events, peakHeap: s.peakHeap.requested.bytes, peakStack: s.peakStack.bytes, statics: s.static.bytes },
-  };
-}
-
-/** A run the host opened through its index: waits while the host builds the chart's summaries, then draws from them. */
-async function loadIndexed(run: 'a' | 'b', info: SessionInfo): Promise<Run> {
-  const ixApi = serverIndexApi(run === 'b' ? 'run=b' : '');
-  const status = await summariesBuilt(ixApi.status, (phase, fraction) => progress(`${run.toUpperCase()}: indexing ${info.trace.name}: ${phase}`, fraction));
-  if (status.state === 'failed') throw new Error(`${info.trace.name}: ${status.message}`);
-  const meta = status.meta;
-  const indexed = new IndexChartData(meta, new Float64Array(await ixApi.summary()), ixApi);
-  return { info, view: null, indexed, data: indexed.data, kinds: indexed.kinds, facts: { events: meta.events, peakHeap: meta.maxHeap, peakStack: meta.maxStack, statics: meta.staticBytes } };
-}
+const charts = new Map<Side, Chart>();
 
 /** "A  grow.123.mwtrace: 3,005 events, peak heap 4,000 B, peak stack 400 B, static 0 B". */
 function runTitle(side: string, r: Run): string {
@@ -126,47 +102,128 @@ function differences(c: Comparison): void {
   );
 }
 
+/** The run clicked last, its detail and source: a click on either chart selects there, the other chart's mark cleared. */
+class Selection {
+  private latest = 0;
+  private readonly panes = new Map<Side, SourcePane>();
+
+  constructor(private readonly runs: ReadonlyMap<Side, Run>) {
+    for (const [side, run] of runs) this.panes.set(side, new SourcePane(() => run, byId('source-head'), byId('source-body')));
+  }
+
+  async select(side: Side, e: number): Promise<void> {
+    const run = this.runs.get(side)!;
+    if (e < 0 || e >= run.facts.events) return;
+    const ticket = ++this.latest;
+    let ex;
+    try {
+      ex = await run.explain(e);
+    } catch (err) {
+      fill(byId('detail'), el('p', { class: 'missing' }, `Cannot show event ${e} of ${side.toUpperCase()}: ${(err as Error).message}`));
+      return;
+    }
+    if (ticket !== this.latest) return; // a later click won
+    const pane = this.panes.get(side)!;
+    const { related, orphaned, source } = selectionMarks(ex.detail);
+    for (const [s, chart] of charts) {
+      chart.marks = s === side ? { ...chart.marks, selected: e, related, orphaned } : { ...chart.marks, selected: null, related: new Int32Array(0), orphaned: new Int32Array(0) };
+      if (s === side) chart.reveal(e);
+      chart.redraw();
+    }
+    const m = ex.run as Model;
+    const detail = byId('detail');
+    renderDetail(detail, ex.detail, explainStack(m, ex.stack, run.info.stack.units ?? null), traceNamesCallLines(m), {
+      goto: (x) => void this.select(side, x),
+      source: (file, lines) => void pane.show(file, lines.map((line) => ({ line, kind: 'selected' }))),
+    });
+    detail.prepend(el('p', { class: 'run-of', 'data-role': 'detail-run' }, `${side.toUpperCase()}  ${run.info.trace.name}`));
+    handle.selected = { side, event: e };
+    await pane.show(ex.detail.place?.file ?? null, source, noSourceText(ex.detail, ex.end));
+  }
+}
+
+/** A hover on `run`'s chart: its event's tooltip beside the pointer, in the run's box (the host asked for an indexed run). */
+function hoverOn(run: Run, chart: Chart): void {
+  const tip = byId(`tooltip-${run.side}`);
+  const area = byId(`run-${run.side}`);
+  let latest = 0;
+  chart.onHover = (e, clientX, clientY, columnEvents) => {
+    const ticket = ++latest;
+    if (e === null) return hideTooltip(tip);
+    run.explain(e).then(
+      (ex) => ticket === latest && showTooltip(tip, area, ex.detail, { clientX, clientY, columnEvents }),
+      () => hideTooltip(tip),
+    );
+  };
+}
+
+/** The timeline's keys, for both charts at once: + and − zoom, ← and → pan, 0 shows the whole run again. */
+function keys(lead: Chart): void {
+  document.addEventListener('keydown', (e) => {
+    if (e.ctrlKey || e.metaKey || e.altKey || keysAreTheControls(e.target)) return;
+    const act: Record<string, () => void> = {
+      '0': () => lead.resetZoom(),
+      '+': () => lead.zoomBy(1.5),
+      '=': () => lead.zoomBy(1.5),
+      '-': () => lead.zoomBy(1 / 1.5),
+      ArrowLeft: () => lead.panBy(120),
+      ArrowRight: () => lead.panBy(-120),
+    };
+    const f = act[e.key];
+    if (f === undefined) return;
+    e.preventDefault();
+    f();
+  });
+}
+
 async function start(): Promise<void> {
-  const a = await load('a');
-  const b = await load('b');
+  const report = isReport();
+  const a = report ? await reportRun('a') : await serverRun('a');
+  const b = report ? await reportRun('b') : await serverRun('b');
   progress(null);
   fill(byId('compare-title'), `${a.info.trace.name} (A) compared with ${b.info.trace.name} (B)`);
   document.title = `${a.info.trace.name} / ${b.info.trace.name} · cc-memwrap`;
   fill(byId('run-a-title'), runTitle('A', a));
   fill(byId('run-b-title'), runTitle('B', b));
-  // Shared axes: the longer run's events, the larger values (budgets included) of both runs on each side.
+  renderLegend(byId('legend'), VOCABULARY_NOTES);
+  // Shared axes: the longer run's events, the larger values of both runs on each side (and the budgets near them).
   const marks = [a, b].map((r) => (r.view !== null ? budgetMarks(r.view) : limitMarks(r)));
   const widest = (side: 'above' | 'heap'): number =>
-    Math.max(...[a, b].map((r) => (side === 'above' ? r.data.above : r.data.heap).extent(0, r.data.count).max), ...marks.flat().filter((m) => m.side === side).map((m) => m.bytes));
+    withBudgets(Math.max(...[a, b].map((r) => (side === 'above' ? r.data.above : r.data.heap).extent(0, r.data.count).max)), marks.flat(), side);
   const shared = { count: Math.max(a.data.count, b.data.count), up: widest('above'), down: widest('heap') };
   const runs = [a, b];
-  const charts = runs.map((r, i) => {
-    const side = i === 0 ? 'a' : 'b';
-    const chart = new Chart(byId(`chart-${side}`), byId(`overview-${side}`));
+  const selection = new Selection(new Map(runs.map((r) => [r.side, r])));
+  runs.forEach((r, i) => {
+    const chart = new Chart(byId(`chart-${r.side}`), byId(`overview-${r.side}`));
     chart.shared = shared;
     chart.budgets = marks[i]!;
     chart.setData(r.data, r.kinds);
     if (r.indexed !== null) r.indexed.onWindow = () => chart.redraw();
-    return chart;
+    chart.onPick = (e) => void selection.select(r.side, e);
+    hoverOn(r, chart);
+    charts.set(r.side, chart);
   });
+  const [ca, cb] = [charts.get('a')!, charts.get('b')!];
+  setupZoom([ca, cb]);
+  keys(ca);
   // A run drawn from its index asks for the part in view once the view rests a moment (not on every frame of a drag).
   let pending = 0;
   const wantInView = (): void => {
     clearTimeout(pending);
     pending = window.setTimeout(() => {
-      runs.forEach((r, i) => {
-        if (r.indexed === null) return;
-        const [from, to] = charts[i]!.visibleEvents();
+      for (const r of runs) {
+        if (r.indexed === null) continue;
+        const [from, to] = charts.get(r.side)!.visibleEvents();
         r.indexed.want(from, to);
-      });
+      }
     }, 40);
   };
-  charts[0]!.onTransform = (t) => {
-    charts[1]!.follow(t);
+  ca.onTransform = (t) => {
+    cb.follow(t);
     wantInView();
   };
-  charts[1]!.onTransform = (t) => {
-    charts[0]!.follow(t);
+  cb.onTransform = (t) => {
+    ca.follow(t);
     wantInView();
   };
   wantInView();
@@ -183,8 +240,9 @@ async function start(): Promise<void> {
     // The ranges above each budget, now that the host has checked them, on the runs drawn from their index.
     runs.forEach((r, i) => {
       if (r.view !== null) return;
-      charts[i]!.budgets = host.budgets[i]!.map((c) => ({ label: c.kind, side: c.kind === 'heap' ? 'heap' : 'above', bytes: c.limitBytes, ranges: c.ranges }));
-      charts[i]!.redraw();
+      const chart = charts.get(r.side)!;
+      chart.budgets = host.budgets[i]!.map((c) => ({ label: c.kind, side: c.kind === 'heap' ? 'heap' : 'above', bytes: c.limitBytes, ranges: c.ranges }));
+      chart.redraw();
     });
     differences(host.comparison);
   }

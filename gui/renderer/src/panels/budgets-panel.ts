@@ -1,4 +1,4 @@
-// The budgets panel: each budget with its verdict and the ranges above it, and what each range began with: for a stack budget the frames on the stack (a recursion shows as checksum × 6, each frame with its bytes), for a heap or static budget the heap function with the most bytes live, for a total budget both. A range row selects its largest event and lists its stack below the table; a frame selects its call.
+// The budgets panel: each budget with its verdict and the ranges above it, and what each range began with: for a stack budget the frames on the stack (a recursion shows as checksum × 6, each frame with its bytes), for a heap or static budget the heap function with the most bytes live, for a total budget both; the blocks libraries made that the heap budgets counted, with what made them and how to do without. A range row selects its largest event and lists its stack below the table; a frame selects its call.
 import type { BudgetCheck, BudgetRange, BudgetStack } from '../../../../analysis/budgets.js';
 import { formatBytes, formatCount, plural } from '../../../../analysis/units.js';
 import { el, fill } from '../dom.js';
@@ -66,6 +66,24 @@ function stackDetail(x: Row, act: BudgetActions): HTMLElement {
   return el('div', {}, head, ...(threads.length ? threads : [el('p', { class: 'empty' }, 'no instrumented frame open')]));
 }
 
+/**
+ * The blocks a library made that a heap or total budget's ranges began with (libc's stdout buffer …): what made each,
+ * and what to do about it; null when there are none.
+ */
+function madeByNotes(checks: BudgetCheck[]): HTMLElement | null {
+  const seen = new Map<string, { label: string; advice: string | null; bytes: number }>();
+  for (const c of checks) {
+    if (c.kind !== 'heap' && c.kind !== 'total') continue;
+    for (const r of c.ranges) for (const f of r.functions) for (const site of f.sites) {
+      if (site.madeBy !== undefined && !seen.has(site.madeBy.label)) seen.set(site.madeBy.label, { ...site.madeBy, bytes: site.bytes });
+    }
+  }
+  if (seen.size === 0) return null;
+  const items = [...seen.values()].map((m) => el('li', {}, el('strong', {}, m.label), ` (${formatBytes(m.bytes)})`, m.advice === null ? '' : `: ${m.advice}`));
+  const how = 'a budget leaves them out with "libraryBlocks": false in memwrap.json (or --budget …,library=no); by default it counts them, as the target would';
+  return el('div', { class: 'made-by', 'data-role': 'made-by' }, el('h4', {}, 'Blocks a library made, counted in these budgets'), el('ul', {}, ...items), el('p', { class: 'hint' }, `${how}.`));
+}
+
 export function budgetsPanel(checks: BudgetCheck[], act: BudgetActions): HTMLElement {
   if (checks.length === 0) return el('p', { class: 'empty' }, 'No budgets: give --budget heap=8K,stack=2K to cc-memwrap view, or put a memwrap.json beside the program.');
   const rows: Row[] = checks.flatMap((c): Row[] => (c.ranges.length ? c.ranges.slice(0, RANGES_SHOWN).map((r) => ({ c, r })) : [{ c, r: null }]));
@@ -75,7 +93,10 @@ export function budgetsPanel(checks: BudgetCheck[], act: BudgetActions): HTMLEle
   };
   const t = table<Row>(
     [
-      { label: 'budget', cell: (x) => `${x.c.kind} ≤ ${formatBytes(x.c.limitBytes)}${x.c.kind === 'stack' ? ` ${STACK_MEASURE}` : ''}` },
+      {
+        label: 'budget',
+        cell: (x) => `${x.c.kind} ≤ ${formatBytes(x.c.limitBytes)}${x.c.kind === 'stack' ? ` ${STACK_MEASURE}` : ''}${x.c.libraryBlocks === false ? ' (blocks libraries made left out)' : ''}`,
+      },
       { label: 'status', cell: (x) => (x.c.exceeded ? 'exceeded' : `kept (max ${formatBytes(x.c.maxBytes)})`), cls: (x) => (x.c.exceeded ? 'bad' : 'good') },
       { label: 'range (events)', cell: (x) => (x.r ? `${x.r.startEvent}–${x.r.endEvent}` : '') },
       { label: 'max', cell: (x) => (x.r ? formatBytes(x.r.maxBytes) : ''), numeric: true },
@@ -91,5 +112,5 @@ export function budgetsPanel(checks: BudgetCheck[], act: BudgetActions): HTMLEle
   // The first range with a stack is shown until another row is chosen.
   const first = rows.find((x) => x.r?.stacks);
   if (first) showStack(first);
-  return el('div', { class: 'budgets-panel' }, t, detail);
+  return el('div', { class: 'budgets-panel' }, t, madeByNotes(checks), detail);
 }

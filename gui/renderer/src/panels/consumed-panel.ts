@@ -4,11 +4,12 @@
 import { axisBottom, axisLeft, scaleLinear, schemeTableau10, select } from 'd3';
 import type { Consumed } from '../../../../analysis/consumed.js';
 import { formatBytesFine } from '../../../../analysis/units.js';
-import { el } from '../dom.js';
+import { el, pageZoom } from '../dom.js';
 import { MARGIN } from '../chart/chart.js';
 import { byteTicks } from '../chart/columns.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
+/** The chart's height at 100 % (it grows with the page's zoom, as its text does). */
 const HEIGHT = 220;
 export const OTHER_SITES = 'every other site';
 const OTHER_COLOUR = '#ced4da';
@@ -35,14 +36,15 @@ export function consumedPanel(c: Consumed | string, label: (key: string) => stri
     most = Math.max(most, sum);
     rest ||= c.bytes[b * n + n - 1]! > 0;
   }
+  const height = Math.round(HEIGHT * pageZoom());
   const x = scaleLinear().domain([0, c.events]).range([MARGIN.left, width - MARGIN.right]);
   // Byte ticks as the timeline's heap axis has them (2,048 B, 4,096 B …).
   const ticks = byteTicks(most, 4);
-  const y = scaleLinear().domain([0, Math.max(1, ticks.at(-1) ?? 1)]).range([HEIGHT - MARGIN.bottom, MARGIN.top]);
+  const y = scaleLinear().domain([0, Math.max(1, ticks.at(-1) ?? 1)]).range([height - MARGIN.bottom, MARGIN.top]);
   const pic = document.createElementNS(SVG, 'svg');
   pic.setAttribute('class', 'consumed-chart');
   pic.setAttribute('width', String(width));
-  pic.setAttribute('height', String(HEIGHT));
+  pic.setAttribute('height', String(height));
   for (let k = n - 1; k >= 0; k--) {
     // A bucket's columns as the timeline's: event e spans [e, e + 1), the sample after its last event across it.
     const upper: string[] = [];
@@ -68,7 +70,7 @@ export function consumedPanel(c: Consumed | string, label: (key: string) => stri
     pic.append(path);
   }
   const axes = select(pic);
-  axes.append('g').attr('transform', `translate(0,${HEIGHT - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 120))).tickFormat((v) => Number(v).toLocaleString('en-US')));
+  axes.append('g').attr('transform', `translate(0,${height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, Math.floor(width / 120))).tickFormat((v) => Number(v).toLocaleString('en-US')));
   axes.append('g').attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(ticks).tickFormat((v) => formatBytesFine(Number(v))));
   const legend = el(
     'ol',

@@ -1,15 +1,16 @@
 // The flame graph panel: heap and stack by call path (analysis/call-paths.ts, folded over the trace's records), the
-// outermost frame on top and each callee below its caller, as wide as its share of the metric chosen. A search box
-// marks the frames whose function or file matches; clicking a frame zooms into it (the path above it leads back),
-// opens its source line and highlights the allocations made on its call path on the chart.
-import { hierarchy, partition, type HierarchyRectangularNode } from 'd3';
+// outermost frame on top and each callee below its caller, as wide as its share of the metric chosen (for the stack,
+// an icicle of maxima: each frame's deepest stack, callees sharing their caller's width in proportion, the deepest
+// path outlined). A search box marks the frames whose function or file matches; clicking a frame zooms into it (the
+// path above it leads back), opens its source line and highlights the allocations made on its call path on the chart.
+import { hierarchy, partition, type HierarchyNode, type HierarchyRectangularNode } from 'd3';
 import { CALL_PATH_METRICS, METRIC_MEANING, OTHER_FRAME, UNINSTRUMENTED_FRAME, type CallPathMetric, type FlameNode, type FlameTree } from '../../../../analysis/call-paths.js';
 import { formatBytesFine, formatCount } from '../../../../analysis/units.js';
-import { el, fill } from '../dom.js';
+import { el, fill, pageZoom } from '../dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
+/** At 100 %: a frame's height, the least width of a frame drawn with its name, a character's width (all grow with the page's zoom). */
 const ROW = 18;
-/** Frames narrower than this (px) are drawn without a name. */
 const LABEL_MIN = 28;
 const CHAR_PX = 7;
 
@@ -88,7 +89,10 @@ export class FlamePanel {
     const controls = this.controls(width);
     const base = this.libc ? tree.root : withoutLibc(tree.root);
     const i = CALL_PATH_METRICS.indexOf(this.metric);
-    const root = hierarchy(base, (n) => n.children).sum((n) => n.values[i]!);
+    const root = hierarchy(base, (n) => n.children);
+    // What each frame stands for: a sum of its own and its callees' values, or (stack) the deepest of them.
+    const shownValue = this.metric === 'stack' ? deepestOf(root, i) : summed(root, i);
+    const deepPath = this.metric === 'stack' ? deepestPath(root, shownValue) : new Set<HierarchyNode<FlameNode>>();
     // The zoomed frame, found again by its path (the metric or the toggle may have changed the tree's shape).
     let top: Rect | null = null;
     const laid = partition<FlameNode>().size([width, 1])(root);
@@ -98,38 +102,46 @@ export class FlamePanel {
       if (next === undefined) break;
       top = next;
     }
-    const total = laid.value ?? 0;
+    const total = shownValue(laid);
     const unit = (v: number): string => (this.metric === 'count' ? formatCount(v) : formatBytesFine(v));
     const notes: HTMLElement[] = [];
     if (tree.pruned > 0) notes.push(el('p', { class: 'note' }, `${formatCount(tree.pruned)} of ${formatCount(tree.nodes)} call paths, the least of every metric, are folded into "${OTHER_FRAME}" frames.`));
     if (!this.libc) notes.push(el('p', { class: 'note' }, `Hidden: frames of allocations inside libc or uninstrumented code (${UNINSTRUMENTED_FRAME}).`));
+    if (this.metric === 'stack' && total > 0) notes.push(el('p', { class: 'note', 'data-role': 'flame-width' }, stackWidthNote(total)));
     if (total === 0) {
       fill(this.box, controls, ...notes, el('p', { class: 'empty' }, `nothing to draw: no ${METRIC_MEANING[this.metric]}`));
       return;
     }
-    const trail = this.trail(top, width);
+    const trail = this.trail(top, width, shownValue);
     const x0 = top.x0;
     const scale = width / Math.max(1e-9, top.x1 - top.x0);
     const depth0 = top.depth;
     const shown = laid.descendants().filter((d) => d.depth > 0 && d.x1 > top!.x0 && d.x0 < top!.x1 && (d.depth > depth0 || d === top || isAncestor(d, top!)) && (d.x1 - d.x0) * scale >= 0.5);
     const rows = Math.max(1, ...shown.map((d) => d.depth));
-    const pic = svg('svg', { class: 'flame-graph', width, height: rows * ROW, 'data-metric': this.metric });
+    const zoom = pageZoom();
+    const [row, labelMin, charPx] = [ROW, LABEL_MIN, CHAR_PX].map((v) => Math.round(v * zoom)) as [number, number, number];
+    const pic = svg('svg', { class: 'flame-graph', width, height: rows * row, 'data-metric': this.metric });
     const needle = this.search.trim().toLowerCase();
     for (const d of shown) {
       const left = Math.max(0, (d.x0 - x0) * scale);
       const w = Math.min(width, (d.x1 - x0) * scale) - left;
-      const g = svg('g', { class: 'frame', transform: `translate(${left},${(d.depth - 1) * ROW})` });
+      const g = svg('g', { class: 'frame', transform: `translate(${left},${(d.depth - 1) * row})` });
       const match = needle !== '' && (d.data.name.toLowerCase().includes(needle) || (d.data.file ?? '').toLowerCase().includes(needle));
-      const r = svg('rect', { width: Math.max(0, w - 1), height: ROW - 1, fill: match ? '#e64980' : colour(d.data.name) });
+      const r = svg('rect', { width: Math.max(0, w - 1), height: row - 1, fill: match ? '#e64980' : colour(d.data.name) });
       if (needle !== '' && !match) r.setAttribute('opacity', '0.45');
       if (match) g.classList.add('match');
-      const value = d.value ?? 0;
+      if (deepPath.has(d)) {
+        g.classList.add('deepest');
+        r.setAttribute('stroke', '#212529');
+        r.setAttribute('stroke-width', '2');
+      }
+      const value = shownValue(d);
       const tip = svg('title', {});
       tip.textContent = `${d.data.name}${d.data.file ? `  ${d.data.file}:${d.data.line}` : ''}\n${unit(value)} (${((value / total) * 100).toFixed(1)} %)`;
       g.append(tip, r);
-      if (w >= LABEL_MIN) {
-        const chars = Math.floor((w - 6) / CHAR_PX);
-        const label = svg('text', { x: 3, y: ROW - 5 });
+      if (w >= labelMin) {
+        const chars = Math.floor((w - 6) / charPx);
+        const label = svg('text', { x: 3, y: row - Math.round(5 * zoom) });
         label.textContent = d.data.name.length > chars ? `${d.data.name.slice(0, Math.max(1, chars - 1))}…` : d.data.name;
         g.append(label);
       }
@@ -149,10 +161,10 @@ export class FlamePanel {
   }
 
   /** "all › main › build": each step zooms back to that frame. */
-  private trail(top: Rect, width: number): HTMLElement {
+  private trail(top: Rect, width: number, shownValue: (d: HierarchyNode<FlameNode>) => number): HTMLElement {
     const steps = top.ancestors().reverse();
-    const total = steps[0]!.value ?? 0;
-    const share = total > 0 ? ` — ${(((top.value ?? 0) / total) * 100).toFixed(1)} % of the whole` : '';
+    const total = shownValue(steps[0]!);
+    const share = total > 0 ? ` — ${((shownValue(top) / total) * 100).toFixed(1)} % of the whole` : '';
     return el(
       'p',
       { class: 'flame-trail' },
@@ -167,6 +179,50 @@ export class FlamePanel {
       steps.length > 1 ? share : '',
     );
   }
+}
+
+/**
+ * The stack as an icicle of maxima: each frame's deepest stack (its own entry's or a callee's, the most, never a sum)
+ * is what it shows, and as d3's partition lays callees side by side inside their caller, each is given the share of
+ * its caller's width its deepest stack has among theirs (set as the nodes' values, which the layout reads). Returns
+ * the deepest stack of a node.
+ */
+function deepestOf(root: HierarchyNode<FlameNode>, metric: number): (d: HierarchyNode<FlameNode>) => number {
+  const deepest = new Map<HierarchyNode<FlameNode>, number>();
+  root.eachAfter((n) => deepest.set(n, Math.max(n.data.values[metric]!, ...(n.children ?? []).map((c) => deepest.get(c)!))));
+  root.eachBefore((n) => {
+    if (n.parent === null) {
+      (n as { value?: number }).value = deepest.get(n)!;
+      return;
+    }
+    const siblings = n.parent.children!.reduce((sum, c) => sum + deepest.get(c)!, 0);
+    (n as { value?: number }).value = siblings > 0 ? (n.parent.value! * deepest.get(n)!) / siblings : 0;
+  });
+  return (d) => deepest.get(d) ?? 0;
+}
+
+/** Each frame's value and its callees', added up (d3's sum, which the layout reads). Returns a node's total. */
+function summed(root: HierarchyNode<FlameNode>, metric: number): (d: HierarchyNode<FlameNode>) => number {
+  root.sum((n) => n.values[metric]!);
+  return (d) => d.value ?? 0;
+}
+
+/** The frames from the outermost down the callee with the deepest stack at each step (the first of equals). */
+function deepestPath(root: HierarchyNode<FlameNode>, deepest: (d: HierarchyNode<FlameNode>) => number): Set<HierarchyNode<FlameNode>> {
+  const path = new Set<HierarchyNode<FlameNode>>();
+  for (let n = root; n.children !== undefined && n.children.length > 0; ) {
+    n = n.children.reduce((best, c) => (deepest(c) > deepest(best) ? c : best));
+    path.add(n);
+  }
+  return path;
+}
+
+/** What width means under the stack metric, said in the panel. */
+function stackWidthNote(peak: number): string {
+  return (
+    "Width: the deepest stack reached while a frame was on the call stack (bytes from the thread's stack base: the most of its own entry and its callees', never a sum); " +
+    `callees share their caller's width in proportion to theirs. Outlined: the deepest path, ${formatBytesFine(peak)} (the run's peak stack).`
+  );
 }
 
 function pathOf(d: Rect): string[] {

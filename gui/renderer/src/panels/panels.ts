@@ -17,6 +17,7 @@ import { BlockGroups } from '../../../../analysis/block-groups.js';
 import type { FlameNode } from '../../../../analysis/call-paths.js';
 import type { SourceMark } from '../source/source-pane.js';
 import { COUNT_WORDS } from '../vocabulary.js';
+import { uncalledWords } from '../../../../analysis/report-text.js';
 
 export interface PanelActions {
   /** Highlight the events of an attribution row and open its source. */
@@ -169,6 +170,7 @@ export class Panels {
       ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
       ['Static', `${bytes(s.static.bytes)} in ${plural(s.static.objects, 'object')}`],
       ['Live at exit', `${plural(s.leaked.blocks, 'block')}, ${bytes(s.leaked.requestedBytes)}`],
+      ...leftOut(s),
       d.hostSeconds === undefined
         ? ['Decoded in', `${Math.round(d.decodeMs)} ms, summary in ${Math.round(d.tablesMs)} ms (in a worker, off the page's thread)`]
         : ['Computed in', `${d.hostSeconds.toFixed(1)} s on the host as it streamed the trace (opened through its index: the page holds no decoded trace)`],
@@ -262,4 +264,11 @@ export class Panels {
     );
     return more(t, frees.length, count);
   }
+}
+
+/** The Summary's row for the functions built with `--mw-no-calls`, as the report's head says it; none without them. */
+function leftOut(s: PanelView['summary']): Array<[string, string]> {
+  if (s.uncalledFunctions === undefined || s.uncalledFunctions.length === 0) return [];
+  const { lead, names, note } = uncalledWords(s.uncalledFunctions);
+  return [['Left out', `${lead} ${names.join(', ')} (${note})`]];
 }

@@ -21,7 +21,8 @@ export class SourcePane {
   private current: { file: string; marks: SourceMark[] } | null = null;
 
   constructor(
-    private readonly backend: () => Backend | null,
+    /** Where the trace's sources come from (the page's backend, or one run's of the compare page), null: none. */
+    private readonly backend: () => Pick<Backend, 'source'> | null,
     private readonly head: HTMLElement,
     private readonly body: HTMLElement,
   ) {}
