@@ -119,7 +119,7 @@ export function boundedSources(session: TraceSession, max = MAX_REPORT_SOURCES_B
 }
 
 /**
- * The most bytes a report of a trace opened through its index takes (README, "HTML report"): the page itself; the
+ * The most bytes a report of a trace opened through its index takes (docs/viewer.md, "A report that opens anywhere"): the page itself; the
  * summaries, SUMMARY_FIELDS float64 per bucket of 16,384 events and THREAD_FIELDS per row of the thread table (a row
  * per bucket and thread with events in it) in base64 (182 bytes a bucket, 54 a row); the window's data,
  * at most `maxWindowBytes` before base64 (its buckets grow by a third in base64, its JSON facts not at all); the
