@@ -14,3 +14,8 @@ export interface TextView {
   source: SourceLines | null;
   relativeTo: string | null;
 }
+
+/** The last part of a path (the whole of it when it ends in a slash): `fw.elf` of `/build/fw.elf`. */
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1) || path;
+}

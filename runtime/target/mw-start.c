@@ -19,7 +19,7 @@
 /* ---- the shared state ---- */
 
 struct mw_thread mw_t;
-struct mw_global mw_g = {.fd = -1};
+struct mw_global mw_g; /* in .bss: an initialiser would cost its bytes in flash too */
 uint64_t mw_seq_counter;
 struct mw_sink mw_sink;
 
@@ -110,6 +110,7 @@ void mw_write_program(struct mw_thread *t)
 
 static int mw_setup(struct mw_thread *t)
 {
+  mw_g.fd = -1;
   mw_g.page = 4096;
   mw_g.link_blocks = 16;
   mw_g.link_bytes = 16 * 1024;
