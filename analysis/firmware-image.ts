@@ -119,7 +119,7 @@ export function readFirmwareImage(bytes: Uint8Array): FirmwareImage | null {
   const top = topSym?.value ?? vectorSp ?? 0;
   const ramStart = value('__ram') ?? Math.min(...ramSections.map((s) => s.addr), top);
   const ramSize = value('__ram_size');
-  const ram = ramSize !== null ? { start: ramStart, size: ramSize, source: '__ram_size' } : { start: ramStart, size: top - ramStart, source: `${topSym?.name ?? 'the initial stack pointer'} (the stack's top)` };
+  const ram = ramSize !== null ? { start: ramStart, size: ramSize, source: '__ram_size' } : { start: ramStart, size: top - ramStart, source: `up to ${topSym?.name ?? 'the initial stack pointer'}, the stack's top` };
 
   const heap = heapRegion(sym);
   const stack = stackReservation(sym, top, sections, heap);

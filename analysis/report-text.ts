@@ -15,7 +15,7 @@ import { renderLeakCauses } from './leak-causes-text.js';
 import { baseName, type SourceLines, type TextView } from './text-view.js';
 
 export type { SourceLines, TextView };
-import { COUNT_WORDS, formatBytes, formatCount, plural } from './units.js';
+import { COUNT_WORDS, formatBytes, formatBytesFine, formatCount, plural } from './units.js';
 
 export const REPORT_WIDTH = 80;
 
@@ -417,7 +417,9 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
     out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}${counted}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
     for (const r of c.ranges.slice(0, Math.max(0, top))) {
       const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
-      out.push(`    ${events} (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)}): max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
+      // A trace without a clock (a firmware's) has every time 0: no times then.
+      const times = r.startTimeNs === 0 && r.endTimeNs === 0 ? '' : ` (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)})`;
+      out.push(`    ${events}${times}: max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
       if (r.stacks !== null) out.push(...budgetStacks(r));
       if (r.liveBlocks === null || c.kind === 'stack') continue;
       out.push(`      heap live at its start: ${formatBytes(r.liveBytes ?? 0)} in ${plural(r.liveBlocks, 'block')}`);
@@ -464,7 +466,7 @@ export function renderRamMap(m: RamMap, view: TextView): string {
     details.map((d, i) => fit(i === 0 ? `  ${what.padEnd(11)}${formatBytes(bytes).padStart(10)}  ${d}` : `${' '.repeat(15)}${d}`, REPORT_WIDTH));
   const s = m.static;
   const heap = m.heap.region;
-  const out = ['', fit(`RAM map (${m.program === null ? 'the firmware' : baseName(m.program)}: RAM at ${hex(m.ram.start)}, ${formatBytes(m.ram.size)}, from ${m.ram.source})`, REPORT_WIDTH)];
+  const out = ['', fit(`RAM map of ${m.program === null ? 'the firmware' : baseName(m.program)}: ${formatBytes(m.ram.size)} at ${hex(m.ram.start)} (${m.ram.source})`, REPORT_WIDTH)];
   out.push(...row('static', s.data + s.bss, `.data ${formatBytes(s.data)} + .bss ${formatBytes(s.bss)}`, (['program', 'runtime', 'other'] as Owner[]).map((o) => `${OWNER_TEXT[o]} ${formatBytes(s.byOwner[o])}`).join(', ')));
   out.push(...row('heap peak', m.heap.peakUsable, `usable (${formatBytes(m.heap.peakRequested)} requested)${heap === null ? '; the script gives no heap region' : `, of ${formatBytes(heap.end - heap.start)}`}`, ...(heap === null ? [] : [`(${heap.source})`])));
   out.push(...row('stack peak', m.stack.peak, m.stack.reserved === null ? 'the script reserves no stack' : `of ${formatBytes(m.stack.reserved)} reserved (${m.stack.source})`));
@@ -474,7 +476,7 @@ export function renderRamMap(m: RamMap, view: TextView): string {
   if (c === null) out.push('  No budget crossed.');
   else {
     const where = c.function === null ? 'no known line' : `${c.function}${c.file === null ? '' : ` (${baseName(c.file)}:${c.line})`}`;
-    out.push(fit(`  First crossed: the ${c.kind} budget, ${formatBytes(c.limitBytes)}, at event ${formatCount(c.event)} (${formatBytes(c.bytes)})`, REPORT_WIDTH));
+    out.push(fit(`  First crossed: the ${c.kind} budget, ${formatBytesFine(c.limitBytes)}, at event ${formatCount(c.event)} (${formatBytesFine(c.bytes)})`, REPORT_WIDTH));
     out.push(fit(`    by ${where}`, REPORT_WIDTH));
   }
   const shown = s.objects.slice(0, Math.max(0, view.top));
