@@ -138,11 +138,17 @@ static void mw_flush(struct mw_thread *t)
   *t->used = 0;
 }
 
+/* The minor version a target writes: format 1.4.  Format 1.5 seals every
+ * finished chunk with a CRC (TRACE-FORMAT.md, Chunk seals), which a target's
+ * flushes do not write yet: its traces say 1.4, under whose rules unsealed
+ * chunks are whole, whatever minor a host's runtime writes. */
+#define MW_TARGET_FORMAT_MINOR 4
+
 /* The header, written first: pid, parent and start time unknown (0). */
 static int mw_target_open(void)
 {
   unsigned char h[MW_HEADER_SIZE];
-  uint16_t major = MW_FORMAT_MAJOR, minor = MW_FORMAT_MINOR, hsize = MW_HEADER_SIZE;
+  uint16_t major = MW_FORMAT_MAJOR, minor = MW_TARGET_FORMAT_MINOR, hsize = MW_HEADER_SIZE;
   uint32_t bom = 0x01020304u;
   if (!memwrap_write && (mw_g.fd = mw_host_create()) < 0) {
     mw_say("cannot create the trace file on the debugger's host; the firmware runs unrecorded\n", NULL, NULL, NULL,
