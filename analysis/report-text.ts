@@ -75,7 +75,7 @@ function at(event: number | null): string {
  * sites (--peak, --budget, --leak-causes).
  */
 export function reportText(r: ReportResult, source: SourceLines | null): string {
-  const view: TextView = { top: r.top, source, relativeTo: r.cwd };
+  const view: TextView = { top: r.top, source, relativeTo: r.cwd, clock: r.summary.process.pid !== 0 };
   const section = <T>(value: T | null, render: (value: T, view: TextView) => string): string => (value === null ? '' : render(value, view));
   return (
     renderReport(r.summary, r.file) +
@@ -417,8 +417,7 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
     out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}${counted}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
     for (const r of c.ranges.slice(0, Math.max(0, top))) {
       const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
-      // A trace without a clock (a firmware's) has every time 0: no times then.
-      const times = r.startTimeNs === 0 && r.endTimeNs === 0 ? '' : ` (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)})`;
+      const times = view.clock === false ? '' : ` (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)})`;
       out.push(`    ${events}${times}: max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
       if (r.stacks !== null) out.push(...budgetStacks(r));
       if (r.liveBlocks === null || c.kind === 'stack') continue;
