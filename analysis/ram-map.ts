@@ -23,8 +23,8 @@ export interface RamMap {
     bss: number;
     /** Their bytes by owner. */
     byOwner: Record<Owner, number>;
-    /** The largest objects, with their owner (at most `top`). */
-    objects: (StaticObject & { owner: Owner })[];
+    /** The largest objects, with their owner and, for the program's, the line that declares them (at most `top`). */
+    objects: (StaticObject & { owner: Owner; file: string | null; line: number | null })[];
     /** How many objects there are in all. */
     objectCount: number;
   };
@@ -37,12 +37,13 @@ export interface RamMap {
   firstCrossed: (BudgetCrossing & { function: string | null; file: string | null; line: number | null }) | null;
 }
 
-/** The addresses of the statics the program registered (STATIC records): the objects of the image that are its own. */
+/** The statics the program registered (STATIC records), by address: the objects of the image that are its own, and
+ *  their sites (the lines that declare them). */
 export class ProgramStaticsFold implements EventFold {
-  readonly addresses = new Set<number>();
+  readonly sites = new Map<number, number>();
 
   event(e: FoldEvent): void {
-    if (e.kind === Kind.STATIC) this.addresses.add(e.staticAddress);
+    if (e.kind === Kind.STATIC) this.sites.set(e.staticAddress, e.site);
   }
 
   finish(): void {}
@@ -53,13 +54,16 @@ export function ramMap(
   program: string | null,
   image: FirmwareImage,
   summary: Summary,
-  statics: ReadonlySet<number>,
+  statics: ReadonlyMap<number, number>,
   crossing: BudgetCrossing | null,
   sites: SiteTable,
   top: number,
 ): RamMap {
   const ownerOf = (o: StaticObject): Owner => (o.runtime ? 'runtime' : statics.has(o.address) ? 'program' : 'other');
-  const objects = image.objects.map((o) => ({ ...o, owner: ownerOf(o) }));
+  const objects = image.objects.map((o) => {
+    const declared = o.runtime ? null : siteInfo({ sites }, statics.get(o.address) ?? 0);
+    return { ...o, owner: ownerOf(o), file: declared?.file ?? null, line: declared?.line ?? null };
+  });
   const byOwner: Record<Owner, number> = { program: 0, runtime: 0, other: 0 };
   for (const o of objects) byOwner[o.owner] += o.size;
   // Bytes of .data and .bss no named object holds (padding, unnamed constants) count as the C library's and start-up's.

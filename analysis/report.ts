@@ -115,7 +115,7 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
   };
   const fw = inputs.firmware;
   if (fw && last!.staticsFold !== null) {
-    result.ramMap = ramMap(fw.program, fw.image, summary, last!.staticsFold.addresses, last!.budgetFold?.firstCrossing() ?? null, start.sites, top);
+    result.ramMap = ramMap(fw.program, fw.image, summary, last!.staticsFold.sites, last!.budgetFold?.firstCrossing() ?? null, start.sites, top);
   }
   if (request.failOn.size > 0) {
     const failed = {
