@@ -1,14 +1,13 @@
 // Firmware for a Cortex-M built plainly and through cc-memwrap, run under QEMU with the plain command a user types,
-// and its trace read back: the shared machinery of the target's suites. Two C libraries (picolibc with its semihost
-// crt0 and no linker script; newlib-nano with rdimon, samples/board's STM32-style script and start-up code) on two
-// QEMU machines (mps2-an385, a Cortex-M3; netduinoplus2, an STM32F405).
+// and its trace read back: the shared machinery of the target's suites, over the targets of bench/firmware-targets.ts
+// (both bare-metal C libraries on two QEMU machines).
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
+import { CROSS, qemuArgs, target, type Target } from '../../bench/firmware-targets.js';
 import { haveCommand } from './machine.js';
-import { must, run, samplesDir, scratch, wrapper, type Ran } from './programs.js';
+import { must, run, scratch, wrapper, type Ran } from './programs.js';
 
-export const CROSS = 'arm-none-eabi-gcc';
-export const boardDir = path.join(samplesDir, 'board');
+export { CROSS, boardDir, target, qemuArgs, type Target, type Libc, type Machine } from '../../bench/firmware-targets.js';
 
 /** Why firmware cannot be built and run here, or null. test/run-all.sh installs what is missing. */
 export const noFirmware: string | null =
@@ -20,36 +19,6 @@ export const noFirmware: string | null =
         ? 'libnewlib-arm-none-eabi is missing (test/run-all.sh installs it)'
         : null;
 
-export type Libc = 'picolibc' | 'newlib';
-export type Machine = 'mps2-an385' | 'netduinoplus2';
-
-/** One C library on one machine: its compiler flags, extra sources, and QEMU's machine flags. */
-export interface Target {
-  libc: Libc;
-  machine: Machine;
-  flags: string[];
-  sources: string[];
-  qemu: string[];
-}
-
-const CPU: Record<Machine, string> = { 'mps2-an385': 'cortex-m3', netduinoplus2: 'cortex-m4' };
-/** Flash and RAM as picolibc's linker script takes them (--defsym), per machine. */
-const PICOLIBC_MEMORY: Record<Machine, string[]> = {
-  'mps2-an385': ['__flash=0', '__flash_size=0x400000', '__ram=0x20000000', '__ram_size=0x400000'],
-  netduinoplus2: ['__flash=0x08000000', '__flash_size=0x100000', '__ram=0x20000000', '__ram_size=0x20000'],
-};
-const NEWLIB_SCRIPT: Record<Machine, string> = { 'mps2-an385': 'mps2-an385.ld', netduinoplus2: 'stm32f405.ld' };
-
-export function target(libc: Libc, machine: Machine): Target {
-  const cpu = ['-mcpu=' + CPU[machine], '-mthumb'];
-  const qemu = ['-M', machine, ...(machine === 'mps2-an385' ? ['-cpu', 'cortex-m3'] : [])];
-  if (libc === 'picolibc') {
-    const memory = PICOLIBC_MEMORY[machine].map((d) => `-Wl,--defsym=${d}`);
-    return { libc, machine, flags: [...cpu, '--specs=picolibc.specs', '--oslib=semihost', '--crt0=semihost', ...memory], sources: [], qemu };
-  }
-  return { libc, machine, flags: [...cpu, '--specs=nano.specs', '--specs=rdimon.specs', `-L${boardDir}`, '-T', NEWLIB_SCRIPT[machine]], sources: [path.join(boardDir, 'startup.c')], qemu };
-}
-
 /** Every pairing the suites run: both C libraries on both machines. */
 export const TARGETS: Target[] = (['picolibc', 'newlib'] as const).flatMap((libc) => (['mps2-an385', 'netduinoplus2'] as const).map((m) => target(libc, m)));
 
@@ -60,11 +29,6 @@ export function buildFirmware(t: Target, sources: string[], out: string, options
   const args = [...t.flags, '-O0', '-g', ...(options.defines ?? []), ...t.sources, ...sources, '-o', out];
   if (options.instrumented) must(wrapper, ['--mw-strict', ...(options.mwFlags ?? []), CROSS, ...args]);
   else must(CROSS, args);
-}
-
-/** QEMU's own arguments past the machine: the plain command of docs/target.md, with `serial` for the UART. */
-export function qemuArgs(t: Target, elf: string, serial = 'none'): string[] {
-  return [...t.qemu, '-nographic', '-monitor', 'none', '-serial', serial, '-semihosting-config', 'enable=on,target=native', '-kernel', elf];
 }
 
 export interface FirmwareRun extends Ran {
