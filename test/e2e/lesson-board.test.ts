@@ -1,9 +1,11 @@
 // Lesson 8 (samples/sensor-log.md): the firmware built for an STM32F405 with newlib-nano and samples/board's linker
 // script, run under QEMU as its text says, from a directory above a copy of samples/: the numbers it promises, its RAM
-// map and its --compare as the text quotes them, and the host's numbers of its last table.
+// map and its --compare as the text's commands show them (lessons-typed.test.ts types the text itself on x86-64), and
+// the host's numbers of its last table.
 import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { normaliseOutput, outputMatches, parseCommandBlocks } from '../support/doc-commands.js';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { must, run, runTraced, samplesDir, scratch, traceOf, wrapper } from '../support/programs.js';
 import { CROSS, noFirmware, reportJson } from '../support/firmware.js';
@@ -14,11 +16,16 @@ const lesson = readFileSync(path.join(samplesDir, 'sensor-log.md'), 'utf8');
 const BOARD = ['-mcpu=cortex-m4', '-mthumb', '--specs=nano.specs', '--specs=rdimon.specs', '-Lsamples/board', '-T', 'stm32f405.ld', '-O0', '-g'];
 const QEMU = ['-M', 'netduinoplus2', '-nographic', '-monitor', 'none', '-serial', 'none', '-semihosting-config', 'enable=on,target=native', '-kernel', 'sensor.elf'];
 
-/** The text's block of `lang` that follows `after`. */
-function quoted(after: string, lang = 'text'): string {
-  const from = lesson.indexOf(after);
-  const start = lesson.indexOf('```' + lang + '\n', from) + lang.length + 4;
-  return lesson.slice(start, lesson.indexOf('```', start));
+/** What the text shows `command` printing (its console blocks; `…` lines stand for any lines). */
+function shown(command: string): string[] {
+  const found = parseCommandBlocks(lesson, 'sensor-log.md').flatMap((b) => b.commands).find((c) => c.command === command);
+  if (found === undefined) throw new Error(`sensor-log.md shows no \`$ ${command}\``);
+  return found.expected;
+}
+
+/** Whether `output` is what the text shows `command` printing, masked as the docs check masks. */
+function asShown(command: string, output: string): boolean {
+  return outputMatches(normaliseOutput(shown(command)), normaliseOutput(output.replace(/\n$/, '').split('\n')));
 }
 
 describe('lesson 8: on the board, against its own linker script (arm-none-eabi-gcc 12, newlib-nano, QEMU)', () => {
@@ -49,18 +56,18 @@ describe('lesson 8: on the board, against its own linker script (arm-none-eabi-g
     expect(j.ramMap.stack).toMatchObject({ reserved: 1024, source: '_Min_Stack_Size', peak: 1504 });
     expect(j.ramMap.firstCrossed).toMatchObject({ kind: 'stack', limitBytes: 1024, bytes: 1056, event: 133, function: 'term', line: 48 });
     expect(j.ramMap.static.byOwner.program).toBe(8);
-    // The RAM map as the text quotes it, but for the flash line: the firmware carries its own path (for the trace
-    // to name), whose length is the folder's, and the runtime's code changes with cc-memwrap's version.
-    const flash = (t: string): string => t.replace(/^( {2}flash +).*$/m, '$1…');
+    // The RAM map as the text shows it; the text leaves its flash line out (`…`): the firmware carries its own path
+    // (for the trace to name), whose length is the folder's, and the runtime's code changes with cc-memwrap's version.
     const text = run(process.execPath, [wrapper, 'report', 'before/sensor.mwtrace', '--top', '3'], { cwd: dir }).stdout;
-    expect(flash(text)).toContain(flash(quoted('## What the report shows')));
+    expect(shown('cc-memwrap report before/sensor.mwtrace --top 3')).toContain('  stack peak    1.5 KiB  of 1.0 KiB reserved (_Min_Stack_Size)');
+    expect(asShown('cc-memwrap report before/sensor.mwtrace --top 3', text)).toBe(true);
   });
 
   it('-DITERATIVE: 168 bytes of stack, the budget kept; the compare as the text quotes it', () => {
     expect(run(process.execPath, [wrapper, 'report', 'after/sensor.mwtrace', '--fail-on', 'budget'], { cwd: dir }).status).toBe(0);
     expect(reportJson(after).peakStack.bytes).toBe(168);
     const compare = must(process.execPath, [wrapper, 'report', 'before/sensor.mwtrace', '--compare', 'after/sensor.mwtrace'], { cwd: dir }).stdout;
-    expect(compare).toBe(quoted('## The fix, and the two runs compared'));
+    expect(asShown('cc-memwrap report before/sensor.mwtrace --compare after/sensor.mwtrace', compare)).toBe(true);
     expect(reportJson(before, ['--stack']).stack.worstCase.path.map((s: Json) => [s.function, s.frameBytes])).toEqual([['main', 40], ['evaluate', 32], ['sum_of', 40], ['term', 72]]);
   });
 
