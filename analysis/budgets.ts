@@ -234,6 +234,8 @@ export class BudgetFold implements EventFold {
   private innermost: Int32Array;
   /** Stacks read at range starts, by thread row until `finish` names the threads. */
   private readonly stackRows: { range: BudgetRange; rows: number[] }[] = [];
+  /** The first event above any budget: which, and the site it happened at (its own, or its innermost frame's entry). */
+  private crossing: BudgetCrossing | null = null;
 
   constructor(start: TraceStart, budgets: Budgets, options: BudgetOptions = {}) {
     this.start = start;
@@ -286,6 +288,10 @@ export class BudgetFold implements EventFold {
     if (!check.above) {
       check.above = true;
       r.exceeded = true;
+      if (this.crossing === null) {
+        const site = e.site !== 0 || e.frame === NONE ? e.site : tables.frames.entrySite[e.frame]!;
+        this.crossing = { kind: r.kind, limitBytes: r.limitBytes, bytes: v, event: e.index, site };
+      }
       if (r.rangeCount < this.keepRanges) {
         const range: BudgetRange = { startEvent: e.index, endEvent: e.index, startTimeNs: e.time, endTimeNs: e.time, maxBytes: v, maxEvent: e.index, startBytes: v, liveBlocks: null, liveBytes: null, functions: [], stacks: null };
         if (r.rangeCount < this.maxRanges) this.describe(range, check.usage === 1 || check.usage === 3, tables);
@@ -408,6 +414,20 @@ export class BudgetFold implements EventFold {
   result(): BudgetCheck[] {
     return this.checks.map((c) => c.result);
   }
+
+  /** The first budget crossed and where, or null when none was. */
+  firstCrossing(): BudgetCrossing | null {
+    return this.crossing;
+  }
+}
+
+/** The first event whose usage passed a budget: the budget, the usage after it, and its site (0: none known). */
+export interface BudgetCrossing {
+  kind: BudgetKind;
+  limitBytes: number;
+  bytes: number;
+  event: number;
+  site: number;
 }
 
 /** `BudgetFold` over a decoded model: every range kept. */

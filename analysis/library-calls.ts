@@ -6,6 +6,7 @@ import type { GroupMaker, GroupTable, Grouper } from './attribution-groups.js';
 import type { TraceStart } from './event-fold.js';
 import { NONE, type CallPath } from './model.js';
 import { CallPathFlag, Flag } from './trace/format.js';
+import { baseName } from './text-view.js';
 
 /** Rows of heap calls that are not inside a library function, by why. */
 export const LIBRARY_CALL_ROWS = {
@@ -19,9 +20,6 @@ export const LIBRARY_CALL_ROWS = {
   notFromProgram: '(not called from the program)',
 } as const;
 
-function baseName(path: string): string {
-  return path.slice(path.lastIndexOf('/') + 1) || path;
-}
 
 /** "MPI_Init (libmpich.so.12)", or "libmpich.so.12+0x1a2b3" when no symbol covers the address. */
 function frameLabel(model: TraceStart, path: CallPath, i: number): { label: string; named: boolean } {

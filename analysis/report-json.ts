@@ -41,6 +41,7 @@ export function reportJson(r: ReportResult): object {
     ...(r.leaks === null ? {} : { leaks: leaksJson(r.leaks, top) }),
     ...(r.leakCauses === null ? {} : { leakCauses: { schema: LEAK_CAUSES_SCHEMA, ...r.leakCauses } }),
     ...(r.failOn === null ? {} : { failOn: r.failOn }),
+    ...(r.ramMap === undefined ? {} : { ramMap: r.ramMap }),
   };
 }
 

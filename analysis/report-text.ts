@@ -9,12 +9,13 @@ import { leakClassLabel, type LeaksAtExit } from './leaks.js';
 import type { PeakGroup, PeakSnapshot } from './peak.js';
 import type { Summary } from './summary.js';
 import type { ReportResult } from './report.js';
+import type { Owner, RamMap } from './ram-map.js';
 import { pathRows, renderStack } from './stack-report.js';
 import { renderLeakCauses } from './leak-causes-text.js';
-import type { SourceLines, TextView } from './text-view.js';
+import { baseName, type SourceLines, type TextView } from './text-view.js';
 
 export type { SourceLines, TextView };
-import { COUNT_WORDS, formatBytes, formatCount, plural } from './units.js';
+import { COUNT_WORDS, formatBytes, formatBytesFine, formatCount, plural } from './units.js';
 
 export const REPORT_WIDTH = 80;
 
@@ -74,10 +75,11 @@ function at(event: number | null): string {
  * sites (--peak, --budget, --leak-causes).
  */
 export function reportText(r: ReportResult, source: SourceLines | null): string {
-  const view: TextView = { top: r.top, source, relativeTo: r.cwd };
+  const view: TextView = { top: r.top, source, relativeTo: r.cwd, clock: r.summary.process.pid !== 0 };
   const section = <T>(value: T | null, render: (value: T, view: TextView) => string): string => (value === null ? '' : render(value, view));
   return (
     renderReport(r.summary, r.file) +
+    section(r.ramMap ?? null, renderRamMap) +
     section(r.attribution, renderAttribution) +
     section(r.peak, renderPeaks) +
     section(r.linked, renderLinked) +
@@ -415,7 +417,8 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
     out.push(`  ${c.kind} ≤ ${formatBytes(c.limitBytes)}${counted}: max ${formatBytes(c.maxBytes)}${at(c.maxEvent)}, ${verdict}`);
     for (const r of c.ranges.slice(0, Math.max(0, top))) {
       const events = r.startEvent === r.endEvent ? `event ${formatCount(r.startEvent)}` : `events ${formatCount(r.startEvent)}-${formatCount(r.endEvent)}`;
-      out.push(`    ${events} (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)}): max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
+      const times = view.clock === false ? '' : ` (${formatNs(r.startTimeNs)} to ${formatNs(r.endTimeNs)})`;
+      out.push(`    ${events}${times}: max ${formatBytes(r.maxBytes)}${at(r.maxEvent)}`);
       if (r.stacks !== null) out.push(...budgetStacks(r));
       if (r.liveBlocks === null || c.kind === 'stack') continue;
       out.push(`      heap live at its start: ${formatBytes(r.liveBytes ?? 0)} in ${plural(r.liveBlocks, 'block')}`);
@@ -448,6 +451,37 @@ export function renderBudgets(budgets: { source: string | null; checks: BudgetCh
     }
     if (c.rangeCount > top && top >= 0) out.push(`    … ${plural(c.rangeCount - Math.max(0, top), 'more range')}`);
   }
+  return out.join('\n') + '\n';
+}
+
+const OWNER_TEXT: Record<Owner, string> = { program: 'program', runtime: 'cc-memwrap', other: 'C library and start-up' };
+
+/** A firmware's RAM map: its RAM, the static data by owner, the heap's and stack's peaks against the linker script's
+ *  region and reservation, the margin, the first budget crossed, flash, the largest static objects. */
+export function renderRamMap(m: RamMap, view: TextView): string {
+  const hex = (n: number): string => `0x${n.toString(16)}`;
+  // A row: what, bytes, and its details, each further line under the first.
+  const row = (what: string, bytes: number, ...details: string[]): string[] =>
+    details.map((d, i) => fit(i === 0 ? `  ${what.padEnd(11)}${formatBytes(bytes).padStart(10)}  ${d}` : `${' '.repeat(15)}${d}`, REPORT_WIDTH));
+  const s = m.static;
+  const heap = m.heap.region;
+  const out = ['', fit(`RAM map of ${m.program === null ? 'the firmware' : baseName(m.program)}: ${formatBytes(m.ram.size)} at ${hex(m.ram.start)} (${m.ram.source})`, REPORT_WIDTH)];
+  out.push(...row('static', s.data + s.bss, `.data ${formatBytes(s.data)} + .bss ${formatBytes(s.bss)}`, (['program', 'runtime', 'other'] as Owner[]).map((o) => `${OWNER_TEXT[o]} ${formatBytes(s.byOwner[o])}`).join(', ')));
+  out.push(...row('heap peak', m.heap.peakUsable, `usable (${formatBytes(m.heap.peakRequested)} requested)${heap === null ? '; the script gives no heap region' : `, of ${formatBytes(heap.end - heap.start)}`}`, ...(heap === null ? [] : [`(${heap.source})`])));
+  out.push(...row('stack peak', m.stack.peak, m.stack.reserved === null ? 'the script reserves no stack' : `of ${formatBytes(m.stack.reserved)} reserved (${m.stack.source})`));
+  out.push(...row('margin', m.margin, m.margin < 0 ? 'short: the heap and the stack met' : 'RAM left at those peaks'));
+  out.push(...row('flash', m.flash.used, `used${m.flash.size === null ? '' : ` of ${formatBytes(m.flash.size)}`}; cc-memwrap's code and tables ${formatBytes(m.runtime.flash)}`));
+  const c = m.firstCrossed;
+  if (c === null) out.push('  No budget crossed.');
+  else {
+    const where = c.function === null ? 'no known line' : `${c.function}${c.file === null ? '' : ` (${baseName(c.file)}:${c.line})`}`;
+    out.push(fit(`  First crossed: the ${c.kind} budget, ${formatBytesFine(c.limitBytes)}, at event ${formatCount(c.event)} (${formatBytesFine(c.bytes)})`, REPORT_WIDTH));
+    out.push(fit(`    by ${where}`, REPORT_WIDTH));
+  }
+  const shown = s.objects.slice(0, Math.max(0, view.top));
+  if (shown.length === 0) return out.join('\n') + '\n';
+  out.push(`  Largest static objects (${shown.length} of ${s.objectCount})`);
+  out.push(...labelTable(['bytes', 'section', 'owner', 'object'], shown.map((o) => [formatBytes(o.size), o.section, OWNER_TEXT[o.owner], o.name]), '    '));
   return out.join('\n') + '\n';
 }
 

@@ -15,6 +15,8 @@ import { stackSection, worstCaseOf, type StackReport } from './stack-report.js';
 import { DeepestStackFold } from './deepest-stack.js';
 import type { StackUnit } from './worst-stack.js';
 import { leakCausesAfter, LeakSitesFold, type LeakCauses } from './leak-causes.js';
+import type { FirmwareImage } from './firmware-image.js';
+import { ProgramStaticsFold, ramMap, type RamMap } from './ram-map.js';
 
 export const FAIL_ON = ['budget', 'leaks'] as const;
 export type FailOn = (typeof FAIL_ON)[number];
@@ -48,6 +50,8 @@ export interface ReportInputs {
   budgets: { limits: Budgets; source: string | null } | null;
   /** The program's `.mw_stack` units for --stack, or null with the reason. */
   frameSizes: { program: string | null; units: StackUnit[] | null; missing: string | null } | null;
+  /** A firmware's memory from its ELF file, for the RAM map; absent or null: the trace is not a firmware's. */
+  firmware?: { program: string | null; image: FirmwareImage } | null;
 }
 
 export interface ReportResult {
@@ -70,6 +74,8 @@ export interface ReportResult {
   leaks: LeaksAtExit | null;
   leakCauses: LeakCauses | null;
   failOn: { conditions: FailOn[]; failed: FailOn[] } | null;
+  /** A firmware's RAM map (always, for a firmware whose ELF file was read); absent otherwise. */
+  ramMap?: RamMap;
 }
 
 /**
@@ -107,6 +113,10 @@ export function computeReport(source: FoldSource, file: string, request: ReportR
     leakCauses: last!.leakSitesFold === null ? null : leakCausesAfter(source, last!.leakSitesFold.result()),
     failOn: null,
   };
+  const fw = inputs.firmware;
+  if (fw && last!.staticsFold !== null) {
+    result.ramMap = ramMap(fw.program, fw.image, summary, last!.staticsFold.sites, last!.budgetFold?.firstCrossing() ?? null, start.sites, top);
+  }
   if (request.failOn.size > 0) {
     const failed = {
       budget: result.budgets !== null && result.budgets.exceeded,
@@ -131,6 +141,8 @@ interface ReportFolds {
   intervalFold: IntervalFold | null;
   stackFold: DeepestStackFold | null;
   leakSitesFold: LeakSitesFold | null;
+  /** A firmware's: the statics the program registered, for the RAM map. */
+  staticsFold: ProgramStaticsFold | null;
   all: EventFold[];
 }
 
@@ -149,9 +161,10 @@ function reportFolds(start: TraceStart, request: ReportRequest, inputs: ReportIn
   const intervalFold = request.interval === null ? null : new IntervalFold(start, request.interval);
   const stackFold = request.stack && inputs.frameSizes !== null ? new DeepestStackFold(start, mainFrame) : null;
   const leakSitesFold = request.leakCauses ? new LeakSitesFold(start) : null;
+  const staticsFold = inputs.firmware ? new ProgramStaticsFold() : null;
   const all: EventFold[] = [summaryFold];
-  for (const f of [orphans, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, leakSitesFold]) if (f !== null) all.push(f);
-  return { start, summaryFold, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, leakSitesFold, all };
+  for (const f of [orphans, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, leakSitesFold, staticsFold]) if (f !== null) all.push(f);
+  return { start, summaryFold, peakFold, linkedFold, leaksFold, attributionFold, budgetFold, temporariesFold, callsFold, intervalFold, stackFold, leakSitesFold, staticsFold, all };
 }
 
 /**

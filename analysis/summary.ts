@@ -79,21 +79,30 @@ export interface SummaryOptions {
   top?: number;
 }
 
-/** How the run ended, in words. */
-export function describeEnd(how: EndHowName, code: number | null, complete: boolean, stopped: { errno: number; event: number } | null = null): string {
+/**
+ * How the run ended, in words. `stopped`: the runtime stopped recording (the header's STOPPED flag). `firmware`: the
+ * trace came from a target without an operating system (its header's pid is 0, runtime/TRACE-FORMAT.md), which ends by
+ * a fault, a lockup or a reset rather than by a signal, and whose trace written through a stream (memwrap_write)
+ * cannot be marked complete after its END.
+ */
+export function describeEnd(how: EndHowName, code: number | null, complete: boolean, stopped: { errno: number; event: number } | null = null, firmware = false): string {
   // The runtime could not grow the file: the run went on, unrecorded; how it ended is not in the trace.
   if (stopped !== null) return `recording stopped: ${describeStop(stopped.errno)}, at event ${stopped.event.toLocaleString('en-US')}; the program ran on unrecorded`;
   if (how === 'exit') {
-    return complete
+    return complete || firmware
       ? `normal exit, status ${code}`
       : `exit with status ${code} recorded, but the trace was not marked complete (the process died while exiting)`;
   }
+  if (how === 'unknown' && firmware) return STOPPED_FIRMWARE;
   if (how === 'signal') {
     const name = code === null ? null : signalName(code);
     return `killed by signal ${code}${name ? ` (${name})` : ''}`;
   }
   return 'ended without a trailer: killed (e.g. SIGKILL) or crashed';
 }
+
+/** A firmware's run that ended without END: what the report says of it. */
+export const STOPPED_FIRMWARE = 'stopped before its end was recorded (a fault, a lockup, a reset or a debugger): the trace holds what the runtime wrote out until then';
 
 /** Every number of the report, as a fold over the events: state grows with the allocation site groups only. */
 export class SummaryFold implements EventFold {
@@ -230,7 +239,7 @@ export class SummaryFold implements EventFold {
         signalName: run.how === 'signal' && run.code !== null ? signalName(run.code) : null,
         complete: run.complete,
         stopped: h.stoppedErrno === null ? null : { errno: h.stoppedErrno, reason: describeStop(h.stoppedErrno), event: end.events },
-        description: describeEnd(run.how, run.code, run.complete, h.stoppedErrno === null ? null : { errno: h.stoppedErrno, event: end.events }),
+        description: describeEnd(run.how, run.code, run.complete, h.stoppedErrno === null ? null : { errno: h.stoppedErrno, event: end.events }, h.pid === 0),
       },
       threads: end.threads.map((t) => ({
         index: t.index,

@@ -13,4 +13,11 @@ export interface TextView {
   top: number;
   source: SourceLines | null;
   relativeTo: string | null;
+  /** False for a trace without a clock (a firmware's: pid 0), whose times are all 0 and are not shown. */
+  clock?: boolean;
+}
+
+/** The last part of a path (the whole of it when it ends in a slash): `fw.elf` of `/build/fw.elf`. */
+export function baseName(path: string): string {
+  return path.slice(path.lastIndexOf('/') + 1) || path;
 }

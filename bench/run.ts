@@ -2,7 +2,7 @@
 // compute-heavy workloads and on SQLite, beside Valgrind Massif and heaptrack
 // on the same workloads; cc-memwrap gcc vs. gcc build time on sqlite3.c; and
 // trace bytes per event; and how the readers scale to traces of 10^8 and 10^9
-// events (scale.ts). Runs alternate (A B A B …) on this noisy machine and
+// events (scale.ts); a firmware's cost in QEMU's instructions (firmware.ts). Runs alternate (A B A B …) on this noisy machine and
 // every figure is a ratio of medians measured in this one run.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import { countEvents } from '../analysis/trace/count.js';
 import { packageRoot } from '../package-root.js';
 import { branchesTable } from './branches.js';
+import { firmwareTable } from './firmware.js';
 import { floorTable } from './floor.js';
 import { scaleTable } from './scale.js';
 import { median, sh, timeRun } from './measure.js';
@@ -44,7 +45,7 @@ function main(): void {
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale]');
+    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]');
     return;
   }
   const runs = Number(values.runs);
@@ -112,6 +113,7 @@ function main(): void {
   if (!values.only || values.only === 'floor') floorTable(workloads(), runs, work);
   if (!values.only || values.only === 'branches') branchesTable(workloads(), wrapper, runs, work);
   if (!values.only || values.only === 'scale') scaleTable(work);
+  if (!values.only || values.only === 'firmware') firmwareTable(work);
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events

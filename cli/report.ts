@@ -168,7 +168,13 @@ async function open(file: string): Promise<TraceFile> {
  */
 function compute(trace: TraceFile, a: ReportArgs, io: CliIo): ReportResult {
   const budgets = budgetsFor(a.budgets, trace);
-  const inputs: ReportInputs = { budgets, frameSizes: a.request.stack ? trace.stackInfo() : null };
+  const firmware = trace.firmware();
+  if (firmware.image === null && trace.isFirmware) io.err(`cc-memwrap report: ${a.file}: no RAM map or linker-script budgets: ${firmware.missing}\n`);
+  const inputs: ReportInputs = {
+    budgets,
+    frameSizes: a.request.stack ? trace.stackInfo() : null,
+    firmware: firmware.image === null ? null : { program: firmware.program, image: firmware.image },
+  };
   const progress = progressLine(io, a.file, trace.size);
   try {
     return computeReport(trace.stream({ onProgress: progress.update, reader: recordWorker }), a.file, a.request, inputs);

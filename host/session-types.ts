@@ -6,6 +6,7 @@ import type { IndexMeta } from '../analysis/trace-index.js';
 import type { IndexPanels } from '../analysis/panel-data.js';
 import type { BudgetKind } from '../analysis/budgets.js';
 import type { Comparison } from '../analysis/compare.js';
+import type { RamMap } from '../analysis/ram-map.js';
 
 export interface RecentEntry {
   path: string;
@@ -27,6 +28,11 @@ export interface SessionInfo {
    * renderer hands them to analysis/stack-report.ts for the worst-case stack panel.
    */
   stack: StackInfo;
+  /**
+   * A firmware's RAM map (its ELF file's regions and budgets against the run: analysis/ram-map.ts), computed by the
+   * host as `cc-memwrap report` computes it; absent for a host's trace.
+   */
+  ramMap?: RamMap;
   /**
    * 'index': the trace is too large to hand over whole (or the host was told to use its index): the page asks the
    * host for summaries, ranges of events and details (IndexStatusReply, `/api/index/…`). Absent: whole mode.

@@ -15,6 +15,8 @@ import { loadBudgetConfig, type BudgetConfig } from './budget-config.js';
 import { fileSymbolNamer } from './library-symbols.js';
 import type { StackInfo } from './session-types.js';
 import { readStackInfo } from './stack-info.js';
+import { readFirmwareInfo, type FirmwareInfo } from './firmware-info.js';
+import { readProgramFile, type ProgramFile } from './program-file.js';
 import { tracedProgram } from './traced-program.js';
 
 export class TraceFile {
@@ -22,6 +24,8 @@ export class TraceFile {
   private named: NamedSources | null = null;
   private budgets: BudgetConfig | null = null;
   private stack: StackInfo | null = null;
+  private programFile: ProgramFile | null | undefined = undefined;
+  private firmwareInfo: FirmwareInfo | null = null;
   private whole: Uint8Array | null = null;
   private run: { path: string; cwd: string; rank: number | null } | null | undefined = undefined;
 
@@ -30,7 +34,7 @@ export class TraceFile {
     readonly path: string,
     /** The file, opened once and kept open: every reading goes through it (a clone each). */
     private readonly file: FileSource,
-    /** Its header: the process (pid, parent) and when it started. */
+    /** Its header: the process (pid, parent) and when it started; pid 0 says a firmware wrote it (runtime/TRACE-FORMAT.md). */
     readonly header: TraceHeader,
   ) {}
 
@@ -115,13 +119,33 @@ export class TraceFile {
     return tracedProgram(this.run?.path, this.run?.cwd);
   }
 
-  /** The memwrap.json beside the traced program (read on the first call). */
+  /** The budgets: a memwrap.json beside the traced program, a firmware's linker script's (read on the first call). */
   budgetConfig(): BudgetConfig {
-    return (this.budgets ??= loadBudgetConfig(this.program()));
+    return (this.budgets ??= loadBudgetConfig(this.program(), this.firmware().image));
   }
 
   /** The traced program's frame sizes (read on the first call). */
   stackInfo(): StackInfo {
-    return (this.stack ??= readStackInfo(this.program()));
+    return (this.stack ??= readStackInfo(this.program(), this.readProgram()));
+  }
+
+  /** Whether a firmware wrote the trace (its header's pid is 0: no operating system). */
+  get isFirmware(): boolean {
+    return this.header.pid === 0;
+  }
+
+  /** A firmware's memory regions and static data from its ELF file; for a host's trace none, and nothing is read. */
+  firmware(): FirmwareInfo {
+    if (!this.isFirmware) return { program: this.program(), image: null, missing: 'not a firmware\'s trace' };
+    return (this.firmwareInfo ??= readFirmwareInfo(this.program(), this.readProgram()));
+  }
+
+  /** The traced program's file, read once for both of the above; null when the trace names no program. */
+  private readProgram(): ProgramFile | null {
+    if (this.programFile === undefined) {
+      const program = this.program();
+      this.programFile = program === null ? null : readProgramFile(program);
+    }
+    return this.programFile;
   }
 }

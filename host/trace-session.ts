@@ -7,6 +7,7 @@ import { SourceAccess, type SourceResult } from './source-access.js';
 import { TraceFile } from './trace-file.js';
 import { cachedIndexPanels } from './index-panels.js';
 import { cachedIndexReport, indexPathFor, openTraceIndex, openTraceIndexStaged, useIndex, type BuildProgress, type StagedIndex, type TraceIndex } from './trace-index.js';
+import { viewerRamMap } from './firmware-info.js';
 
 export type { SessionInfo };
 
@@ -109,6 +110,8 @@ export class TraceSession {
       stack: trace.stackInfo(),
       ...(index ? { mode: 'index' as const } : {}),
     };
+    const ramMap = trace.isFirmware ? viewerRamMap(trace.stream(), trace.path, trace.firmware(), fromConfig) : null;
+    if (ramMap !== null) info.ramMap = ramMap;
     const indexFile = index ? (options.indexFile ?? indexPathFor(trace.path)) : null;
     return new TraceSession(trace.path, trace, info, indexFile, options.beforeIndexEvents, options.deferReport, options.timedSummaries, options.sourceRoot !== undefined);
   }

@@ -20,11 +20,12 @@ import {
 import { doesNotCompileMessage, notInstrumentedMessage } from './fallback-messages.js';
 import { expandResponseFiles } from './response-files.js';
 import { isBitcode, ltoOf, toolFor, type Lto } from './lto.js';
-import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, runtimeExportsList } from './runtime-build.js';
+import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, relocatableLink, runtimeDir, runtimeExportsList, TARGET_FLAGS } from './runtime-build.js';
 import { rewriteTranslationUnit } from './rewrite.js';
 import { fileDigest } from './source-digest.js';
 import { CallFilter, NO_CALLS_FLAG, parseNoCalls } from './left-out.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
+import { applyFirmwareFlag, BEFORE_RAM_FUNCTIONS, firmwareLibc, firmwareSizes, firmwareWraps, isFirmwareBuild, linkObjectSource, type FirmwareFlags } from './firmware.js';
 
 export interface DriverOptions {
   /** Fail instead of building the original when the instrumented unit does not compile. */
@@ -39,6 +40,8 @@ export interface DriverOptions {
   originalDiagnostics: boolean;
   /** Functions whose calls are not recorded (`--mw-no-calls=`), or null. */
   noCalls: CallFilter | null;
+  /** Firmware: the runtime's buffer, shadow stack and block table as `--mw-buffer=` & co. asked (else defaults). */
+  firmware: FirmwareFlags;
 }
 
 const PREFIX = 'cc-memwrap';
@@ -175,6 +178,11 @@ class Driver {
 
   async run(): Promise<number> {
     const { mode, inputs } = this.command;
+    const sized = Object.keys(this.options.firmware);
+    if (sized.length > 0 && !this.firmware) {
+      say(`--mw-${sized.map((k) => ({ bufferBytes: 'buffer', frames: 'frames', blocks: 'blocks' })[k]).join(', --mw-')} size the runtime of firmware (a bare-metal compiler such as arm-none-eabi-gcc); ${this.command.compiler} builds for this host, whose runtime writes straight to a file`);
+      return 2;
+    }
     const touchesC = inputs.some((input) => input.kind === 'c');
     if (inputs.some((input) => input.kind === 'stdin')) return this.passThrough();
     if (mode === 'preprocess' || mode === 'syntax-only' || mode === 'no-input') return this.passThrough();
@@ -197,7 +205,7 @@ class Driver {
         objects.set(input.index, object);
       }
     }
-    const extra = this.runtimeLinkArguments();
+    const extra = await this.runtimeLinkArguments();
     if (extra === null) return 1;
     return statusOf(await this.cc([...linkArguments(this.command, objects), ...extra]));
   }
@@ -205,9 +213,10 @@ class Driver {
   /** What a link adds: a program gets the runtime and exports its symbols (so an instrumented shared object it
    *  loads later uses this runtime); a shared object depends on libmemwrap.so instead, so that a host that is not
    *  instrumented can load it; a relocatable (-r) link gets nothing. Null when the runtime cannot be built. */
-  private runtimeLinkArguments(): string[] | null {
+  private async runtimeLinkArguments(): Promise<string[] | null> {
     const args = this.command.args;
     if (this.command.links === 'relocatable') return [];
+    if (this.firmware) return this.firmwareLinkArguments();
     if (this.command.links === 'shared') {
       const shared = this.built(() => ensureSharedRuntime(this.command.compiler, args, this.options.verbose ? say : undefined));
       return shared && [shared.module, shared.library, `-Wl,-rpath,${shared.dir}`, '-pthread'];
@@ -216,6 +225,31 @@ class Driver {
     if (!runtime) return null;
     const exported = args.some((a) => a === '-static' || a === '-static-pie') ? [] : [`-Wl,--dynamic-list=${runtimeExportsList}`];
     return [runtime.strong, '-pthread', ...exported];
+  }
+
+  /** A firmware link: the target's runtime, this link's object (the firmware's name and path, the runtime's memory
+   *  at the sizes asked for) and the linker's --wrap of the C library's allocator and _exit (firmware.ts). */
+  private async firmwareLinkArguments(): Promise<string[] | null> {
+    const runtime = this.runtime();
+    if (!runtime) return null;
+    const output = this.command.output?.path ?? 'a.out';
+    const source = this.temp('mw-link.c');
+    writeFileSync(source, linkObjectSource(output, process.cwd(), firmwareSizes(this.options.firmware)));
+    const object = this.temp('mw-link.o');
+    const built = await this.cc([...abiFlags(this.command.args), ...TARGET_FLAGS, `-I${runtimeDir}`, '-O2', '-c', source, '-o', object]);
+    if (statusOf(built) !== 0) return null;
+    return [runtime.strong, object, ...firmwareWraps(firmwareLibc(this.command.args))];
+  }
+
+  /** The functions whose calls are left out: `--mw-no-calls`, and in firmware its start-up before RAM is set up. */
+  private callFilter(): CallFilter | null {
+    if (!this.firmware) return this.options.noCalls;
+    return new CallFilter([...(this.options.noCalls?.patterns ?? []), ...BEFORE_RAM_FUNCTIONS]);
+  }
+
+  /** Whether this command builds firmware (a bare-metal compiler or C library, firmware.ts). */
+  private get firmware(): boolean {
+    return isFirmwareBuild(this.command.compiler, this.command.args);
   }
 
   private runtime(): ReturnType<typeof ensureRuntime> | null {
@@ -264,7 +298,7 @@ class Driver {
         headerPath,
         branches: this.options.branches,
         compileDir: process.cwd(),
-        noCalls: this.options.noCalls ?? undefined,
+        noCalls: this.callFilter() ?? undefined,
         hashSource: (file) => this.digestOf(file),
       });
       for (const warning of result.warnings) {
@@ -388,7 +422,7 @@ class Driver {
   private async joinNative(object: string, combined: string): Promise<number> {
     const runtime = this.runtime();
     if (!runtime) return 1;
-    return statusOf(await this.cc([...abiFlags(this.command.args), '-r', '-nostdlib', object, runtime.weak, '-o', combined]));
+    return statusOf(await this.cc([...relocatableLink(abiFlags(this.command.args)), object, runtime.weak, '-o', combined]));
   }
 
   /** Under -flto the object is IR, and so is the weak runtime joined to it, so that the object stays IR and
@@ -447,6 +481,12 @@ CFLAGS; they are never passed to the compiler):
                   every call; their heap calls are still recorded, their
                   stack counts in their callers', and report says which
                   functions were left out
+  --mw-buffer=SIZE, --mw-frames=N, --mw-blocks=N
+                  firmware (arm-none-eabi-gcc …): the bytes of records the
+                  runtime holds before it writes them out (default 2K), the
+                  open frames its shadow stack holds (128) and the live
+                  blocks its table holds (64); all three are the runtime's
+                  own RAM, which the report shows (docs/target.md)
   --mw-original-diagnostics
                   also compile each untouched source and show its warnings
                   and exit status instead of the instrumented file's (which
@@ -464,6 +504,7 @@ function applyOwnFlag(flag: string, options: DriverOptions): boolean {
   else if (flag === '--mw-keep') options.keepTemps = true;
   else if (flag === '--mw-branches') options.branches = true;
   else if (flag === '--mw-original-diagnostics') options.originalDiagnostics = true;
+  else if (applyFirmwareFlag(flag, options.firmware)) return true;
   else if (flag.startsWith(NO_CALLS_FLAG)) {
     // Given twice (CFLAGS and the command line), the lists add up.
     const patterns = parseNoCalls(flag.slice(NO_CALLS_FLAG.length));
@@ -499,6 +540,7 @@ export async function runDriver(argv: readonly string[]): Promise<number> {
     branches: false,
     originalDiagnostics: false,
     noCalls: null,
+    firmware: {},
   };
   let i = 0;
   try {

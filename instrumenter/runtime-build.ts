@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isFirmwareBuild } from './firmware.js';
 import { toolFor, weakPragmas, type Lto } from './lto.js';
 import { packageRoot } from '../package-root.js';
 
@@ -53,9 +54,26 @@ export function sanitizerOwnsAllocator(args: readonly string[]): boolean {
 }
 
 /** Flags for building the runtime: the command's ABI, and no interposer where a sanitizer owns malloc. Frame
- *  pointers then too: the sanitizer's fast unwinder walks them from its malloc, through ours, to the user's line. */
-function runtimeFlags(args: readonly string[]): string[] {
+ *  pointers then too: the sanitizer's fast unwinder walks them from its malloc, through ours, to the user's line.
+ *  Firmware gets the target's runtime, each function in a section of its own so the link keeps only what is used. */
+function runtimeFlags(compiler: string, args: readonly string[]): string[] {
+  if (isFirmwareBuild(compiler, args)) return [...abiFlags(args), ...TARGET_FLAGS];
   return [...abiFlags(args), ...(sanitizerOwnsAllocator(args) ? ['-DMW_INTERPOSE=0', '-fno-omit-frame-pointer'] : [])];
+}
+
+/** What builds the target's runtime (and the object of each firmware link) instead of the host's. */
+export const TARGET_FLAGS = ['-DMW_TARGET=1', '-ffunction-sections', '-fdata-sections'];
+
+/** The flags of a relocatable link (`-r`) of objects into one, from the compiler flags `flags`. A bare-metal C
+ *  library's specs file shapes every link it takes part in (picolibc's lays it out by its linker script and drops
+ *  unused sections), which would make the objects a program: a relocatable link goes without it. */
+export function relocatableLink(flags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < flags.length; i++) {
+    if (flags[i] === '-specs' || flags[i] === '--specs') i++;
+    else if (!/^--?specs=/.test(flags[i]!)) out.push(flags[i]!);
+  }
+  return [...out, '-r', '-nostdlib'];
 }
 
 export interface RuntimeObjects {
@@ -82,9 +100,10 @@ function sourcesIn(dir: string): string[] {
     .map((name) => path.join(dir, name));
 }
 
-/** The runtime of a program on a host: what every platform records with (core/) and the host's own files. */
-function runtimeSources(): string[] {
-  return [...sourcesIn(path.join(runtimeDir, 'core')), ...sourcesIn(runtimeDir)];
+/** The runtime's sources: what every platform records with (core/), then the host's own files, or for firmware
+ *  the target's (target/: no threads, files or mappings). */
+function runtimeSources(firmware = false): string[] {
+  return [...sourcesIn(path.join(runtimeDir, 'core')), ...sourcesIn(firmware ? path.join(runtimeDir, 'target') : runtimeDir)];
 }
 
 /** Every source and header under runtime/, so any change to one builds the runtime anew. */
@@ -107,7 +126,7 @@ function resolveCompiler(compiler: string): string {
   return compiler;
 }
 
-function cacheKey(compiler: string, flags: string[]): string {
+function cacheKey(compiler: string, flags: string[], firmware = false): string {
   const hash = createHash('sha256');
   const resolved = resolveCompiler(compiler);
   hash.update(resolved);
@@ -119,7 +138,7 @@ function cacheKey(compiler: string, flags: string[]): string {
   }
   hash.update(JSON.stringify(flags));
   // Which files a build compiles is part of the recipe: a runtime cached by a version that compiled others is not it.
-  hash.update(JSON.stringify(runtimeSources().map((file) => path.relative(runtimeDir, file))));
+  hash.update(JSON.stringify(runtimeSources(firmware).map((file) => path.relative(runtimeDir, file))));
   for (const file of runtimeFiles(runtimeDir)) {
     hash.update(file);
     hash.update(readFileSync(file));
@@ -168,8 +187,8 @@ function cached<T extends Record<string, string>>(dir: string, made: T, build: (
 }
 
 /** Compiles each runtime source into `work`; returns the objects. */
-function compileRuntime(compiler: string, flags: string[], work: string, extra: string[] = []): string[] {
-  return runtimeSources().map((source) => {
+function compileRuntime(compiler: string, flags: string[], work: string, extra: string[] = [], firmware = false): string[] {
+  return runtimeSources(firmware).map((source) => {
     const object = path.join(work, path.basename(source, '.c') + '.o');
     run(compiler, [...flags, '-O2', '-g', ...extra, '-c', `-I${runtimeDir}`, source, '-o', object], 'building the runtime');
     return object;
@@ -178,13 +197,15 @@ function compileRuntime(compiler: string, flags: string[], work: string, extra: 
 
 /** Returns the cached runtime for this compiler and ABI, building it first if needed. */
 export function ensureRuntime(compiler: string, userArgs: readonly string[], log?: (line: string) => void): RuntimeObjects {
-  const flags = runtimeFlags(userArgs);
-  const dir = path.join(cacheRoot(), cacheKey(compiler, flags));
+  const flags = runtimeFlags(compiler, userArgs);
+  const firmware = isFirmwareBuild(compiler, userArgs);
+  // the combining link's flags are in the key too: how the objects are joined is part of what is cached
+  const dir = path.join(cacheRoot(), cacheKey(compiler, [...flags, ...relocatableLink(flags)], firmware));
   const objects = { strong: path.join(dir, 'memwrap.o'), weak: path.join(dir, 'memwrap-weak.o') };
   return cached(dir, objects, (work) => {
     log?.(`building the runtime for ${compiler} ${flags.join(' ')} in ${dir}`);
-    const parts = compileRuntime(compiler, flags, work);
-    run(compiler, [...flags, '-r', '-nostdlib', ...parts, '-o', path.join(work, 'memwrap.o')], 'combining the runtime');
+    const parts = compileRuntime(compiler, flags, work, [], firmware);
+    run(compiler, [...relocatableLink(flags), ...parts, '-o', path.join(work, 'memwrap.o')], 'combining the runtime');
     run(objcopyFor(compiler), ['--weaken', path.join(work, 'memwrap.o'), path.join(work, 'memwrap-weak.o')], 'weakening the runtime');
   });
 }
@@ -195,7 +216,7 @@ export function ensureRuntime(compiler: string, userArgs: readonly string[], log
  *  to make weak. */
 export function ensureLtoWeakRuntime(compiler: string, userArgs: readonly string[], lto: Lto, bitcode: boolean, log?: (line: string) => void): string {
   const native = ensureRuntime(compiler, userArgs, log);
-  const flags = runtimeFlags(userArgs);
+  const flags = runtimeFlags(compiler, userArgs);
   const ltoFlag = bitcode && lto.thin ? '-flto=thin' : '-flto';
   const kind = bitcode ? (lto.thin ? 'thin' : 'full') : 'gcc';
   const dir = path.join(cacheRoot(), `${cacheKey(compiler, [...flags, ltoFlag, kind])}-lto`);
@@ -226,7 +247,7 @@ export interface SharedRuntime {
  *  Position-independent, and without the interposer: a host that is not instrumented has loaded libc's malloc
  *  before it, so an interposer there would never be called. */
 export function ensureSharedRuntime(compiler: string, userArgs: readonly string[], log?: (line: string) => void): SharedRuntime {
-  const flags = [...runtimeFlags(userArgs).filter((f) => !/^(-DMW_INTERPOSE=0|-f(no-)?(pic|PIC|pie|PIE))$/.test(f)), '-fPIC', '-DMW_INTERPOSE=0'];
+  const flags = [...runtimeFlags(compiler, userArgs).filter((f) => !/^(-DMW_INTERPOSE=0|-f(no-)?(pic|PIC|pie|PIE))$/.test(f)), '-fPIC', '-DMW_INTERPOSE=0'];
   const dir = path.join(cacheRoot(), `${cacheKey(compiler, flags)}-shared`);
   const made = { library: path.join(dir, 'libmemwrap.so'), module: path.join(dir, 'memwrap-module.o') };
   cached(dir, made, (work) => {

@@ -145,4 +145,11 @@ int __mw_branch(struct __mw_unit *u, unsigned site, int taken);
  * reads the bytes as a .mwtrace file.  See runtime/README.md. */
 long memwrap_write(const void *bytes, __SIZE_TYPE__ size);
 
+/* Writes out what is recorded so far.  On a bare-metal target the records
+ * wait in a buffer until it fills or the firmware ends; a firmware that never
+ * returns from main calls this where the trace must be complete (before a
+ * reset it asks for, in its idle loop).  On a host every record is in the
+ * trace file already, and this does nothing. */
+void memwrap_flush(void);
+
 #endif /* CC_MEMWRAP_H */

@@ -14,13 +14,31 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <pthread.h>
 
 #include "memwrap.h"
 
+/* MW_TARGET (set by the build for bare-metal firmware, runtime/target/): one
+ * thread and its interrupts, no operating system.  Per-thread state is then a
+ * plain global, and the host's threads, files and mappings are not built. */
+#ifndef MW_TARGET
+#define MW_TARGET 0
+#endif
+#if !MW_TARGET
+#include <pthread.h>
+#endif
+
 #define MW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#if MW_TARGET
+#define MW_THREAD_LOCAL
+#define MW_TLS
+#else
+#define MW_THREAD_LOCAL __thread
 #define MW_TLS __attribute__((tls_model("initial-exec")))
+#endif
+/* Format 1.4's prediction table (1024 slots of 8 bytes per thread): on a host; a target writes every ENTER in the
+ * site-delta form, which needs no table (TRACE-FORMAT.md), to keep 8 KiB of RAM. */
+#define MW_PREDICT (!MW_TARGET)
 
 /* ---- trace format (runtime/TRACE-FORMAT.md) ---- */
 enum {
@@ -117,11 +135,21 @@ struct mw_thread {
   unsigned lib_index;
   unsigned lib_gen;             /* mw_libs.gen when cached; 0 = nothing cached */
   unsigned chunk_prepared;      /* 1 + the prepared mapping the chunk is in; 0 = its own mapping */
+#if MW_TARGET
+  int streaming;                /* a record larger than the buffer is being written out (target/mw-out.c) */
+#endif
 };
 
-extern __thread struct mw_thread mw_t MW_TLS;
+extern MW_THREAD_LOCAL struct mw_thread mw_t MW_TLS;
 
 /* ---- process-wide state ---- */
+#if MW_TARGET
+#define MW_IMAGES 1             /* the firmware */
+#define MW_EXTRA_UNITS 4
+#else
+#define MW_IMAGES 64            /* the executable and the shared objects */
+#define MW_EXTRA_UNITS 256
+#endif
 enum { MW_UNINIT = 0, MW_INITIALIZING, MW_ACTIVE, MW_DISABLED, MW_CLOSED };
 
 struct mw_global {
@@ -145,7 +173,9 @@ struct mw_global {
   int ended;                    /* END written */
   int exit_seen, exit_status, dtor_seen;
   int quick_seen, quick_status;  /* quick_exit was called, with this status */
+#if !MW_TARGET
   pthread_key_t key;
+#endif
   int key_ok;
   uint64_t start_mono;          /* CLOCK_MONOTONIC at start */
   uint64_t start_real;          /* CLOCK_REALTIME at start */
@@ -160,6 +190,7 @@ struct mw_global {
   unsigned ahead_wake;          /* futex word: bumped to wake the pre-fault thread */
   int ahead_waiting;            /* the pre-fault thread sleeps on ahead_wake */
   uint64_t ahead_end;           /* end of the file span the prepared mappings cover */
+#if !MW_TARGET
   struct mw_prepared {          /* file spans mapped and faulted in by the pre-fault thread (mw-prefault.c) */
     uint64_t start;             /* file offset (page-aligned) */
     unsigned char *addr;        /* NULL = free slot */
@@ -167,15 +198,20 @@ struct mw_global {
     int refs;                   /* chunks in it that a thread still writes */
     int ready;                  /* faulted in: chunks may be taken from it */
   } prepared[32];
+#endif
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */
-  struct __mw_unit *extra[256];
+  struct __mw_unit *extra[MW_EXTRA_UNITS];
+#if MW_TARGET
+  unsigned nblocks;             /* live blocks in the table (target/mw-blocks.c) */
+  uintptr_t blocks_lo, blocks_hi; /* every block the table held lies in [lo, hi) */
+#endif
   unsigned nimages;             /* executable and shared objects seen */
   struct mw_image {
     struct __mw_unit *const *ub, *const *ue;
     const struct __mw_static_ref *sb, *se;
-  } images[64];
+  } images[MW_IMAGES];
 };
 
 extern struct mw_global mw_g;
@@ -199,7 +235,11 @@ static inline void mw_relax(void)
 extern char __libc_single_threaded __attribute__((weak));
 static inline int mw_single_threaded(void)
 {
+#if MW_TARGET
+  return 1; /* one thread; an interrupt that records finds `busy` set, never a lock held */
+#else
   return &__libc_single_threaded != 0 && __libc_single_threaded;
+#endif
 }
 
 void mw_lock_slow(int *l);
@@ -263,6 +303,16 @@ static inline unsigned char *mw_put_sw(unsigned char *p, intptr_t v)
   *p++ = (unsigned char)z;
   return p;
 }
+/* The bytes mw_put_u writes for v. */
+static inline size_t mw_len_u(uint64_t v)
+{
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    n++;
+  }
+  return n;
+}
 unsigned char *mw_put_str(unsigned char *p, const char *s, size_t n);
 
 /* Writes `seq` as [seq] after the tag at *tag. */
@@ -321,7 +371,7 @@ struct mw_sink {
                unsigned what);
 };
 extern struct mw_sink mw_sink;
-extern const struct mw_sink mw_file_sink, mw_writer_sink, mw_online_sink;
+extern const struct mw_sink mw_file_sink, mw_writer_sink, mw_online_sink, mw_target_sink;
 /* what a heap event was, for mw_sink.heap */
 #define MW_HEAP_MADE 1            /* it made a block */
 #define MW_HEAP_ENDED 2           /* it ended a live block */
@@ -405,6 +455,34 @@ static inline void mw_commit_named(struct mw_thread *t, unsigned char *p)
   mw_commit(t, p);
 }
 
+#if MW_TARGET
+/* ---- a target's runtime (runtime/target/) ----
+ * What the driver sizes from its --mw- options and names from the link is
+ * defined in an object it compiles at each link (instrumenter/firmware.ts);
+ * the runtime's weak defaults serve a link made without it. */
+#define MW_DEFAULT_BUFFER 2048u   /* --mw-buffer: record bytes held between writes */
+#define MW_DEFAULT_FRAMES 128u    /* --mw-frames: open frames the shadow stack holds */
+#define MW_DEFAULT_BLOCKS 64u     /* --mw-blocks: live blocks the table holds (a power of two) */
+#define MW_LINK_MAX 16u           /* blocks one linked scan lists at most */
+struct mw_live_slot {
+  uintptr_t addr;               /* 0 = empty */
+  uint32_t id;                  /* the block id's low 32 bits */
+  uint32_t size;                /* requested bytes */
+};
+extern const char mw_program_path[], mw_program_cwd[], mw_trace_stem[];
+extern unsigned char mw_buffer[];
+extern const unsigned mw_buffer_bytes;
+extern struct mw_frame_slot mw_frame_slots[];
+extern const unsigned mw_frame_cap;
+extern struct mw_live_slot mw_block_slots[];
+extern const unsigned mw_block_cap;
+/* target/mw-out.c: a record of exactly `size` bytes from t->cur, streamed out when it is larger than the buffer */
+int mw_stream_begin(struct mw_thread *t, size_t size);
+unsigned char *mw_stream_room(struct mw_thread *t, unsigned char *p, size_t n);
+unsigned char *mw_stream_bytes(struct mw_thread *t, unsigned char *p, const void *s, size_t n);
+void mw_stream_end(struct mw_thread *t, unsigned char *p);
+#endif
+
 /* ---- online mode (mw-online.c; file layout: ONLINE-FORMAT.md) ---- */
 #define MW_ONLINE_MAJOR 1
 #define MW_ONLINE_MINOR 0
@@ -445,7 +523,7 @@ struct mw_online_cache {        /* per thread: the entries it used last (entries
   uint64_t library_key;
   struct mw_online_cache_slot functions[MW_ONLINE_CACHED];
 };
-extern __thread struct mw_online_cache mw_online_tc MW_TLS;
+extern MW_THREAD_LOCAL struct mw_online_cache mw_online_tc MW_TLS;
 struct mw_online {
   unsigned gen;                 /* bumped in a fork child: threads' caches are stale */
   int lock;                     /* orders every table update */
@@ -648,9 +726,21 @@ int mw_gettid(void);
  * into a host that is not ours.  Then only the rewritten calls are recorded,
  * through the public names, and the trace header says so (flag bit 1). */
 #ifndef MW_INTERPOSE
-#define MW_INTERPOSE 1
+#define MW_INTERPOSE (!MW_TARGET)
 #endif
-#if MW_INTERPOSE
+#if MW_TARGET
+/* A target's C library is linked statically: the driver links with --wrap for
+ * its allocator (malloc & co., newlib's _malloc_r & co.), whose own entry
+ * points are then __real_malloc … (runtime/target/mw-libc.c). */
+#define MW_REAL(f) mw_real_##f
+void *mw_real_malloc(size_t n);
+void *mw_real_calloc(size_t nmemb, size_t size);
+void *mw_real_realloc(void *p, size_t n);
+void mw_real_free(void *p);
+void *mw_real_memalign(size_t al, size_t n);
+void *mw_real_valloc(size_t n);
+void *mw_real_pvalloc(size_t n);
+#elif MW_INTERPOSE
 #define MW_REAL(f) __libc_##f
 #else
 #define MW_REAL(f) f

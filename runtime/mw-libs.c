@@ -145,22 +145,12 @@ static int mw_libs_lookup(uintptr_t ra, struct mw_lib_range *out, unsigned *gen)
   return found;
 }
 
-static size_t mw_u_len(uint64_t v)
-{
-  size_t n = 1;
-  while (v >= 0x80) {
-    v >>= 7;
-    n++;
-  }
-  return n;
-}
-
 /* EXT/LIBRARY: `u` index, `str` path. */
 static void mw_write_library(struct mw_thread *t, unsigned idx)
 {
   const struct mw_lib *l = &mw_libs.libs[idx];
   size_t n = l->name_len;
-  size_t plen = mw_u_len(idx) + mw_u_len(n) + n;
+  size_t plen = mw_len_u(idx) + mw_len_u(n) + n;
   if (!mw_room(t, plen + 24)) return;
   unsigned char *p = t->cur;
   *p++ = MW_REC_EXT;
@@ -213,7 +203,7 @@ void mw_write_caller(struct mw_thread *t, uintptr_t ra)
   unsigned char *p = t->cur;
   *p++ = MW_REC_EXT;
   p = mw_put_u(p, MW_EXT_CALLER);
-  p = mw_put_u(p, mw_u_len(idx));
+  p = mw_put_u(p, mw_len_u(idx));
   p = mw_put_u(p, idx);
   mw_commit(t, p);
   if (mw_g.call_paths && !mw_libs.libs[idx].exe) mw_write_call_path(t, ra);
@@ -311,10 +301,10 @@ static void mw_write_call_path(struct mw_thread *t, uintptr_t ra)
   mw_unlock(&mw_libs.lock);
   if (!(flags & 1) && n == MW_CALL_PATH_MAX) flags |= 2;
   if (n == 0) return;
-  size_t plen = mw_u_len(flags) + mw_u_len(n);
+  size_t plen = mw_len_u(flags) + mw_len_u(n);
   for (unsigned i = 0; i < n; i++) {
     mw_name_library(t, idx[i]);
-    plen += mw_u_len(idx[i]) + mw_u_len(off[i]);
+    plen += mw_len_u(idx[i]) + mw_len_u(off[i]);
   }
   if (!mw_room(t, plen + 24)) return;
   unsigned char *p = t->cur;

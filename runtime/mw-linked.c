@@ -191,16 +191,3 @@ unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *
   *partial = s.partial;
   return s.n;
 }
-
-/* LINKED after the FREE/REALLOC just written (t->seq is its seq). */
-void mw_write_linked(struct mw_thread *t, unsigned count, int partial)
-{
-  if (!count && !partial) return;
-  if (!mw_room(t, 12 + (size_t)count * 10)) return;
-  const uint64_t *ids = count ? mw_link_ids(t) : NULL;
-  unsigned char *p = t->cur;
-  *p++ = (unsigned char)(MW_REC_LINKED | (partial ? MW_F_PARTIAL : 0));
-  p = mw_put_u32(p, count);
-  for (unsigned i = 0; i < count; i++) p = mw_put_u(p, t->seq - ids[i]);
-  mw_commit(t, p);
-}

@@ -21,6 +21,12 @@ done
 for tool in arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf qemu-arm:qemu-user; do
   command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
 done
+# The firmware tests build for a Cortex-M with both bare-metal C libraries and run it under qemu-system-arm.
+for tool in arm-none-eabi-gcc:gcc-arm-none-eabi qemu-system-arm:qemu-system-arm; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 || need+=("${tool##*:}")
+done
+[ -e /usr/lib/picolibc/arm-none-eabi/picolibc.specs ] || need+=(picolibc-arm-none-eabi)
+[ -e /usr/lib/arm-none-eabi/lib/nano.specs ] || need+=(libnewlib-arm-none-eabi)
 # Differential fuzzing builds random programs from Csmith, with its headers.
 command -v csmith >/dev/null 2>&1 || need+=(csmith)
 [ -e /usr/include/csmith/csmith.h ] || need+=(libcsmith-dev)

@@ -231,6 +231,8 @@ export function runEnd(facts: RunFacts, header: TraceHeader, endEvent: number, p
       ? 'the header is marked complete but there is no END record'
       : header.stoppedErrno !== null
         ? `no END record: recording stopped (${describeStop(header.stoppedErrno)}) before the program ended`
+        : header.pid === 0
+          ? 'no END record: the firmware stopped (a fault, a lockup, a reset or a debugger) before the runtime could record its end; records made after its last write-out are not in the trace'
         : 'no END record: the program was killed (e.g. SIGKILL) or crashed before the runtime could record its end');
   }
   return end;

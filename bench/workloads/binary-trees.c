@@ -34,7 +34,13 @@ static void release(struct tree *t) {
 }
 
 int main(int argc, char **argv) {
+#ifdef DEPTH
+  int max_depth = DEPTH; /* a firmware has no arguments to read (bench/firmware.ts) */
+  (void)argc;
+  (void)argv;
+#else
   int max_depth = argc > 1 ? atoi(argv[1]) : 16;
+#endif
   int depth;
   struct tree *long_lived = bottom_up(max_depth);
   for (depth = 4; depth <= max_depth; depth += 2) {

@@ -38,7 +38,7 @@ static unsigned char *mw_put_enter_miss(struct mw_thread *t, unsigned char *p, u
                                         intptr_t dd)
 {
   if (mw_g.compact_calls) {
-    *slot = mw_predict_word(site, dd);
+    if (MW_PREDICT) *slot = mw_predict_word(site, dd);
     *p = MW_REC_ENTER | MW_F_ENTER_SITE_DELTA;
     p = mw_put_sw(p + 1, (intptr_t)(int32_t)(site - t->last_enter));
   } else {
@@ -66,8 +66,8 @@ static unsigned char *mw_put_enter(struct mw_thread *t, unsigned char *p, unsign
 {
   intptr_t dd = (intptr_t)(d - t->last_depth);
   unsigned history = t->history;
-  uint64_t *slot = mw_predict_slot(t, history);
-  if (*slot == mw_predict_word(site, dd))
+  uint64_t *slot = MW_PREDICT ? mw_predict_slot(t, history) : NULL;
+  if (MW_PREDICT && *slot == mw_predict_word(site, dd))
     *p++ = MW_REC_ENTER | MW_F_ENTER_PREDICTED;
   else
     p = mw_put_enter_miss(t, p, slot, site, dd);
@@ -195,6 +195,7 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_done(str
   return mw_frame_of(xsite, top);
 }
 
+#if MW_PREDICT
 /* A fast entry the table did not predict: out of line, so that the common
  * path of __mw_enter needs no register kept across a call. */
 static __attribute__((noinline)) struct __mw_frame mw_enter_unpredicted(unsigned char *p, unsigned site, uintptr_t d,
@@ -207,6 +208,7 @@ static __attribute__((noinline)) struct __mw_frame mw_enter_unpredicted(unsigned
   mw_entered(t, site, d, history);
   return mw_enter_done(t, p, &t->frames[top], site, d, top, xsite);
 }
+#endif
 
 /* The fast paths claim `busy` before they read any writer state (cur, top):
  * a signal handler that records in between then either sees busy and counts
@@ -236,9 +238,13 @@ struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned 
     return mw_enter_slow(t, NULL, site, xsite, sp);
   }
   unsigned history = t->history;
+#if MW_PREDICT
   if (MW_UNLIKELY(*mw_predict_slot(t, history) != mw_predict_word(site, (intptr_t)(d - t->last_depth))))
     return mw_enter_unpredicted(p, site, d, top, xsite);
   *p++ = MW_REC_ENTER | MW_F_ENTER_PREDICTED;
+#else
+  p = mw_put_enter_miss(t, p, NULL, site, (intptr_t)(d - t->last_depth)); /* no table: the site-delta form */
+#endif
   mw_entered(t, site, d, history);
   return mw_enter_done(t, p, frame, site, d, top, xsite);
 }

@@ -56,6 +56,19 @@ static inline unsigned char *mw_put_addr(struct mw_thread *t, unsigned char *p, 
   return mw_put_u(p, usable > req ? usable - req : 0);
 }
 
+/* LINKED after the FREE/REALLOC just written (t->seq is its seq). */
+void mw_write_linked(struct mw_thread *t, unsigned count, int partial)
+{
+  if (!count && !partial) return;
+  if (!mw_room(t, 12 + (size_t)count * 10)) return;
+  const uint64_t *ids = count ? mw_link_ids(t) : NULL;
+  unsigned char *p = t->cur;
+  *p++ = (unsigned char)(MW_REC_LINKED | (partial ? MW_F_PARTIAL : 0));
+  p = mw_put_u32(p, count);
+  for (unsigned i = 0; i < count; i++) p = mw_put_u(p, t->seq - ids[i]);
+  mw_commit(t, p);
+}
+
 /* ---- the three record shapes ---- */
 
 /* A new block p of `req` bytes: index it, write ALLOC.  fn != 0 = interposed; kind = the allocator (fn, or the
@@ -371,3 +384,140 @@ void *memalign(size_t alignment, size_t size) { return mw_memalign_as(NULL, 0, M
 void *valloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_VALLOC, MW_RA, size, 0); }
 void *pvalloc(size_t size) { return mw_valloc_as(NULL, 0, MW_SITE_PVALLOC, MW_RA, size, 1); }
 #endif /* MW_INTERPOSE */
+
+/* ---- a target's C library, through the linker's --wrap ----
+ * The driver links firmware with --wrap for malloc, calloc, realloc, free,
+ * memalign, aligned_alloc, posix_memalign and reallocarray, and with newlib
+ * also for _malloc_r, _calloc_r, _realloc_r, _free_r and _memalign_r (which
+ * its malloc & co. call), so every call the C library or uninstrumented code
+ * makes lands here; the instrumented sites' own __mw_* calls do not.  A call
+ * made while the thread is busy (from inside the allocator: picolibc's calloc
+ * and realloc call malloc and free, newlib's malloc calls _malloc_r; or while
+ * a record is made) goes straight to the C library's own function. */
+#if MW_TARGET
+#include <newlib.h> /* __PICOLIBC__, or newlib */
+#define MW_RA ((uintptr_t)__builtin_return_address(0))
+extern void *__real_malloc(size_t);
+extern void *__real_calloc(size_t, size_t);
+extern void *__real_realloc(void *, size_t);
+extern void __real_free(void *);
+extern void *__real_memalign(size_t, size_t);
+
+/* The C library's own allocator, called with the thread marked internal, so
+ * that the calls it makes of its own wrapped names pass through. */
+#define MW_REAL_CALL(type, call)                                                                                       \
+  {                                                                                                                    \
+    struct mw_thread *t = &mw_t;                                                                                       \
+    unsigned busy = t->busy;                                                                                           \
+    t->busy = MW_BUSY_INTERNAL;                                                                                        \
+    type r = call;                                                                                                     \
+    t->busy = busy;                                                                                                    \
+    return r;                                                                                                          \
+  }
+void *mw_real_malloc(size_t n) MW_REAL_CALL(void *, __real_malloc(n))
+void *mw_real_calloc(size_t nmemb, size_t size) MW_REAL_CALL(void *, __real_calloc(nmemb, size))
+void *mw_real_realloc(void *p, size_t n) MW_REAL_CALL(void *, __real_realloc(p, n))
+void *mw_real_memalign(size_t al, size_t n) MW_REAL_CALL(void *, __real_memalign(al, n))
+void *mw_real_valloc(size_t n) { return mw_real_memalign(4096, n); }
+void *mw_real_pvalloc(size_t n) { return mw_real_memalign(4096, (n + 4095) & ~(size_t)4095); }
+void mw_real_free(void *p)
+{
+  struct mw_thread *t = &mw_t;
+  unsigned busy = t->busy;
+  t->busy = MW_BUSY_INTERNAL;
+  __real_free(p);
+  t->busy = busy;
+}
+
+/* A free or realloc passing through still takes its block out of the index. */
+static void mw_free_through(void *p)
+{
+  mw_pass_through_end(p);
+  __real_free(p);
+}
+
+void *__wrap_malloc(size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return __real_malloc(n);
+  return mw_malloc_as(NULL, 0, MW_SITE_MALLOC, MW_RA, n);
+}
+void *__wrap_calloc(size_t nmemb, size_t size)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return __real_calloc(nmemb, size);
+  return mw_calloc_as(NULL, 0, MW_SITE_CALLOC, MW_RA, nmemb, size);
+}
+void *__wrap_realloc(void *p, size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) {
+    mw_pass_through_end(p);
+    return __real_realloc(p, n);
+  }
+  return mw_realloc_as(NULL, 0, MW_SITE_REALLOC, MW_RA, p, n);
+}
+void __wrap_free(void *p)
+{
+  if (MW_UNLIKELY(mw_t.busy)) mw_free_through(p);
+  else mw_free_as(NULL, 0, MW_SITE_FREE, MW_RA, p);
+}
+void *__wrap_memalign(size_t al, size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return __real_memalign(al, n);
+  return mw_memalign_as(NULL, 0, MW_SITE_MEMALIGN, MW_RA, al, n);
+}
+void *__wrap_aligned_alloc(size_t al, size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return __real_memalign(al, n);
+  return mw_memalign_as(NULL, 0, MW_SITE_ALIGNED_ALLOC, MW_RA, al, n);
+}
+int __wrap_posix_memalign(void **out, size_t al, size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return mw_real_posix_memalign(out, al, n);
+  return mw_posix_memalign_as(NULL, 0, MW_SITE_POSIX_MEMALIGN, MW_RA, out, al, n);
+}
+void *__wrap_reallocarray(void *p, size_t nmemb, size_t size)
+{
+  return mw_reallocarray_as(NULL, 0, MW_SITE_REALLOCARRAY, MW_RA, p, nmemb, size);
+}
+
+#ifndef __PICOLIBC__
+/* newlib: malloc & co. call these with the thread's reentrancy struct; the calls above pass _REENT again */
+extern void *__real__malloc_r(void *, size_t);
+extern void *__real__calloc_r(void *, size_t, size_t);
+extern void *__real__realloc_r(void *, void *, size_t);
+extern void __real__free_r(void *, void *);
+extern void *__real__memalign_r(void *, size_t, size_t);
+
+void *__wrap__malloc_r(void *r, size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return __real__malloc_r(r, n);
+  return mw_malloc_as(NULL, 0, MW_SITE_MALLOC, MW_RA, n);
+}
+void *__wrap__calloc_r(void *r, size_t nmemb, size_t size)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return __real__calloc_r(r, nmemb, size);
+  return mw_calloc_as(NULL, 0, MW_SITE_CALLOC, MW_RA, nmemb, size);
+}
+void *__wrap__realloc_r(void *r, void *p, size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) {
+    mw_pass_through_end(p);
+    return __real__realloc_r(r, p, n);
+  }
+  return mw_realloc_as(NULL, 0, MW_SITE_REALLOC, MW_RA, p, n);
+}
+void __wrap__free_r(void *r, void *p)
+{
+  if (MW_UNLIKELY(mw_t.busy)) {
+    mw_pass_through_end(p);
+    __real__free_r(r, p);
+    return;
+  }
+  mw_free_as(NULL, 0, MW_SITE_FREE, MW_RA, p);
+}
+void *__wrap__memalign_r(void *r, size_t al, size_t n)
+{
+  if (MW_UNLIKELY(mw_t.busy)) return __real__memalign_r(r, al, n);
+  return mw_memalign_as(NULL, 0, MW_SITE_MEMALIGN, MW_RA, al, n);
+}
+#endif /* newlib */
+#endif /* MW_TARGET */

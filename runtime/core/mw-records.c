@@ -17,6 +17,9 @@ unsigned char *mw_put_str(unsigned char *p, const char *s, size_t n)
 
 void mw_time_tick(struct mw_thread *t)
 {
+#if MW_TARGET
+  t->tick = ~0u; /* no clock: a target's trace orders events, it does not time them */
+#else
   t->tick = MW_TIME_EVERY;
   if (!mw_room(t, 12)) return;
   uint64_t now = mw_now_mono();
@@ -27,6 +30,7 @@ void mw_time_tick(struct mw_thread *t)
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);
+#endif
 }
 
 void mw_flush_lost(struct mw_thread *t)

@@ -6,9 +6,94 @@
  */
 #define _GNU_SOURCE 1
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../mw-internal.h"
+
+#if MW_TARGET
+/* ---- a target's UNIT: no scratch memory, streamed past the buffer ----
+ * Each string is looked up among the last MW_RECENT strings the table took
+ * (round robin), so a unit's file name and each function's name are written
+ * once; a string met again after that is written again, which the format
+ * allows.  The lookups are made three times in the same order (to size the
+ * record, to write the strings, to write the sites' indices) and so give the
+ * same indices each time. */
+#define MW_RECENT 16
+struct mw_recent {
+  const char *s[MW_RECENT];
+  uint32_t len[MW_RECENT], index[MW_RECENT];
+  unsigned next;
+  uint32_t count;               /* strings in the table so far */
+};
+
+/* s's index in the unit's table; *added: it is new (then its bytes follow in the table). */
+static uint32_t mw_recent_index(struct mw_recent *r, const char *s, uint32_t len, int *added)
+{
+  for (unsigned k = 0; k < MW_RECENT && k < r->count; k++)
+    if (r->len[k] == len && (r->s[k] == s || memcmp(r->s[k], s, len) == 0)) {
+      *added = 0;
+      return r->index[k];
+    }
+  unsigned k = r->next;
+  r->next = (r->next + 1) % MW_RECENT;
+  r->s[k] = s;
+  r->len[k] = len;
+  r->index[k] = r->count;
+  *added = 1;
+  return r->count++;
+}
+
+static const char *mw_site_string(const struct __mw_site *s, int k)
+{
+  const char *str = k == 0 ? s->file : k == 1 ? s->func : s->name;
+  return str ? str : "";
+}
+
+/* UNIT: the unit's sites, with their strings looked up as above. */
+static void mw_write_unit(struct mw_thread *t, const struct __mw_unit *u)
+{
+  struct mw_recent r;
+  size_t n = u->nsites, strings = 0, sites = 0;
+  int added;
+  memset(&r, 0, sizeof r);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      const char *str = mw_site_string(&u->sites[i], k);
+      uint32_t len = (uint32_t)strlen(str), x = mw_recent_index(&r, str, len, &added);
+      if (added) strings += mw_len_u(len) + len;
+      sites += mw_len_u(x);
+    }
+  for (size_t i = 0; i < n; i++) sites += mw_len_u(u->sites[i].kind) + mw_len_u(u->sites[i].line);
+  uint32_t nstr = r.count;
+  if (!mw_stream_begin(t, 1 + mw_len_u(u->base) + mw_len_u(n) + mw_len_u(nstr) + strings + sites)) return;
+  unsigned char *p = t->cur;
+  *p++ = MW_REC_UNIT;
+  p = mw_put_u32(p, u->base);
+  p = mw_put_u(mw_stream_room(t, p, 10), n);
+  p = mw_put_u32(mw_stream_room(t, p, 5), nstr);
+  memset(&r, 0, sizeof r);
+  for (size_t i = 0; i < n; i++)
+    for (int k = 0; k < 3; k++) {
+      const char *str = mw_site_string(&u->sites[i], k);
+      uint32_t len = (uint32_t)strlen(str);
+      mw_recent_index(&r, str, len, &added);
+      if (!added) continue;
+      p = mw_put_u32(mw_stream_room(t, p, 5), len);
+      p = mw_stream_bytes(t, p, str, len);
+    }
+  memset(&r, 0, sizeof r);
+  for (size_t i = 0; i < n; i++) {
+    const struct __mw_site *s = &u->sites[i];
+    p = mw_put_u32(mw_stream_room(t, p, 5), s->kind);
+    for (int k = 0; k < 3; k++) {
+      const char *str = mw_site_string(s, k);
+      p = mw_put_u32(mw_stream_room(t, p, 5), mw_recent_index(&r, str, (uint32_t)strlen(str), &added));
+    }
+    p = mw_put_u32(mw_stream_room(t, p, 5), s->line);
+  }
+  mw_stream_end(t, p);
+}
+#else
+#include <sys/mman.h>
 
 static uint32_t mw_str_hash(const char *s, size_t n)
 {
@@ -78,6 +163,7 @@ static void mw_write_unit(struct mw_thread *t, const struct __mw_unit *u)
   }
   if (m) munmap(m, bytes);
 }
+#endif /* MW_TARGET */
 
 /* Is u in one of the images' mw_units sections? */
 static int mw_unit_in_images(const struct __mw_unit *u)

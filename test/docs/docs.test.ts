@@ -8,6 +8,7 @@ import { packageRoot } from '../../package-root.js';
 import { checkBlock, makeScratch, normaliseOutput, outputMatches, parseCommandBlocks, readCommandBlocks, type Scratch } from '../support/doc-commands.js';
 import { notX86_64Glibc, skipAllWhen } from '../support/machine.js';
 import { run } from '../support/programs.js';
+import { noFirmware } from '../support/firmware.js';
 
 const pages = ['README.md', ...readdirSync(path.join(packageRoot, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
@@ -106,6 +107,8 @@ describe('the pages run as shown', () => {
     const blocks = readCommandBlocks(path.join(packageRoot, page));
     if (blocks.length === 0) continue;
     describe(page, () => {
+      // docs/target.md builds firmware and runs it under QEMU.
+      if (page === 'docs/target.md') skipAllWhen(noFirmware);
       // One folder per page, as a reader typing the page top to bottom: later blocks use what earlier ones built.
       let scratch: Scratch | undefined;
       for (const block of blocks) {

@@ -327,6 +327,7 @@ async function loadBytes(bytes: ArrayBuffer, name: string, budgets: SessionInfo[
 async function loadFromHost(info: SessionInfo): Promise<void> {
   handle.ready = false;
   state.hostSession = info;
+  panels.ramMap = info.ramMap ? { map: info.ramMap, budgets: info.budgets } : null;
   recentList(info);
   loadingTitle(info.trace.name);
   if (info.mode === 'index' && backend.index !== null) return loadIndex(info, backend.index);
@@ -345,6 +346,7 @@ async function loadFromHost(info: SessionInfo): Promise<void> {
 async function loadFile(file: File): Promise<void> {
   handle.ready = false;
   state.hostSession = null;
+  panels.ramMap = null;
   loadingTitle(file.name);
   progress(`Reading ${file.name}`, 0);
   await loadBytes(await file.arrayBuffer(), file.name, null);

@@ -1,4 +1,4 @@
-// The analysis package's tables as panels: summary, by function / site / thread / library, peak, leaks, leak causes, budgets, worst-case stack, linked frees, problems. Clicking a row highlights its events on the chart (index mode: jumps to its first event) and opens its source; a leak row or a linked free jumps to its event. The same panels in both modes: they read `PanelTables` and `PanelView`, which the decoded model or the host's streamed panels' data fill.
+// The analysis package's tables as panels: summary, a firmware's RAM map, by function / site / thread / library, peak, leaks, leak causes, budgets, worst-case stack, linked frees, problems. Clicking a row highlights its events on the chart (index mode: jumps to its first event) and opens its source; a leak row or a linked free jumps to its event. The same panels in both modes: they read `PanelTables` and `PanelView`, which the decoded model or the host's streamed panels' data fill.
 import type { AttributionBy, AttributionRow } from '../../../../analysis/attribution.js';
 import { leakClassLabel, type LeakedBlock } from '../../../../analysis/leaks.js';
 import type { LinkedFree } from '../../../../analysis/linked.js';
@@ -9,6 +9,9 @@ import { TABLE_ROWS, type PanelTables } from '../tables.js';
 import type { PanelView } from '../view-data.js';
 import { table } from './table.js';
 import { budgetsPanel } from './budgets-panel.js';
+import { ramMapPanel } from './ram-map-panel.js';
+import type { RamMap } from '../../../../analysis/ram-map.js';
+import type { Budgets } from '../../../../analysis/budgets.js';
 import { leakCausesPanel } from './leak-causes-panel.js';
 import { stackPanel } from './stack-panel.js';
 import { FlamePanel } from './flame-panel.js';
@@ -34,9 +37,10 @@ export interface PanelActions {
   note(text: string): void;
 }
 
-type PanelName = 'summary' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'causes' | 'budgets' | 'stack' | 'linked' | 'flame' | 'consumed' | 'problems';
+type PanelName = 'summary' | 'ram' | 'function' | 'site' | 'thread' | 'library' | 'peak' | 'leaks' | 'causes' | 'budgets' | 'stack' | 'linked' | 'flame' | 'consumed' | 'problems';
 const TITLES: Record<PanelName, string> = {
   summary: 'Summary',
+  ram: 'RAM map',
   function: 'By function',
   site: 'By site',
   thread: 'By thread',
@@ -60,6 +64,8 @@ function more(body: HTMLElement, shown: number, total: number): HTMLElement {
 }
 
 export class Panels {
+  /** A firmware's RAM map from the host (its tab is shown only then), and the budgets its bar marks. */
+  ramMap: { map: RamMap; budgets: Budgets | null } | null = null;
   private current: PanelName = 'summary';
   private data: PanelView | null = null;
   private tables: PanelTables | null = null;
@@ -77,7 +83,7 @@ export class Panels {
     this.flame = null;
     fill(
       this.tabs,
-      ...(Object.keys(TITLES) as PanelName[]).map((name) => {
+      ...(Object.keys(TITLES) as PanelName[]).filter((name) => name !== 'ram' || this.ramMap !== null).map((name) => {
         const b = el('button', { type: 'button', 'data-panel': name, class: name === this.current ? 'active' : '' }, TITLES[name]);
         b.addEventListener('click', () => this.show(name));
         return b;
@@ -115,6 +121,8 @@ export class Panels {
         return this.leaks(t);
       case 'causes':
         return leakCausesPanel(t.leakCauses(), t.run.program?.cwd ?? null, this.act);
+      case 'ram':
+        return this.ramMap === null ? el('p', { class: 'empty' }, 'No RAM map: not a firmware\'s trace.') : ramMapPanel(this.ramMap.map, this.ramMap.budgets, this.act);
       case 'budgets':
         return budgetsPanel(d.budgets, this.act);
       case 'stack':
