@@ -148,10 +148,10 @@ describe('view A --compare B (Chromium)', () => {
     expect(top(await ticks(page, 'a', 'y-above'))).toBeGreaterThanOrEqual(2048);
     const before = await ticks(page, 'b', 'x-axis');
     await zoomA(page, before);
-    await page.screenshot({ path: '/tmp/compare-view-zoomed.png' });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'compare-view-zoomed.png') });
     await page.mouse.wheel(0, 600);
     await expect.poll(() => ticks(page, 'b', 'x-axis')).toEqual(before);
-    await page.screenshot({ path: '/tmp/compare-view.png', fullPage: true });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'compare-view.png'), fullPage: true });
     expect(errors).toEqual([]);
   });
 
