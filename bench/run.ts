@@ -41,15 +41,19 @@ function main(): void {
       'peer-runs': { type: 'string', default: '2' },
       'build-runs': { type: 'string', default: '1' },
       only: { type: 'string' },
+      // Every run on these processors only (`taskset -c LIST`): `--cpus 0` is a one-core machine.
+      cpus: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]');
+    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]');
     return;
   }
   const runs = Number(values.runs);
   const peerRuns = Number(values['peer-runs']);
+  const on = values.cpus === undefined ? [] : ['taskset', '-c', values.cpus];
+  if (on.length > 0) console.log(`\nEvery run below on processor(s) ${values.cpus} only (taskset -c ${values.cpus}).`);
   const haveHeaptrack = spawnSync('heaptrack', ['--version']).status === 0;
   mkdirSync(work, { recursive: true });
   const rows: string[] = [];
@@ -63,6 +67,10 @@ function main(): void {
     console.error(`[${w.name}] building plain and instrumented`);
     w.build(['gcc'], plain);
     w.build([wrapper, 'gcc'], inst);
+    // Every call recorded (no leaf call tree summarised): what the summaries are worth.
+    const everyCall = path.join(dir, 'every-call');
+    w.build([wrapper, '--mw-calls=all', 'gcc'], everyCall);
+    const everyCallTrace = path.join(dir, 'every-call.mwtrace');
     // The same with the workload's tiniest functions left out of call recording, where it names them.
     const left = path.join(dir, 'calls-left-out');
     if (w.noCalls !== undefined) w.build([wrapper, `--mw-no-calls=${w.noCalls}`, 'gcc'], left);
@@ -73,38 +81,41 @@ function main(): void {
     // Online mode: the same program keeping only the --by tables (one small file, replaced each round).
     const onlineFile = path.join(dir, 'online.mwtrace');
     const onlineEnv = { ...process.env, MEMWRAP_MODE: 'online', MEMWRAP_TRACE: onlineFile };
-    const times: Record<string, number[]> = { plain: [], inst: [], online: [], left: [], massif: [], heaptrack: [] };
+    const times: Record<string, number[]> = { plain: [], inst: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
+    const time = (argv: string[], env?: NodeJS.ProcessEnv) => timeRun([...on, ...argv, ...w.args], { stdin: w.stdin, env, cwd: dir });
     for (let r = 0; r < runs; r++) {
       console.error(`[${w.name}] round ${r + 1}/${runs}`);
-      times.plain!.push(timeRun([plain, ...w.args], { stdin: w.stdin, cwd: dir }));
+      times.plain!.push(time([plain]));
       if (r > 0) rmSync(traceDir, { recursive: true, force: true }), mkdirSync(traceDir);
-      times.inst!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: instEnv, cwd: dir }));
+      times.inst!.push(time([inst], instEnv));
+      rmSync(everyCallTrace, { force: true });
+      times.everyCall!.push(time([everyCall], { ...process.env, MEMWRAP_TRACE: everyCallTrace }));
       rmSync(onlineFile, { force: true });
-      times.online!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: onlineEnv, cwd: dir }));
+      times.online!.push(time([inst], onlineEnv));
       if (w.noCalls !== undefined) {
         rmSync(leftTrace, { force: true });
-        times.left!.push(timeRun([left, ...w.args], { stdin: w.stdin, env: { ...process.env, MEMWRAP_TRACE: leftTrace }, cwd: dir }));
+        times.left!.push(time([left], { ...process.env, MEMWRAP_TRACE: leftTrace }));
       }
       if (r < peerRuns) {
-        times.massif!.push(timeRun(['valgrind', '--tool=massif', '--massif-out-file=/dev/null', plain, ...w.args], { stdin: w.stdin, cwd: dir }));
-        if (haveHeaptrack) {
-          times.heaptrack!.push(timeRun(['heaptrack', '-o', path.join(dir, `heaptrack-${r}`), plain, ...w.args], { stdin: w.stdin, cwd: dir }));
-        }
+        times.massif!.push(time(['valgrind', '--tool=massif', '--massif-out-file=/dev/null', plain]));
+        if (haveHeaptrack) times.heaptrack!.push(time(['heaptrack', '-o', path.join(dir, `heaptrack-${r}`), plain]));
       }
     }
     const base = median(times.plain!);
     const stats = traceStats(traceDir);
     const ratio = (xs: number[]) => (xs.length ? `${(median(xs) / base).toFixed(2)}×` : 'n/a');
     if (w.noCalls !== undefined) legend.push(`- calls left out, ${w.name}: \`--mw-no-calls=${w.noCalls}\``);
-    const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${countEvents(readFileSync(leftTrace)).events.toLocaleString('en-US')} events)`;
+    const eventsOf = (trace: string) => countEvents(readFileSync(trace)).events.toLocaleString('en-US');
+    const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${eventsOf(leftTrace)} events)`;
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)} events) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
   }
   if (rows.length > 0) {
-    console.log('\n| workload | kind | plain (median) | cc-memwrap | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | every call recorded | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const row of rows) console.log(row);
+    console.log('- cc-memwrap: the default build (`-O2`: leaf call trees summarised); every call recorded: `--mw-calls=all`');
     for (const line of legend) console.log(line);
   }
 
