@@ -18,7 +18,7 @@ import { IndexHeap } from './index-heap.js';
 const WINDOW_BUDGET = 256 << 20;
 const WINDOW_MIN = 64 << 10;
 
-/** One thread's stream: its chunks in file order, then its raw tail (format 1.5, raw-tail.ts), read one record ahead. */
+/** One thread's stream: its chunks in file order, then its raw tail (raw-tail.ts), read one record ahead. */
 export class ThreadStream {
   readonly cursor: ThreadCursor;
   readonly peeked = new TraceRecord();

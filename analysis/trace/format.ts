@@ -7,7 +7,7 @@ export const READER_MINOR = 5;
 
 export const TRACE_MAGIC = 'MWTRACE\0';
 export const CHUNK_MAGIC = 'MWCK';
-/** A raw segment (format 1.5): a thread's ring of words its records were left in for the runtime's encoder thread. */
+/** A raw segment (header flag RAW_SEGMENTS): a thread's ring of words its records were left in for the runtime's encoder thread. */
 export const RAW_MAGIC = 'MWRW';
 /** A raw segment's thread field when the segment belongs to no thread. */
 export const RAW_NO_THREAD = 0xffffffff;

@@ -1,6 +1,6 @@
-// A thread's raw tail (format 1.5): the records a thread left in its ring of raw segments (MWRW chunks) that the
-// runtime's encoder thread had not yet encoded when the run stopped — after SIGKILL, a crash, or in a thread still
-// running at exit. They start at the thread's last EXT/RAW_MARK (segment, word) and run through its segments in
+// A thread's raw tail (a trace with raw segments, header flag RAW_SEGMENTS): the records a thread left in its ring of
+// raw segments (MWRW chunks) that the runtime's encoder thread had not yet encoded when the run stopped — after
+// SIGKILL, a crash, or in a thread still running at exit. They start at the thread's last EXT/RAW_MARK (segment, word) and run through its segments in
 // number order to the first word that was never written. Each word is re-encoded here as the record it stands for
 // (ENTER and EXIT in format 1.4's site-delta and long forms, from the thread's state where its chunks end; a blob's
 // bytes as they are), so the one record parser reads them after the thread's chunks as one more chunk, held in memory.
@@ -82,7 +82,7 @@ export function rawTail(
       if (type === 1) {
         const enter = ((lo >>> 2) | ((hi & 3) << 30)) >>> 0;
         const d = hi >>> 2;
-        // Format 1.4's site-delta form (a raw segment is format 1.5's, so the compact forms are there).
+        // Format 1.4's site-delta form (the encoder thread writes 1.4 or later, so the compact forms are there).
         out.byte(Kind.ENTER | (Flag.ENTER_SITE_DELTA << 4));
         out.s((enter - site) | 0);
         out.s(d - depth);

@@ -107,7 +107,7 @@ export class TraceRecord {
 
 export interface RecordVisitor {
   chunk?(chunk: ChunkInfo): void;
-  /** A raw segment (format 1.5), in file order among the chunks. */
+  /** A raw segment (MWRW), in file order among the chunks. */
   rawSegment?(segment: ChunkEntry): void;
   /** A thread's raw tail begins: its records after its last RAW_MARK, read from its raw segments (raw-tail.ts). */
   rawTail?(thread: number, segment: number, word: number): void;
@@ -269,7 +269,7 @@ export class ThreadCursor {
   stopped = false;
   /** The previous record (TIME aside) ended a block, so a LINKED record may follow. */
   canLink = false;
-  /** The latest EXT/RAW_MARK (format 1.5): where the thread's raw tail begins; null when it has none. */
+  /** The latest EXT/RAW_MARK: where the thread's raw tail begins; null when it has none. */
   rawMark: { segment: number; word: number } | null = null;
   constructor(readonly index: number) {}
 }
@@ -633,14 +633,14 @@ export interface ChunkEntry extends ChunkInfo {
   payload: number;
   /** The file ends before the chunk's used bytes do. */
   cutByEof: boolean;
-  /** A raw segment (format 1.5): its number in its thread's ring; `used` is then that number, `readable` the payload
+  /** A raw segment (MWRW): its number in its thread's ring; `used` is then that number, `readable` the payload
    * bytes the file holds. Undefined for a chunk of records. */
   segment?: number;
 }
 
 /**
  * Calls `onChunk` for each chunk header in file order, up to the end of the chunk list (the end of the file, a zero
- * header, or damage, which goes to `problems`), and `onRaw` for each raw segment (format 1.5) among them that belongs
+ * header, or damage, which goes to `problems`), and `onRaw` for each raw segment (MWRW) among them that belongs
  * to a thread.
  */
 export function scanChunks(
@@ -889,7 +889,7 @@ export function walkRecords(
       addRawSegment(raw, segment);
     },
   );
-  // Each thread's raw tail after all the chunks: the records a thread wrote last (format 1.5).
+  // Each thread's raw tail after all the chunks: the records a thread wrote last (raw segments).
   for (const [thread, cur] of [...cursors].sort((a, b) => a[0] - b[0])) {
     const tail = rawTail(source, header, cur, raw.get(thread), problems);
     if (tail === null) continue;

@@ -21,12 +21,13 @@ function reportOf(trace: string): unknown {
   return JSON.parse(json, (key, value) => (['file', 'pid', 'osTid', 'startTimeNs', 'timeNs', 'ppid'].includes(key) ? '…' : value));
 }
 
-/** Every record `dump` prints but TIME and the chunk seals (which fall where a chunk fills, so at other records in a
- *  smaller trace), without its offset, addresses and thread ids: the events in their order. */
+/** Every record `dump` prints but TIME, the chunk seals (which fall where a chunk fills, so at other records in a
+ *  smaller trace) and RAW_MARK (where an encoder thread had got to: not an event), without its offset, addresses and
+ *  thread ids: the events in their order. */
 function eventsOf(trace: string): string[] {
   return must(process.execPath, [cli, 'dump', trace])
     .stdout.split('\n')
-    .filter((l) => /^ +0x[0-9a-f]+ t\d+ [A-Z]/.test(l) && !/ TIME | EXT SEAL /.test(l))
+    .filter((l) => /^ +0x[0-9a-f]+ t\d+ [A-Z]/.test(l) && !/ TIME | EXT SEAL | EXT RAW_MARK /.test(l))
     .map((l) => l.replace(/^ +0x[0-9a-f]+ /, '').replace(/(addr|tid)=\w+/g, '$1=…'));
 }
 

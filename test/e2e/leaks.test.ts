@@ -18,8 +18,7 @@ for (const opt of ['-O0', '-O2']) {
       expect(ran.status).toBe(0);
       const model = decodeTrace(readFileSync(traceOf(dir, ran.pid)));
       expect(model.problems).toEqual([]);
-      // Format 1.4: a trace without raw segments, which a run this short never has (1.5 is the reader's own).
-      expect([model.header.minor, READER_MINOR]).toEqual([4, 5]);
+      expect(model.header.minor).toBe(READER_MINOR);
       expect(model.leakScan).toEqual({ present: true, partial: false });
       const byLine = new Map<number, string>();
       const names = ['direct', 'indirect', 'reachable'];
