@@ -5,10 +5,11 @@
 // events (scale.ts); a firmware's cost in QEMU's instructions (firmware.ts). Runs alternate (A B A B …) on this noisy machine and
 // every figure is a ratio of medians measured in this one run.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { countEvents } from '../analysis/trace/count.js';
+import { HeaderFlag } from '../analysis/trace/format.js';
 import { packageRoot } from '../package-root.js';
 import { branchesTable } from './branches.js';
 import { firmwareTable } from './firmware.js';
@@ -58,6 +59,7 @@ function main(): void {
   mkdirSync(work, { recursive: true });
   const rows: string[] = [];
   const legend: string[] = [];
+  const owes: string[] = [];
   for (const w of workloads().filter((w) => !values.only || w.name === values.only)) {
     const dir = path.join(work, w.name);
     rmSync(dir, { recursive: true, force: true });
@@ -81,15 +83,20 @@ function main(): void {
     // Online mode: the same program keeping only the --by tables (one small file, replaced each round).
     const onlineFile = path.join(dir, 'online.mwtrace');
     const onlineEnv = { ...process.env, MEMWRAP_MODE: 'online', MEMWRAP_TRACE: onlineFile };
-    const times: Record<string, number[]> = { plain: [], inst: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
+    // The two parts apart: the default build with the program's threads encoding (no encoder thread), and every call
+    // recorded that way too (the recorder before either part).
+    const inlineEnv = { ...process.env, MEMWRAP_ENCODER: 'inline', MEMWRAP_TRACE: path.join(dir, 'inline.mwtrace') };
+    const times: Record<string, number[]> = { plain: [], inst: [], inline: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
     const time = (argv: string[], env?: NodeJS.ProcessEnv) => timeRun([...on, ...argv, ...w.args], { stdin: w.stdin, env, cwd: dir });
     for (let r = 0; r < runs; r++) {
       console.error(`[${w.name}] round ${r + 1}/${runs}`);
       times.plain!.push(time([plain]));
       if (r > 0) rmSync(traceDir, { recursive: true, force: true }), mkdirSync(traceDir);
       times.inst!.push(time([inst], instEnv));
+      rmSync(inlineEnv.MEMWRAP_TRACE, { force: true });
+      times.inline!.push(time([inst], inlineEnv));
       rmSync(everyCallTrace, { force: true });
-      times.everyCall!.push(time([everyCall], { ...process.env, MEMWRAP_TRACE: everyCallTrace }));
+      times.everyCall!.push(time([everyCall], { ...inlineEnv, MEMWRAP_TRACE: everyCallTrace }));
       rmSync(onlineFile, { force: true });
       times.online!.push(time([inst], onlineEnv));
       if (w.noCalls !== undefined) {
@@ -108,15 +115,18 @@ function main(): void {
     const eventsOf = (trace: string) => countEvents(readFileSync(trace)).events.toLocaleString('en-US');
     const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${eventsOf(leftTrace)} events)`;
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)} events) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.inline!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)} events) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
+    owes.push(`- ${w.name}: ${owedTo(median(times.everyCall!) / base, median(times.inline!) / base, median(times.inst!) / base, encoderRan(traceDir))}`);
   }
   if (rows.length > 0) {
-    console.log('\n| workload | kind | plain (median) | cc-memwrap | every call recorded | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | encoded inline | every call, inline | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const row of rows) console.log(row);
-    console.log('- cc-memwrap: the default build (`-O2`: leaf call trees summarised); every call recorded: `--mw-calls=all`');
+    console.log('- cc-memwrap: the default build (`-O2`: leaf call trees summarised) and encoder (`MEMWRAP_ENCODER=auto`); encoded inline: the same build, `MEMWRAP_ENCODER=inline`; every call, inline: `--mw-calls=all`, `MEMWRAP_ENCODER=inline`');
     for (const line of legend) console.log(line);
+    console.log('\nWhat each part is worth, ratios to plain:');
+    for (const line of owes) console.log(line);
   }
 
   if (!values.only || values.only === 'build') buildTime(Number(values['build-runs']));
@@ -125,6 +135,25 @@ function main(): void {
   if (!values.only || values.only === 'branches') branchesTable(workloads(), wrapper, runs, work);
   if (!values.only || values.only === 'scale') scaleTable(work);
   if (!values.only || values.only === 'firmware') firmwareTable(work);
+}
+
+/** Whether the default run's traces have raw segments (header flag bit 3): the encoder thread ran. */
+function encoderRan(dir: string): boolean {
+  const flags = (file: string): number => {
+    const fd = openSync(file, 'r');
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, 17);
+    closeSync(fd);
+    return b[0]!;
+  };
+  return readdirSync(dir).some((f) => f.endsWith('.mwtrace') && (flags(path.join(dir, f)) & HeaderFlag.RAW_SEGMENTS) !== 0);
+}
+
+/** Which of the two parts a workload's figure owes what: the summaries (every call → leaves) and the encoder. */
+function owedTo(everyCall: number, leaves: number, both: number, ran: boolean): string {
+  const x = (v: number) => `${v.toFixed(2)}×`;
+  const encoder = ran ? `the encoder thread ${x(leaves)} → ${x(both)}` : `no encoder thread (no processor free for it): ${x(both)}`;
+  return `leaf call trees summarised ${x(everyCall)} → ${x(leaves)}; ${encoder}`;
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events
