@@ -469,6 +469,9 @@ static inline unsigned char *mw_word_align(unsigned char *p)
   return (unsigned char *)(((uintptr_t)p + 7) & ~(uintptr_t)7);
 }
 int mw_ring_room(struct mw_thread *t, size_t n, int nonblocking);
+/* Online mode's ring (mw-online.c): words and blobs into the thread's scratch chunk, which nobody reads, so the
+ * thread keeps its shadow stack and encodes nothing; a full scratch chunk only starts again. */
+#define MW_RING_SCRATCH ((struct mw_ring *)1)
 
 /* Room for n more bytes in the current chunk (a new chunk if needed); in a
  * ring, a blob begun for a record of up to n bytes (mw_commit ends it). */

@@ -387,6 +387,7 @@ static int mw_ring_has_room(const struct mw_ring *r)
 static int mw_ring_next(struct mw_thread *t, int nonblocking)
 {
   struct mw_ring *r = t->ring;
+  if (r == MW_RING_SCRATCH) return mw_sink.chunk(t, 8, nonblocking); /* online mode: the scratch starts again */
   if (!r->handed) {
     if (nonblocking && r->filled + 1 - __atomic_load_n(&r->consumed, __ATOMIC_ACQUIRE) >= MW_RING_SEGS) return 0;
     r->handed = 1;
@@ -409,7 +410,10 @@ int mw_ring_room(struct mw_thread *t, size_t n, int nonblocking)
 {
   unsigned char *p = mw_word_align(t->cur);
   size_t need = 8 + n;
-  if ((size_t)(t->end - p) < need) {
+  if ((size_t)(t->end - p) < need && t->ring == MW_RING_SCRATCH) {
+    if (!mw_sink.chunk(t, need, nonblocking)) return 0; /* online mode: a scratch chunk large enough */
+    p = t->cur;
+  } else if ((size_t)(t->end - p) < need) {
     if (need > (size_t)MW_RING_WORDS * 8) {
       if (nonblocking || !mw_ring_detach(t)) return 0;
       return mw_room(t, n);
