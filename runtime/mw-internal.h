@@ -63,7 +63,6 @@ enum {
 #define MW_FORMAT_MAJOR 1
 #define MW_FORMAT_MINOR 5
 #define MW_FORMAT_MINOR_RAW 6   /* the minor of a trace that has raw segments; one without them stays 1.5 */
-#define MW_HEADER_RAW 8          /* header flags bit 3: the trace has raw segments (a thread's records left to the encoder thread, mw-ring.c) */
 #define MW_F_ENTER_PREDICTED 0x10 /* ENTER (1.4): site and depth delta as the thread's prediction table says */
 #define MW_F_ENTER_SITE_DELTA 0x20 /* ENTER (1.4): `s` site - previous ENTER site, `s` depth delta */
 #define MW_PREDICT_BITS 10      /* prediction table: 2^10 slots of (site, depth delta) per thread */
@@ -74,6 +73,7 @@ enum {
 #define MW_HDR_COMPLETE 1         /* header flag bits (byte 17): a normal exit */
 #define MW_HDR_NOT_INTERPOSED 2   /* only instrumented calls recorded */
 #define MW_HDR_STOPPED 4          /* recording stopped: the file could not grow */
+#define MW_HDR_RAW_SEGMENTS 8     /* the trace has raw segments: a thread's records left to the encoder thread (mw-ring.c, format 1.6) */
 #define MW_HDR_STOP_ERRNO 28      /* where a stopped trace's header holds the errno (u32) */
 #define MW_SEAL_SIZE 11           /* a chunk's seal: EXT tag, subkind, length 8, "MWSL", CRC-32C (mw-seal.c) */
 #define MW_SEALED_HEAD 12         /* the chunk header bytes its CRC covers: magic, thread, capacity */

@@ -308,6 +308,15 @@ static void mw_ring_hand(struct mw_thread *to, const struct mw_thread *from)
   else if (to->predict) memset(to->predict, 0, MW_PREDICT_BYTES);
 }
 
+/* The header says the trace has raw segments: minor 6 (a 1.5 reader warns that the trace is newer instead of taking
+ * the first raw segment for damage unannounced), then flag bit 3.  A trace without them stays 1.5. */
+static void mw_ring_mark_header(void)
+{
+  uint16_t minor = MW_FORMAT_MINOR_RAW;
+  memcpy(mw_g.header + 10, &minor, 2);
+  __atomic_fetch_or(&mw_g.header[17], MW_HDR_RAW_SEGMENTS, __ATOMIC_RELAXED);
+}
+
 /* The thread's records go into a ring from here on: its chunk ends with a mark of the ring's start (segment 0,
  * word 0), and the encoder takes the chunk over with the thread's encoder state.  0 = it stays as it was. */
 static int mw_ring_attach(struct mw_thread *t)
@@ -315,8 +324,7 @@ static int mw_ring_attach(struct mw_thread *t)
   if ((!t->end || (size_t)(t->end - t->cur) < MW_RING_MARK_MAX) && !mw_file_chunk(t, MW_RING_MARK_MAX, 0)) return 0;
   struct mw_ring *r = mw_ring_take();
   if (!r) return 0;
-  if (!__atomic_exchange_n(&mw_ring_g.raw_flag, 1, __ATOMIC_ACQ_REL) && mw_g.header)
-    __atomic_fetch_or(&mw_g.header[17], MW_HEADER_RAW, __ATOMIC_RELAXED);
+  if (!__atomic_exchange_n(&mw_ring_g.raw_flag, 1, __ATOMIC_ACQ_REL) && mw_g.header) mw_ring_mark_header();
   mw_ring_label(r, t->index);
   r->filled = r->consumed = r->pos = 0;
   r->handed = r->waiting = 0;

@@ -3,7 +3,7 @@
 
 /** The trace format version this reader implements. */
 export const READER_MAJOR = 1;
-export const READER_MINOR = 5;
+export const READER_MINOR = 6;
 
 export const TRACE_MAGIC = 'MWTRACE\0';
 export const CHUNK_MAGIC = 'MWCK';
