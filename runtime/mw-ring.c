@@ -708,6 +708,7 @@ static void mw_ring_end(struct mw_thread *t, int how, int code)
     __atomic_store_n(&mw_ring_g.stop, 1, __ATOMIC_RELEASE);
     mw_ring_wake();
   }
+  if (how && t->ring) return; /* a fatal signal in a ring: END stays a blob among its words (a seal is a chunk's) */
   mw_file_end(t, how, code);
 }
 

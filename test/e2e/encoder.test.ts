@@ -57,6 +57,7 @@ function eventsOf(trace: string, maskTime: boolean, mask?: RegExp): Events {
       marks++;
       return;
     }
+    if (chunkStructure(m[2]!)) return;
     let text = m[2]!.replace(/(addr|tid)=\w+/g, '$1=…');
     if (maskTime) text = text.replace(/^TIME .*/, 'TIME');
     if (mask) text = text.replace(mask, '…');
@@ -197,13 +198,19 @@ describe('the encoder thread', () => {
   });
 });
 
+/** A record that says where the chunks and the ring stand, no event: a mark, or a chunk's seal (which falls where the
+ *  chunk fills, the marks taking room in it, and whose CRC covers the marks). */
+function chunkStructure(record: string): boolean {
+  return record.startsWith('EXT RAW_MARK') || record.startsWith('EXT SEAL');
+}
+
 /** The hash of the first `records` records of a trace's thread 0, as eventsOf hashes them. */
 function eventsOfPrefix(trace: string, records: number): string {
   const hash = createHash('sha256');
   let n = 0;
   dumpTrace(new Uint8Array(readFileSync(trace)), (line) => {
     const m = /^ +0x[0-9a-f]+ t0 (.*)$/.exec(line);
-    if (m === null || m[1]!.startsWith('EXT RAW_MARK') || n >= records) return;
+    if (m === null || chunkStructure(m[1]!) || n >= records) return;
     n++;
     hash.update(m[1]!.replace(/(addr|tid)=\w+/g, '$1=…') + '\n');
   });
