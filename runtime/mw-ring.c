@@ -152,45 +152,76 @@ static long mw_parse_long(const char *s, const char **end)
   return neg ? -v : v;
 }
 
-/* The processors the cgroup's CPU quota gives (cgroup v2's cpu.max, or v1's cfs quota), the least on the way from
- * the process's group to the root; 0 = no quota. */
+/* The quota of the group whose folder is path[0..len) (cgroup v2's cpu.max, v1's cfs quota and period), in
+ * processors rounded down (at least 1); 0 = none there. */
+static long mw_cgroup_quota(char *path, size_t len, int v2)
+{
+  char buf[128];
+  long quota = 0, period = 0;
+  if (v2) {
+    memcpy(path + len, "/cpu.max", 9);
+    if (mw_read_small(path, buf, sizeof buf) && buf[0] >= '0' && buf[0] <= '9') {
+      const char *e;
+      quota = mw_parse_long(buf, &e);
+      period = mw_parse_long(e + 1, NULL);
+    }
+  } else {
+    memcpy(path + len, "/cpu.cfs_quota_us", 18);
+    if (mw_read_small(path, buf, sizeof buf)) quota = mw_parse_long(buf, NULL);
+    memcpy(path + len, "/cpu.cfs_period_us", 19);
+    if (quota > 0 && mw_read_small(path, buf, sizeof buf)) period = mw_parse_long(buf, NULL);
+  }
+  if (quota <= 0 || period <= 0) return 0;
+  return quota / period > 0 ? quota / period : 1;
+}
+
+/* A line of /proc/self/cgroup: the hierarchy's folder (v2's /sys/fs/cgroup, or v1's /sys/fs/cgroup/ and the
+ * controllers as mounted: "cpu", "cpu,cpuacct") into root, and the group's path in it; NULL = not the CPU's. */
+static const char *mw_cgroup_line(const char *line, char *root, size_t cap, int *v2)
+{
+  const char *c = strchr(line, ':'), *e = c ? strchr(c + 1, ':') : NULL;
+  if (!e) return NULL;
+  *v2 = e == c + 1 && line[0] == '0';
+  if (*v2) {
+    memcpy(root, "/sys/fs/cgroup", 15);
+    return e + 1;
+  }
+  size_t n = (size_t)(e - c - 1);
+  int cpu = 0;
+  for (const char *w = c + 1; w < e;) { /* is "cpu" one of the comma-separated controllers? */
+    const char *comma = memchr(w, ',', (size_t)(e - w));
+    const char *end = comma ? comma : e;
+    cpu |= end - w == 3 && memcmp(w, "cpu", 3) == 0;
+    w = end + 1;
+  }
+  if (!cpu || 15 + n + 1 > cap) return NULL;
+  memcpy(root, "/sys/fs/cgroup/", 15);
+  memcpy(root + 15, c + 1, n);
+  root[15 + n] = 0;
+  return e + 1;
+}
+
+/* The processors the cgroup's CPU quota gives, the least on the way from the process's group to the root of each
+ * hierarchy that has the CPU controller; 0 = no quota. */
 static long mw_cgroup_cpus(void)
 {
-  char groups[1024], path[1200], buf[128];
+  char groups[1024], root[128], path[1200];
   long best = 0;
   if (!mw_read_small("/proc/self/cgroup", groups, sizeof groups)) return 0;
   for (char *line = groups; *line;) {
     char *nl = strchr(line, '\n');
     if (nl) *nl = 0;
-    int v2 = strncmp(line, "0::", 3) == 0;
-    char *rel = v2 ? line + 3 : strstr(line, ":cpu,cpuacct:");
-    if (rel && !v2) rel += 13;
-    if (rel) {
-      size_t len = strlen(rel);
-      while (len < 1024) {
-        const char *root = v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/cpu,cpuacct";
-        size_t rl = strlen(root);
-        memcpy(path, root, rl);
-        memcpy(path + rl, rel, len);
-        long quota = 0, period = 0;
-        if (v2) {
-          memcpy(path + rl + len, "/cpu.max", 9);
-          if (mw_read_small(path, buf, sizeof buf) && buf[0] >= '0' && buf[0] <= '9') {
-            const char *e;
-            quota = mw_parse_long(buf, &e);
-            period = mw_parse_long(e + 1, NULL);
-          }
-        } else {
-          memcpy(path + rl + len, "/cpu.cfs_quota_us", 18);
-          if (mw_read_small(path, buf, sizeof buf)) quota = mw_parse_long(buf, NULL);
-          memcpy(path + rl + len, "/cpu.cfs_period_us", 19);
-          if (quota > 0 && mw_read_small(path, buf, sizeof buf)) period = mw_parse_long(buf, NULL);
-        }
-        if (quota > 0 && period > 0 && (best == 0 || quota / period < best)) best = quota / period > 0 ? quota / period : 1;
-        while (len > 0 && rel[len - 1] != '/') len--; /* the parent group */
-        if (len == 0) break;
-        len--;
-      }
+    int v2;
+    const char *rel = mw_cgroup_line(line, root, sizeof root, &v2);
+    size_t rl = rel ? strlen(root) : 0, len = rel ? strlen(rel) : 0;
+    while (rel && rl + len + 20 < sizeof path) {
+      memcpy(path, root, rl);
+      memcpy(path + rl, rel, len);
+      long q = mw_cgroup_quota(path, rl + len, v2);
+      if (q > 0 && (best == 0 || q < best)) best = q;
+      while (len > 0 && rel[len - 1] != '/') len--; /* the parent group */
+      if (len == 0) break;
+      len--;
     }
     if (!nl) break;
     line = nl + 1;
@@ -211,7 +242,7 @@ static long mw_processors(void)
  * default: the encoder where a processor is free for it). */
 int mw_ring_wanted(void)
 {
-  const char *v = getenv("MEMWRAP_ENCODER");
+  const char *v = mw_getenv("MEMWRAP_ENCODER");
   if (v && strcmp(v, "inline") == 0) return 0;
   if (v && strcmp(v, "thread") == 0) return 1;
   if (v && *v && strcmp(v, "auto") != 0)
@@ -640,7 +671,7 @@ static void mw_ring_start(struct mw_thread *t)
 
 static int mw_ring_open(void)
 {
-  const char *v = getenv("MEMWRAP_ENCODER");
+  const char *v = mw_getenv("MEMWRAP_ENCODER");
   memset(&mw_ring_g, 0, sizeof mw_ring_g);
   /* under Valgrind every thread runs on one processor: none is free, unless asked for by name */
   mw_ring_g.asked = v && strcmp(v, "thread") == 0;

@@ -8,7 +8,7 @@
 // processors the process may use.
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dumpTrace } from '../../analysis/dump.js';
@@ -187,6 +187,28 @@ describe('the encoder thread', () => {
     expect(full.threads[0]!.records).toBeGreaterThan(1_000_000);
   }, 600_000);
 
+  // A cgroup (v1's cpu controller, as this machine and most containers mount it) with a quota of q processors: the
+  // encoder starts with 2 and not with 1, on the same processors.
+  it.skipIf(!cgroupWritable())('starts only where the cgroup\'s CPU quota leaves a processor free', () => {
+    const inQuota = (cpus: number) => {
+      const group = path.join(CPU_CGROUP, `cc-memwrap-encoder-${process.pid}-${cpus}`);
+      mkdirSync(group);
+      try {
+        writeFileSync(path.join(group, 'cpu.cfs_period_us'), '100000');
+        writeFileSync(path.join(group, 'cpu.cfs_quota_us'), String(cpus * 100000));
+        const trace = path.join(dir, `quota-${cpus}.mwtrace`);
+        const ran = run('sh', ['-c', `echo $$ > ${group}/cgroup.procs && exec "$0" 60000`, exe('ring-kill')], {
+          env: { ...process.env, MEMWRAP_ENCODER: 'auto', MEMWRAP_TRACE: trace },
+        });
+        expect(ran.status).toBe(0);
+        return eventsOf(trace, false).raw;
+      } finally {
+        rmdirSync(group);
+      }
+    };
+    expect([inQuota(1), inQuota(2)]).toEqual([false, true]);
+  });
+
   it('starts only where a processor is free: on one processor the program\'s threads encode', () => {
     const one = run('taskset', ['-c', '0', exe('ring-kill'), '60000'], {
       env: { ...process.env, MEMWRAP_ENCODER: 'auto', MEMWRAP_TRACE: path.join(dir, 'one.mwtrace') },
@@ -197,6 +219,19 @@ describe('the encoder thread', () => {
     expect(bad.ran.stderr).toBe('cc-memwrap: MEMWRAP_ENCODER=sometimes: use inline, thread or auto; auto is used\n');
   });
 });
+
+/** Where cgroup v1 mounts its cpu controller. */
+const CPU_CGROUP = '/sys/fs/cgroup/cpu';
+
+/** Whether this process may make a group under CPU_CGROUP (root, cgroup v1 mounted writable); else that test is skipped. */
+function cgroupWritable(): boolean {
+  try {
+    accessSync(path.join(CPU_CGROUP, 'cgroup.procs'), constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** A record that says where the chunks and the ring stand, no event: a mark, or a chunk's seal (which falls where the
  *  chunk fills, the marks taking room in it, and whose CRC covers the marks). */
