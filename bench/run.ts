@@ -19,6 +19,23 @@ import { median, sh, timeRun } from './measure.js';
 import { sqliteAmalgamation } from './sources.js';
 import { workloads } from './workloads.js';
 
+const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]
+
+Runs each workload plain and recorded, alternating, N times (--runs, 5), Massif and heaptrack --peer-runs times (2),
+and prints every figure as a ratio to the plain run's median in this one run:
+  cc-memwrap          the default build (-O2: leaf call trees summarised) with the encoder thread where a processor
+                      is free (MEMWRAP_ENCODER=auto)
+  encoded inline      the same build, the program's threads encoding (MEMWRAP_ENCODER=inline)
+  every call, inline  --mw-calls=all and MEMWRAP_ENCODER=inline: the recorder before both parts, with its events and
+                      trace bytes per event
+  online mode, calls left out (expr-eval), Massif, heaptrack, events and trace bytes per event of the default run
+then a line per workload saying what each part is worth (every call -> summarised -> encoder thread).
+
+Speed needs an idle machine (uptime's load average below 0.5). The two runs that give the figures:
+  npm run bench                    all processors: the encoder thread starts where one is free
+  npm run bench -- --cpus 0        every run under taskset -c 0, a machine of one processor: no encoder thread,
+                                   so cc-memwrap and encoded inline should match`;
+
 const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
 const work = path.join(packageRoot, '.cache', 'bench');
 
@@ -48,7 +65,7 @@ function main(): void {
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]');
+    console.log(HELP);
     return;
   }
   const runs = Number(values.runs);
@@ -112,12 +129,16 @@ function main(): void {
     const stats = traceStats(traceDir);
     const ratio = (xs: number[]) => (xs.length ? `${(median(xs) / base).toFixed(2)}×` : 'n/a');
     if (w.noCalls !== undefined) legend.push(`- calls left out, ${w.name}: \`--mw-no-calls=${w.noCalls}\``);
-    const eventsOf = (trace: string) => countEvents(readFileSync(trace)).events.toLocaleString('en-US');
-    const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${eventsOf(leftTrace)} events)`;
+    const eventsOf = (trace: string) => {
+      const events = countEvents(readFileSync(trace)).events;
+      return `${events.toLocaleString('en-US')} events, ${(statSync(trace).size / Math.max(1, events)).toFixed(2)} B/event`;
+    };
+    const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${eventsOf(leftTrace)})`;
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.inline!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)} events) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.inline!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)}) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
-    owes.push(`- ${w.name}: ${owedTo(median(times.everyCall!) / base, median(times.inline!) / base, median(times.inst!) / base, encoderRan(traceDir))}`);
+    const both = median(times.inst!) / base;
+    owes.push(`- ${w.name}: ${owedTo(median(times.everyCall!) / base, median(times.inline!) / base, both, encoderRan(traceDir))}; ${againstTarget(w.name, both, times.heaptrack!.length ? median(times.heaptrack!) / base : null)}`);
   }
   if (rows.length > 0) {
     console.log('\n| workload | kind | plain (median) | cc-memwrap | encoded inline | every call, inline | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
@@ -147,6 +168,18 @@ function encoderRan(dir: string): boolean {
     return b[0]!;
   };
   return readdirSync(dir).some((f) => f.endsWith('.mwtrace') && (flags(path.join(dir, f)) & HeaderFlag.RAW_SEGMENTS) !== 0);
+}
+
+/** The default build's ratio each workload is to stay within (issue 33), and below heaptrack's in the same run. */
+const TARGETS: Readonly<Record<string, number>> = { 'expr-eval': 3, 'binary-trees': 3, lzw: 1.5, sqlite: 2.5 };
+
+/** Whether the default build's ratio is within the workload's target and below heaptrack's, in words. */
+function againstTarget(name: string, ratio: number, heaptrack: number | null): string {
+  const target = TARGETS[name];
+  if (target === undefined) return 'no target';
+  const within = ratio <= target ? 'within' : 'OVER';
+  const peer = heaptrack === null ? 'heaptrack not run' : ratio < heaptrack ? `below heaptrack's ${heaptrack.toFixed(2)}×` : `NOT below heaptrack's ${heaptrack.toFixed(2)}×`;
+  return `target ≤ ${target}×: ${within}, ${peer}`;
 }
 
 /** Which of the two parts a workload's figure owes what: the summaries (every call → leaves) and the encoder. */

@@ -3,7 +3,7 @@
 // functions are named with their stack bounds; the peak stack is never below the deepest stack the program measured
 // itself in a leaf, and stays within the trees' bound of the every-call build's; a function reached through a function
 // pointer, one calling out of its unit, recursion and a frame of run-time size stay recorded; the optimisation level
-// picks the default; a tree the compiler's graph cannot bound is recorded after all.
+// picks the default; a tree the compiler's graph cannot bound is recorded after all; online mode keeps the same tables.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPlain, heapNumbers, must, programsDir, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
@@ -83,6 +83,24 @@ describe('leaf call trees summarised', () => {
     // A stack budget the program's own stack went past is reported exceeded.
     const r = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', '--budget', `stack=${leaves.deepest - 1}`, leaves.trace]).stdout) as { budgets: { exceeded: boolean } };
     expect(r.budgets.exceeded).toBe(true);
+  });
+
+  it('gives online mode the same tables as the every-call build (a summarised tree does no heap work to charge)', () => {
+    const tables = (name: string) => {
+      const traces = path.join(dir, `online-${name}`);
+      const r = runTraced(path.join(dir, name), [], traces, { env: { MEMWRAP_MODE: 'online' } });
+      expect(r.stdout.split('\n')[0]).toBe(plainSum);
+      const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', traceOf(traces, r.pid)]).stdout) as Record<string, unknown>;
+      // What two runs and two builds differ in: the files, the process, and the site numbers in the rows' keys.
+      const masked = ['file', 'pid', 'ppid', 'startTimeNs', 'osTid', 'program', 'key'];
+      return JSON.parse(JSON.stringify(json, (key, value) => (masked.includes(key) ? '…' : typeof value === 'string' ? value.replace(/tid \d+/, 'tid …') : value))) as {
+        totals: { allocations: number };
+        tables: { function: { rows: unknown[] } };
+      };
+    };
+    const want = tables('all');
+    expect([want.totals.allocations, want.tables.function.rows.length]).toEqual([202, 2]);
+    expect(tables('leaves')).toEqual(want);
   });
 
   it('bounds clang\'s trees from its frame sizes alone (no call graph)', () => {
