@@ -117,6 +117,8 @@ struct mw_thread {
                                  * words in memory order; in front of the shadow stack's mapping */
   unsigned history;             /* call history that picks the table's slot */
   unsigned last_enter;          /* site of the thread's previous ENTER */
+  unsigned exit_limit;          /* __mw_leave's fast path takes exit deltas 1 .. this: mw_g.exit_tag_limit, set at the
+                                 * thread's first other exit; 0 in a ring (mw_ring_no_compact_exit), so no test for the ring there */
   uintptr_t last_addr_inv;       /* ~address of the last block written: a sanitizer's leak checker scanning
                                  * thread-local memory must not take it for a pointer to that block */
   unsigned last_branch;         /* site of the thread's previous BRANCH */
@@ -444,6 +446,7 @@ int mw_writer_open(void);
 /* mw-ring.c: the trace file, its records encoded by a thread of the runtime where a processor is free */
 int mw_ring_wanted(void);
 int mw_ring_word(struct mw_thread *t, uint64_t word);
+void mw_ring_no_compact_exit(struct mw_thread *t);
 
 /* mw-os.c */
 uint64_t mw_now_mono(void);

@@ -162,6 +162,7 @@ static void mw_online_close_child(void)
 static void mw_online_words(struct mw_thread *t)
 {
 #if MW_RING
+  if (t->ring != MW_RING_SCRATCH) mw_ring_no_compact_exit(t); /* words only: no compact EXIT (mw-ring.c) */
   t->ring = MW_RING_SCRATCH;
 #else
   (void)t;

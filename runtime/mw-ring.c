@@ -348,6 +348,15 @@ static void mw_ring_mark_header(void)
   __atomic_fetch_or(&mw_g.header[17], MW_HDR_RAW_SEGMENTS, __ATOMIC_RELAXED);
 }
 
+/* A thread in a ring writes no compact EXIT: its exit limit 0, so every exit takes mw_leave_other, which tests for
+ * the ring (core/mw-calls.c), and __mw_leave's path for the program's threads encoding inline has no such test.
+ * (__mw_enter tests for the ring on its fast path: moved behind the prediction, the test cost a ring's entries more
+ * than it saved inline ones, measured under callgrind.) */
+void mw_ring_no_compact_exit(struct mw_thread *t)
+{
+  t->exit_limit = 0;
+}
+
 /* The thread's records go into a ring from here on: its chunk ends with a mark of the ring's start (segment 0,
  * word 0), and the encoder takes the chunk over with the thread's encoder state.  0 = it stays as it was. */
 static int mw_ring_attach(struct mw_thread *t)
@@ -365,6 +374,7 @@ static int mw_ring_attach(struct mw_thread *t)
   *t->used = (uint32_t)(p - t->payload);
   r->out.predict = r->predict;
   mw_ring_hand(&r->out, t);
+  mw_ring_no_compact_exit(t);
   t->chunk_map = NULL; /* the encoder's now */
   t->chunk_map_len = 0;
   t->chunk_prepared = 0;

@@ -380,6 +380,35 @@ static __attribute__((noinline)) void mw_leave_timed(struct mw_thread *t)
   t->busy = 0;
 }
 
+/* A fast exit the tag's flag bits do not take: a delta outside 1..15, the 1.3 forms, a thread in a ring (a word for
+ * the encoder), or the thread's first exit (its exit_limit still 0).  Out of line, so that __mw_leave tests for the
+ * ring nowhere. */
+static __attribute__((noinline)) void mw_leave_other(struct mw_thread *t, unsigned char *p, unsigned d, int32_t x)
+{
+#if MW_RING
+  if (t->ring) {
+    uint64_t *w = (uint64_t *)(void *)mw_word_align(p);
+    __atomic_store_n(w, MW_RW_EXIT | (uint64_t)(uint32_t)x << 2, __ATOMIC_RELAXED);
+    t->top = d;
+    t->cur = (unsigned char *)(w + 1);
+  } else
+#endif
+  {
+    t->exit_limit = mw_g.exit_tag_limit;
+    p = mw_put_exit_delta(t, p, x);
+    t->top = d;
+    t->cur = p;
+    mw_fence();
+    *t->used = (uint32_t)(p - t->payload);
+  }
+  if (MW_UNLIKELY(--t->tick == 0)) {
+    mw_leave_timed(t);
+    return;
+  }
+  mw_fence();
+  t->busy = 0;
+}
+
 void __mw_leave(struct __mw_frame *f)
 {
   struct mw_thread *t = &mw_t;
@@ -398,22 +427,13 @@ void __mw_leave(struct __mw_frame *f)
     mw_leave_slow(t, f);
     return;
   }
-#if MW_RING
-  if (t->ring) {
-    uint64_t *w = (uint64_t *)(void *)mw_word_align(p);
-    __atomic_store_n(w, mw_exit_word(f->site, t->frames[d].site), __ATOMIC_RELAXED);
-    t->top = d;
-    t->cur = (unsigned char *)(w + 1);
-    if (MW_UNLIKELY(--t->tick == 0)) {
-      mw_leave_timed(t);
-      return;
-    }
-    mw_fence();
-    t->busy = 0;
+  int32_t x = (int32_t)(f->site - t->frames[d].site);
+  if (MW_UNLIKELY((uint32_t)x - 1u >= t->exit_limit)) { /* not 1..15 in the tag, or the thread is in a ring */
+    mw_leave_other(t, p, d, x);
     return;
   }
-#endif
-  p = mw_put_exit(t, p, f->site, t->frames[d].site);
+  t->history = ((t->history << 2) ^ (uint32_t)x) & MW_HISTORY_MASK;
+  *p++ = (unsigned char)(MW_REC_EXIT | (x << 4));
   t->top = d;
   t->cur = p;
   mw_fence();
