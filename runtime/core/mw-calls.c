@@ -380,6 +380,26 @@ static __attribute__((noinline)) void mw_leave_timed(struct mw_thread *t)
   t->busy = 0;
 }
 
+/* A fast exit's EXIT, ending at p, committed: the frame popped, `used` stored last. */
+static inline __attribute__((always_inline)) void mw_leave_commit(struct mw_thread *t, unsigned d, unsigned char *p)
+{
+  t->top = d;
+  t->cur = p;
+  mw_fence();
+  *t->used = (uint32_t)(p - t->payload);
+}
+
+/* The end of a fast exit: TIME when due, busy released. */
+static inline __attribute__((always_inline)) void mw_leave_release(struct mw_thread *t)
+{
+  if (MW_UNLIKELY(--t->tick == 0)) {
+    mw_leave_timed(t);
+    return;
+  }
+  mw_fence();
+  t->busy = 0;
+}
+
 /* A fast exit the tag's flag bits do not take: a delta outside 1..15, the 1.3 forms, a thread in a ring (a word for
  * the encoder), or the thread's first exit (its exit_limit still 0).  Out of line, so that __mw_leave tests for the
  * ring nowhere. */
@@ -395,18 +415,9 @@ static __attribute__((noinline)) void mw_leave_other(struct mw_thread *t, unsign
 #endif
   {
     t->exit_limit = mw_g.exit_tag_limit;
-    p = mw_put_exit_delta(t, p, x);
-    t->top = d;
-    t->cur = p;
-    mw_fence();
-    *t->used = (uint32_t)(p - t->payload);
+    mw_leave_commit(t, d, mw_put_exit_delta(t, p, x));
   }
-  if (MW_UNLIKELY(--t->tick == 0)) {
-    mw_leave_timed(t);
-    return;
-  }
-  mw_fence();
-  t->busy = 0;
+  mw_leave_release(t);
 }
 
 void __mw_leave(struct __mw_frame *f)
@@ -433,17 +444,9 @@ void __mw_leave(struct __mw_frame *f)
     return;
   }
   t->history = ((t->history << 2) ^ (uint32_t)x) & MW_HISTORY_MASK;
-  *p++ = (unsigned char)(MW_REC_EXIT | (x << 4));
-  t->top = d;
-  t->cur = p;
-  mw_fence();
-  *t->used = (uint32_t)(p - t->payload);
-  if (MW_UNLIKELY(--t->tick == 0)) {
-    mw_leave_timed(t);
-    return;
-  }
-  mw_fence();
-  t->busy = 0;
+  *p = (unsigned char)(MW_REC_EXIT | (x << 4));
+  mw_leave_commit(t, d, p + 1);
+  mw_leave_release(t);
 }
 
 /* ---- longjmp ---- */
