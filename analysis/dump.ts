@@ -55,6 +55,7 @@ export function describeRecord(r: TraceRecord): string {
       return `count=${r.count}`;
     case Kind.EXT: {
       const head = `${extKindName(r.subkind)} length=${r.payloadLength}`;
+      if (r.subkind === ExtKind.RAW_MARK) return `${head} segment=${r.rawSegment} word=${r.rawWord}`;
       if (r.ignored) return head;
       if (r.subkind === ExtKind.LIBRARY) return `${head} library=${r.library} path=${q(r.path)}`;
       if (r.subkind === ExtKind.CALLER) return `${head} library=${r.library}`;
@@ -99,10 +100,16 @@ export function dumpTrace(input: Uint8Array | ByteSource, emit: (line: string) =
       const cut = c.readable !== c.used ? ` readable=${c.readable}` : '';
       emit(`chunk ${at(c.offset)} thread=${c.thread} capacity=${c.capacity} used=${c.used}${cut}`);
     },
+    rawSegment(c) {
+      emit(`raw segment ${at(c.offset)} thread=${c.thread} capacity=${c.capacity} number=${c.segment}`);
+    },
+    rawTail(thread, segment, word) {
+      emit(`raw tail thread=${thread} from segment=${segment} word=${word} (records the encoder thread had not written)`);
+    },
     record(r: TraceRecord) {
       records++;
       const fields = describeRecord(r);
-      const ignored = r.ignored ? ' (ignored)' : '';
+      const ignored = r.ignored && !(r.kind === Kind.EXT && r.subkind === ExtKind.RAW_MARK) ? ' (ignored)' : '';
       emit(`  ${at(r.offset)} t${r.thread} ${kindName(r.kind)}${fields === '' ? '' : ' ' + fields}${ignored}`);
       if (r.kind === Kind.UNIT) {
         const u = r.unit!;

@@ -46,7 +46,7 @@ export interface FoldFrames {
   readonly thread: Column;
   readonly enter: Column;
   readonly entrySite: Column;
-  /** Stack bytes in use at the entry. */
+  /** Stack bytes in use at the entry, plus the most its function's summarised calls add (`SiteTable.stackBound`). */
   readonly depth: Column;
   /** Handle of the enclosing frame on the same thread, or NONE. */
   readonly parent: Column;

@@ -41,7 +41,7 @@ export interface EventTable {
    * any other event: the innermost open frame of its thread (the attribution of heap events). NONE if none.
    */
   frame: Int32Array;
-  /** Stack bytes in use on the event's thread after the event (entry depth of its innermost open frame, else 0). */
+  /** Stack bytes in use on the event's thread after the event (depth of its innermost open frame, else 0). */
   stack: Float64Array;
   /** Stack bytes in use summed over all threads after the event. */
   stackTotal: Float64Array;
@@ -94,7 +94,7 @@ export interface FrameTable {
   entrySite: Uint32Array;
   /** Exit site for frames closed by EXIT, else 0. */
   exitSite: Uint32Array;
-  /** Stack bytes in use at the entry. */
+  /** Stack bytes in use at the entry, plus the most its function's summarised calls add (`SiteTable.stackBound`). */
   depth: Float64Array;
   /** The enclosing frame on the same thread, or NONE. */
   parent: Int32Array;
@@ -113,6 +113,12 @@ export interface SiteTable {
   name: Int32Array;
   line: Uint32Array;
   strings: string[];
+  /**
+   * Per ENTRY site: the most stack the summarised calls of its function add to a frame's entry depth (its unit's
+   * CALLS_BOUND site), so that a frame's depth bounds the stack while it is the innermost; absent when no function
+   * was summarised.
+   */
+  stackBound?: Float64Array;
 }
 
 export interface StaticTable {

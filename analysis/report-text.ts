@@ -44,6 +44,21 @@ export function uncalledWords(list: NonNullable<Summary['uncalledFunctions']>): 
 /** The head's lines for functions built with `--mw-no-calls`: their names on up to three lines, then what that means. */
 function renderUncalled(list: NonNullable<Summary['uncalledFunctions']>, field: (name: string, value: string) => void): void {
   const { lead, names, note } = uncalledWords(list);
+  renderFunctionNames('Left out', lead, names, field);
+  field('', `(${note})`);
+}
+
+/** The head's lines for summarised leaf call trees: their names, then the most stack one takes. */
+function renderSummarised(list: NonNullable<Summary['summarisedFunctions']>, field: (name: string, value: string) => void): void {
+  const names = [...new Set(list.map((f) => f.name))];
+  renderFunctionNames('Summarised', `calls of ${plural(names.length, 'function')} (leaf call trees):`, names, field);
+  const known = list.map((f) => f.stackBytes).filter((b): b is number => b !== null);
+  const most = known.length === 0 ? 'unknown' : `at most ${formatBytes(Math.max(...known))}`;
+  field('', `(calls not recorded; peak stack counts the stack they take, ${most})`);
+}
+
+/** `lead a, b, …` on up to three lines under `title`. */
+function renderFunctionNames(title: string, lead: string, names: readonly string[], field: (name: string, value: string) => void): void {
   const width = REPORT_WIDTH - 13;
   const lines: string[] = [];
   let line = lead;
@@ -62,8 +77,7 @@ function renderUncalled(list: NonNullable<Summary['uncalledFunctions']>, field: 
     line = word;
   }
   lines.push(line);
-  lines.forEach((l, k) => field(k === 0 ? 'Left out' : '', l));
-  field('', `(${note})`);
+  lines.forEach((l, k) => field(k === 0 ? title : '', l));
 }
 
 function at(event: number | null): string {
@@ -109,6 +123,7 @@ export function renderReport(s: Summary, file: string): string {
     field('', '(a sanitizer or Valgrind owned it, or a plain host loaded the code)');
   }
   if (s.uncalledFunctions !== undefined) renderUncalled(s.uncalledFunctions, field);
+  if (s.summarisedFunctions !== undefined) renderSummarised(s.summarisedFunctions, field);
   field('Threads', formatCount(s.threads.length));
   field('Events', formatCount(s.events));
   field(

@@ -72,6 +72,12 @@ export interface Summary {
   problems: { errors: number; warnings: number; list: Problem[] };
   /** Functions built with their calls left out (`--mw-no-calls`), by file and name; absent when none was. */
   uncalledFunctions?: { name: string; file: string | null; line: number }[];
+  /**
+   * Functions whose calls were not recorded because their whole call tree is known (`--mw-calls=leaves`), by file and
+   * name, with the most stack that tree takes (null: unknown); absent when none was. Peak stack counts the most
+   * their calls can add to each recorded caller's frame.
+   */
+  summarisedFunctions?: { name: string; file: string | null; line: number; stackBytes: number | null }[];
 }
 
 export interface SummaryOptions {
@@ -270,23 +276,37 @@ export class SummaryFold implements EventFold {
       topSites: rows.slice(0, Math.max(0, this.top)),
       problems: { errors, warnings: end.problems.length - errors, list: end.problems },
       ...uncalled(this.start.sites),
+      ...summarised(this.start.sites),
     };
   }
 }
 
 /** The UNCALLED sites of the table (one per function and unit), one entry per function and file. */
 function uncalled(sites: TraceStart['sites']): Pick<Summary, 'uncalledFunctions'> {
-  const seen = new Map<string, { name: string; file: string | null; line: number }>();
+  const list = functionsOfKind(sites, SiteKind.UNCALLED, (id) => ({ name: sites.strings[sites.name[id]!] ?? '?' }));
+  return list.length === 0 ? {} : { uncalledFunctions: list };
+}
+
+/** The SUMMARISED sites of the table (func = the function, name = its tree's stack in decimal), one entry per function and file. */
+function summarised(sites: TraceStart['sites']): Pick<Summary, 'summarisedFunctions'> {
+  const list = functionsOfKind(sites, SiteKind.SUMMARISED, (id) => {
+    const bound = sites.strings[sites.name[id]!] ?? '';
+    return { name: sites.strings[sites.func[id]!] ?? '?', stackBytes: /^\d{1,10}$/.test(bound) ? Number(bound) : null };
+  });
+  return list.length === 0 ? {} : { summarisedFunctions: list };
+}
+
+/** The sites of one kind, each function once per file (a header's static function is in every unit), by name and file. */
+function functionsOfKind<T extends { name: string }>(sites: TraceStart['sites'], kind: number, read: (id: number) => T): (T & { file: string | null; line: number })[] {
+  const seen = new Map<string, T & { file: string | null; line: number }>();
   for (let id = 1; id < sites.count; id++) {
-    if (sites.kind[id] !== SiteKind.UNCALLED) continue;
-    const name = sites.strings[sites.name[id]!] ?? '?';
+    if (sites.kind[id] !== kind) continue;
+    const entry = read(id);
     const file = sites.strings[sites.file[id]!] ?? null;
-    const key = `${file}\0${name}`;
-    if (!seen.has(key)) seen.set(key, { name, file, line: sites.line[id]! });
+    const key = `${file}\0${entry.name}`;
+    if (!seen.has(key)) seen.set(key, { ...entry, file, line: sites.line[id]! });
   }
-  if (seen.size === 0) return {};
-  const list = [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : (a.file ?? '') < (b.file ?? '') ? -1 : 1));
-  return { uncalledFunctions: list };
+  return [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : (a.file ?? '') < (b.file ?? '') ? -1 : 1));
 }
 
 /** Computes every number of the report from the model. */

@@ -41,12 +41,14 @@ export const VARIANTS: Variant[] = [
 
 /** Builds the instrumented program `out` through `cc-memwrap --mw-keep`
  *  (keeping the temporaries changes nothing in it) and returns the
- *  rewritten .mw.i files that build left. */
+ *  rewritten .mw.i files that build left. Every call is recorded: the floor
+ *  is that of a recorder of every call (issue 11's question), and a
+ *  summarised unit's stack bounds are written into its object, not its text. */
 export function instrumentedBuild(w: Workload, dir: string, out: string): string[] {
   const temp = path.join(dir, 'kept');
   rmSync(temp, { recursive: true, force: true });
   mkdirSync(temp, { recursive: true });
-  w.build([wrapper, '--mw-keep', 'gcc'], out, { env: { ...process.env, TMPDIR: temp } });
+  w.build([wrapper, '--mw-keep', '--mw-calls=all', 'gcc'], out, { env: { ...process.env, TMPDIR: temp } });
   const units: string[] = [];
   for (const kept of readdirSync(temp)) {
     for (const f of readdirSync(path.join(temp, kept))) if (f.endsWith('.mw.i')) units.push(path.join(temp, kept, f));

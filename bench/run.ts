@@ -5,10 +5,11 @@
 // events (scale.ts); a firmware's cost in QEMU's instructions (firmware.ts). Runs alternate (A B A B …) on this noisy machine and
 // every figure is a ratio of medians measured in this one run.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { countEvents } from '../analysis/trace/count.js';
+import { HeaderFlag } from '../analysis/trace/format.js';
 import { packageRoot } from '../package-root.js';
 import { branchesTable } from './branches.js';
 import { firmwareTable } from './firmware.js';
@@ -17,6 +18,23 @@ import { scaleTable } from './scale.js';
 import { median, sh, timeRun } from './measure.js';
 import { sqliteAmalgamation } from './sources.js';
 import { workloads } from './workloads.js';
+
+const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]
+
+Runs each workload plain and recorded, alternating, N times (--runs, 5), Massif and heaptrack --peer-runs times (2),
+and prints every figure as a ratio to the plain run's median in this one run:
+  cc-memwrap          the default build (-O2: leaf call trees summarised) with the encoder thread where a processor
+                      is free (MEMWRAP_ENCODER=auto)
+  encoded inline      the same build, the program's threads encoding (MEMWRAP_ENCODER=inline)
+  every call, inline  --mw-calls=all and MEMWRAP_ENCODER=inline: the recorder before both parts, with its events and
+                      trace bytes per event
+  online mode, calls left out (expr-eval), Massif, heaptrack, events and trace bytes per event of the default run
+then a line per workload saying what each part is worth (every call -> summarised -> encoder thread).
+
+Speed needs an idle machine (uptime's load average below 0.5). The two runs that give the figures:
+  npm run bench                    all processors: the encoder thread starts where one is free
+  npm run bench -- --cpus 0        every run under taskset -c 0, a machine of one processor: no encoder thread,
+                                   so cc-memwrap and encoded inline should match`;
 
 const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
 const work = path.join(packageRoot, '.cache', 'bench');
@@ -41,19 +59,24 @@ function main(): void {
       'peer-runs': { type: 'string', default: '2' },
       'build-runs': { type: 'string', default: '1' },
       only: { type: 'string' },
+      // Every run on these processors only (`taskset -c LIST`): `--cpus 0` is a one-core machine.
+      cpus: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log('npm run bench [-- --runs N --peer-runs N --build-runs N --only binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]');
+    console.log(HELP);
     return;
   }
   const runs = Number(values.runs);
   const peerRuns = Number(values['peer-runs']);
+  const on = values.cpus === undefined ? [] : ['taskset', '-c', values.cpus];
+  if (on.length > 0) console.log(`\nEvery run below on processor(s) ${values.cpus} only (taskset -c ${values.cpus}).`);
   const haveHeaptrack = spawnSync('heaptrack', ['--version']).status === 0;
   mkdirSync(work, { recursive: true });
   const rows: string[] = [];
   const legend: string[] = [];
+  const owes: string[] = [];
   for (const w of workloads().filter((w) => !values.only || w.name === values.only)) {
     const dir = path.join(work, w.name);
     rmSync(dir, { recursive: true, force: true });
@@ -63,6 +86,10 @@ function main(): void {
     console.error(`[${w.name}] building plain and instrumented`);
     w.build(['gcc'], plain);
     w.build([wrapper, 'gcc'], inst);
+    // Every call recorded (no leaf call tree summarised): what the summaries are worth.
+    const everyCall = path.join(dir, 'every-call');
+    w.build([wrapper, '--mw-calls=all', 'gcc'], everyCall);
+    const everyCallTrace = path.join(dir, 'every-call.mwtrace');
     // The same with the workload's tiniest functions left out of call recording, where it names them.
     const left = path.join(dir, 'calls-left-out');
     if (w.noCalls !== undefined) w.build([wrapper, `--mw-no-calls=${w.noCalls}`, 'gcc'], left);
@@ -73,39 +100,54 @@ function main(): void {
     // Online mode: the same program keeping only the --by tables (one small file, replaced each round).
     const onlineFile = path.join(dir, 'online.mwtrace');
     const onlineEnv = { ...process.env, MEMWRAP_MODE: 'online', MEMWRAP_TRACE: onlineFile };
-    const times: Record<string, number[]> = { plain: [], inst: [], online: [], left: [], massif: [], heaptrack: [] };
+    // The two parts apart: the default build with the program's threads encoding (no encoder thread), and every call
+    // recorded that way too (the recorder before either part).
+    const inlineEnv = { ...process.env, MEMWRAP_ENCODER: 'inline', MEMWRAP_TRACE: path.join(dir, 'inline.mwtrace') };
+    const times: Record<string, number[]> = { plain: [], inst: [], inline: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
+    const time = (argv: string[], env?: NodeJS.ProcessEnv) => timeRun([...on, ...argv, ...w.args], { stdin: w.stdin, env, cwd: dir });
     for (let r = 0; r < runs; r++) {
       console.error(`[${w.name}] round ${r + 1}/${runs}`);
-      times.plain!.push(timeRun([plain, ...w.args], { stdin: w.stdin, cwd: dir }));
+      times.plain!.push(time([plain]));
       if (r > 0) rmSync(traceDir, { recursive: true, force: true }), mkdirSync(traceDir);
-      times.inst!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: instEnv, cwd: dir }));
+      times.inst!.push(time([inst], instEnv));
+      rmSync(inlineEnv.MEMWRAP_TRACE, { force: true });
+      times.inline!.push(time([inst], inlineEnv));
+      rmSync(everyCallTrace, { force: true });
+      times.everyCall!.push(time([everyCall], { ...inlineEnv, MEMWRAP_TRACE: everyCallTrace }));
       rmSync(onlineFile, { force: true });
-      times.online!.push(timeRun([inst, ...w.args], { stdin: w.stdin, env: onlineEnv, cwd: dir }));
+      times.online!.push(time([inst], onlineEnv));
       if (w.noCalls !== undefined) {
         rmSync(leftTrace, { force: true });
-        times.left!.push(timeRun([left, ...w.args], { stdin: w.stdin, env: { ...process.env, MEMWRAP_TRACE: leftTrace }, cwd: dir }));
+        times.left!.push(time([left], { ...process.env, MEMWRAP_TRACE: leftTrace }));
       }
       if (r < peerRuns) {
-        times.massif!.push(timeRun(['valgrind', '--tool=massif', '--massif-out-file=/dev/null', plain, ...w.args], { stdin: w.stdin, cwd: dir }));
-        if (haveHeaptrack) {
-          times.heaptrack!.push(timeRun(['heaptrack', '-o', path.join(dir, `heaptrack-${r}`), plain, ...w.args], { stdin: w.stdin, cwd: dir }));
-        }
+        times.massif!.push(time(['valgrind', '--tool=massif', '--massif-out-file=/dev/null', plain]));
+        if (haveHeaptrack) times.heaptrack!.push(time(['heaptrack', '-o', path.join(dir, `heaptrack-${r}`), plain]));
       }
     }
     const base = median(times.plain!);
     const stats = traceStats(traceDir);
     const ratio = (xs: number[]) => (xs.length ? `${(median(xs) / base).toFixed(2)}×` : 'n/a');
     if (w.noCalls !== undefined) legend.push(`- calls left out, ${w.name}: \`--mw-no-calls=${w.noCalls}\``);
-    const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${countEvents(readFileSync(leftTrace)).events.toLocaleString('en-US')} events)`;
+    const eventsOf = (trace: string) => {
+      const events = countEvents(readFileSync(trace)).events;
+      return `${events.toLocaleString('en-US')} events, ${(statSync(trace).size / Math.max(1, events)).toFixed(2)} B/event`;
+    };
+    const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${eventsOf(leftTrace)})`;
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.inline!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)}) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
+    const both = median(times.inst!) / base;
+    owes.push(`- ${w.name}: ${owedTo(median(times.everyCall!) / base, median(times.inline!) / base, both, encoderRan(traceDir))}; ${againstTarget(w.name, both, times.heaptrack!.length ? median(times.heaptrack!) / base : null)}`);
   }
   if (rows.length > 0) {
-    console.log('\n| workload | kind | plain (median) | cc-memwrap | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | encoded inline | every call, inline | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const row of rows) console.log(row);
+    console.log('- cc-memwrap: the default build (`-O2`: leaf call trees summarised) and encoder (`MEMWRAP_ENCODER=auto`); encoded inline: the same build, `MEMWRAP_ENCODER=inline`; every call, inline: `--mw-calls=all`, `MEMWRAP_ENCODER=inline`');
     for (const line of legend) console.log(line);
+    console.log('\nWhat each part is worth, ratios to plain:');
+    for (const line of owes) console.log(line);
   }
 
   if (!values.only || values.only === 'build') buildTime(Number(values['build-runs']));
@@ -114,6 +156,37 @@ function main(): void {
   if (!values.only || values.only === 'branches') branchesTable(workloads(), wrapper, runs, work);
   if (!values.only || values.only === 'scale') scaleTable(work);
   if (!values.only || values.only === 'firmware') firmwareTable(work);
+}
+
+/** Whether the default run's traces have raw segments (header flag bit 3): the encoder thread ran. */
+function encoderRan(dir: string): boolean {
+  const flags = (file: string): number => {
+    const fd = openSync(file, 'r');
+    const b = Buffer.alloc(1);
+    readSync(fd, b, 0, 1, 17);
+    closeSync(fd);
+    return b[0]!;
+  };
+  return readdirSync(dir).some((f) => f.endsWith('.mwtrace') && (flags(path.join(dir, f)) & HeaderFlag.RAW_SEGMENTS) !== 0);
+}
+
+/** The default build's ratio each workload is to stay within (issue 33), and below heaptrack's in the same run. */
+const TARGETS: Readonly<Record<string, number>> = { 'expr-eval': 3, 'binary-trees': 3, lzw: 1.5, sqlite: 2.5 };
+
+/** Whether the default build's ratio is within the workload's target and below heaptrack's, in words. */
+function againstTarget(name: string, ratio: number, heaptrack: number | null): string {
+  const target = TARGETS[name];
+  if (target === undefined) return 'no target';
+  const within = ratio <= target ? 'within' : 'OVER';
+  const peer = heaptrack === null ? 'heaptrack not run' : ratio < heaptrack ? `below heaptrack's ${heaptrack.toFixed(2)}×` : `NOT below heaptrack's ${heaptrack.toFixed(2)}×`;
+  return `target ≤ ${target}×: ${within}, ${peer}`;
+}
+
+/** Which of the two parts a workload's figure owes what: the summaries (every call → leaves) and the encoder. */
+function owedTo(everyCall: number, leaves: number, both: number, ran: boolean): string {
+  const x = (v: number) => `${v.toFixed(2)}×`;
+  const encoder = ran ? `the encoder thread ${x(leaves)} → ${x(both)}` : `no encoder thread (no processor free for it): ${x(both)}`;
+  return `leaf call trees summarised ${x(everyCall)} → ${x(leaves)}; ${encoder}`;
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events

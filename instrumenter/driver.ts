@@ -21,11 +21,15 @@ import { doesNotCompileMessage, notInstrumentedMessage } from './fallback-messag
 import { expandResponseFiles } from './response-files.js';
 import { isBitcode, ltoOf, toolFor, type Lto } from './lto.js';
 import { abiFlags, ensureLtoWeakRuntime, ensureRuntime, ensureSharedRuntime, headerPath, objcopyFor, relocatableLink, runtimeDir, runtimeExportsList, TARGET_FLAGS } from './runtime-build.js';
-import { rewriteTranslationUnit } from './rewrite.js';
+import { rewriteTranslationUnit, type RewriteResult } from './rewrite.js';
 import { fileDigest } from './source-digest.js';
 import { CallFilter, NO_CALLS_FLAG, parseNoCalls } from './left-out.js';
 import { embedStackUnit, probeStackFlags, readStackUnit, sideFileFor, type StackFlags } from './stack-usage.js';
 import { applyFirmwareFlag, BEFORE_RAM_FUNCTIONS, firmwareLibc, firmwareSizes, firmwareWraps, isFirmwareBuild, linkObjectSource, type FirmwareFlags } from './firmware.js';
+import { boundLeafTrees, boundSectionBytes } from './call-bounds.js';
+import { knownCalls, type KnownCalls } from './known-calls.js';
+import { BOUND_SECTION } from './sites.js';
+import { CALLS_FLAG, parseCallsMode, probeLibraryMeasured, recordsLeaves, type CallsMode } from './calls-mode.js';
 
 export interface DriverOptions {
   /** Fail instead of building the original when the instrumented unit does not compile. */
@@ -42,6 +46,8 @@ export interface DriverOptions {
   noCalls: CallFilter | null;
   /** Firmware: the runtime's buffer, shadow stack and block table as `--mw-buffer=` & co. asked (else defaults). */
   firmware: FirmwareFlags;
+  /** `--mw-calls=`: every call, or leaf call trees summarised; null: by the optimisation level. */
+  calls: CallsMode | null;
 }
 
 const PREFIX = 'cc-memwrap';
@@ -106,6 +112,8 @@ class Driver {
   private stopped: NodeJS.Signals | null = null;
   /** Content hashes of the source files read so far (a header shared by several units is read once). */
   private readonly digests = new Map<string, string | null>();
+  /** The calls a summarised tree may make outside its unit, on this target; undefined until first needed. */
+  private known: KnownCalls | undefined;
 
   constructor(
     private readonly command: Command,
@@ -293,18 +301,28 @@ class Driver {
     if (statusOf(pre) !== 0) return statusOf(pre);
 
     let rewriteOk = true;
-    try {
+    // Leaf call trees are summarised only where the compiler's frame sizes bound them (an object, not -flto).
+    const stack = mode === 'compile' && ltoOf(this.command.args) === null ? this.frameSizeFlags() : null;
+    const known = stack !== null && recordsLeaves(this.options.calls, this.command.args) ? this.knownCalls() : null;
+    const rewrite = (exclude: ReadonlySet<string> | null): RewriteResult => {
       const result = rewriteTranslationUnit(readFileSync(preprocessed), {
         headerPath,
         branches: this.options.branches,
         compileDir: process.cwd(),
         noCalls: this.callFilter() ?? undefined,
         hashSource: (file) => this.digestOf(file),
+        summarise: known === null || exclude === null ? undefined : { known, exclude },
       });
+      writeFileSync(rewritten, result.output);
+      return result;
+    };
+    let leafTrees: RewriteResult['leafTrees'] = null;
+    try {
+      const result = rewrite(new Set());
       for (const warning of result.warnings) {
         process.stderr.write(`${warning.file}:${warning.line}: warning: ${warning.message} [${PREFIX}]\n`);
       }
-      writeFileSync(rewritten, result.output);
+      leafTrees = result.leafTrees;
     } catch (error) {
       rewriteOk = false;
       process.stderr.write(`${notInstrumentedMessage(input.path, (error as Error).message)}\n`);
@@ -320,11 +338,14 @@ class Driver {
       // Only an object compiled among our temporaries gets frame sizes: the
       // compiler writes its side file beside the object.
       // (Not with -flto: gcc then has no frame sizes to give and says so.)
-      const stack = mode === 'compile' && ltoOf(this.command.args) === null ? this.frameSizeFlags() : null;
       const compileRewritten = (extra: string[]) => this.cc([...flags, ...extra, ...(stack?.flags ?? []), stageFlag, '-x', 'cpp-output', rewritten, '-o', target], true);
-      const finish = async (diagnostics: Buffer | string): Promise<number> => {
+      const finish = async (diagnostics: Buffer | string, extra: string[] = []): Promise<number> => {
         process.stderr.write(diagnostics);
-        if (stack) this.embedFrameSizes(target, stack, input.path);
+        if (stack) {
+          const bounds = await this.boundLeafTrees(leafTrees, target, stack, input.path, rewrite, () => compileRewritten(extra));
+          if (bounds === null) return 1;
+          this.embedFrameSizes(target, stack, input.path, bounds);
+        }
         return embed ? this.embedRuntime(target, output) : 0;
       };
       const compiled = await compileRewritten([]);
@@ -363,7 +384,7 @@ class Driver {
       // only warnings failed it, keep the instrumented object and show the
       // user the original's diagnostics, which are the ones their build has.
       const lenient = await compileRewritten(['-Wno-error']);
-      if (statusOf(lenient) === 0) return finish(original.stderr);
+      if (statusOf(lenient) === 0) return finish(original.stderr, ['-Wno-error']);
       process.stderr.write(`${doesNotCompileMessage(input.path)}\n`);
       process.stderr.write(original.stderr);
       return embed ? this.embedRuntime(fallbackTarget, output) : 0;
@@ -387,14 +408,57 @@ class Driver {
     return this.stackFlags;
   }
 
+  private knownCalls(): KnownCalls {
+    this.known ??= knownCalls(probeLibraryMeasured(this.command.compiler, abiFlags(this.command.args)));
+    return this.known;
+  }
+
+  /**
+   * The stack bounds of the unit's summarised call trees, from the frame sizes just compiled; a tree that cannot be
+   * bounded is recorded instead (the unit rewritten and compiled again, rarely more than once), and if that fails the
+   * unit records every call. Returns the bounds' section bytes (null: none to write), or null on a failed build.
+   */
+  private async boundLeafTrees(
+    first: RewriteResult['leafTrees'],
+    object: string,
+    stack: NonNullable<StackFlags>,
+    source: string,
+    rewrite: (exclude: ReadonlySet<string> | null) => RewriteResult,
+    compile: () => Promise<Finished>,
+  ): Promise<Buffer | undefined | null> {
+    const exclude = new Set<string>();
+    for (let leaves = first, round = 0; leaves !== null && leaves.slots.length > 0; round++) {
+      const unit = readStackUnit(sideFileFor(object, stack.ext), stack, source);
+      const bounds = unit === null ? null : boundLeafTrees(unit, leaves, this.knownCalls());
+      if (bounds !== null && bounds.unbounded.size === 0) return boundSectionBytes(bounds.bytes);
+      // Unbounded trees are recorded; without frame sizes at all (or after a few rounds), every call.
+      if (bounds === null || round === 3) {
+        rewrite(null);
+        leaves = null;
+      } else {
+        for (const name of bounds.unbounded) exclude.add(name);
+        leaves = rewrite(exclude).leafTrees;
+      }
+      if (this.options.verbose) say(`${source}: ${bounds === null ? 'no frame sizes' : `unbounded: ${[...bounds.unbounded].join(', ')}`}; compiling again`);
+      const again = await compile();
+      if (statusOf(again) !== 0) {
+        process.stderr.write(again.stderr);
+        return null;
+      }
+    }
+    return undefined;
+  }
+
   /** Carries the compiler's frame sizes inside the object (section
-   *  .mw_stack, see stack-usage.ts); a failure costs only the worst-case
-   *  stack report, never the build. */
-  private embedFrameSizes(object: string, stack: NonNullable<StackFlags>, source: string): void {
+   *  .mw_stack, see stack-usage.ts), and writes the stack bounds of its
+   *  summarised call trees; a failure costs only the worst-case stack
+   *  report (and the bounds, which then read as unknown), never the build. */
+  private embedFrameSizes(object: string, stack: NonNullable<StackFlags>, source: string, bounds: Buffer | undefined): void {
     const unit = readStackUnit(sideFileFor(object, stack.ext), stack, source);
     if (unit === null) return;
-    const problem = embedStackUnit(objcopyFor(this.command.compiler), object, unit, this.temp(`${path.basename(object)}.stack.json`));
-    if (problem !== null) say(`warning: ${problem}; report --stack will not know ${source}`);
+    const update = bounds === undefined ? [] : [{ section: BOUND_SECTION, file: this.temp(`${path.basename(object)}.bounds`), bytes: bounds }];
+    const problem = embedStackUnit(objcopyFor(this.command.compiler), object, unit, this.temp(`${path.basename(object)}.stack.json`), update);
+    if (problem !== null) say(`warning: ${problem}; report --stack will not know ${source}${update.length > 0 ? ', nor the stack its summarised calls take' : ''}`);
   }
 
   private compileOriginal(input: Input, stageFlag: string, output: string): Promise<Finished> {
@@ -487,6 +551,12 @@ CFLAGS; they are never passed to the compiler):
                   open frames its shadow stack holds (128) and the live
                   blocks its table holds (64); all three are the runtime's
                   own RAM, which the report shows (docs/target.md)
+  --mw-calls=all|leaves
+                  all: record every call; leaves: do not record the calls
+                  of functions whose whole call tree does no heap work and
+                  calls nothing recorded (report and the viewer name them),
+                  and bound the stack they take from the compiler's frame
+                  sizes (default: leaves at -O1 and above, all at -O0/-Og)
   --mw-original-diagnostics
                   also compile each untouched source and show its warnings
                   and exit status instead of the instrumented file's (which
@@ -504,6 +574,7 @@ function applyOwnFlag(flag: string, options: DriverOptions): boolean {
   else if (flag === '--mw-keep') options.keepTemps = true;
   else if (flag === '--mw-branches') options.branches = true;
   else if (flag === '--mw-original-diagnostics') options.originalDiagnostics = true;
+  else if (flag.startsWith(CALLS_FLAG)) options.calls = parseCallsMode(flag.slice(CALLS_FLAG.length));
   else if (applyFirmwareFlag(flag, options.firmware)) return true;
   else if (flag.startsWith(NO_CALLS_FLAG)) {
     // Given twice (CFLAGS and the command line), the lists add up.
@@ -541,6 +612,7 @@ export async function runDriver(argv: readonly string[]): Promise<number> {
     originalDiagnostics: false,
     noCalls: null,
     firmware: {},
+    calls: null,
   };
   let i = 0;
   try {

@@ -160,12 +160,13 @@ function matchesAt(name: string, node: SyntaxNode): boolean {
 }
 
 /**
- * Allocator names a function declares for itself (a parameter `free`, a
- * local `malloc`), among the names of `calls`. Only a name that occurs in
+ * Names a function declares for itself (a parameter `free`, a local
+ * `malloc`, a function pointer named like a function), among the names of
+ * `calls`. Only a name that occurs in
  * the function more often than it is called can be declared there; the
  * declarators query runs only then.
  */
-export function locallyDeclared(fn: SyntaxNode, text: string, calls: readonly CallSite[]): Set<string> {
+export function locallyDeclared(fn: SyntaxNode, text: string, calls: readonly { readonly name: string }[]): Set<string> {
   const declared = new Set<string>();
   const called = new Map<string, number>();
   for (const call of calls) called.set(call.name, (called.get(call.name) ?? 0) + 1);

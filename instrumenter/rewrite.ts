@@ -9,6 +9,8 @@ import { foreignFunctions, frameSites } from './frame-sites.js';
 import { forEachChild, INLINE_WORDS, readDeclarator, storageClasses } from './declarators.js';
 import { EditList } from './edits.js';
 import { readLinemarkers, type LineMap } from './linemarkers.js';
+import type { KnownCalls } from './known-calls.js';
+import { findLeafTrees, type Definition } from './leaf-calls.js';
 import type { CallFilter } from './left-out.js';
 import { findInFunction, findTopLevel, locallyDeclared } from './locate.js';
 import { fileScopeObjects, staticLocals } from './objects.js';
@@ -34,6 +36,20 @@ export interface RewriteResult {
   skippedFunctions: number;
   /** Functions whose calls are left out (`--mw-no-calls`); their heap calls are recorded. */
   uncalledFunctions: number;
+  /** Leaf call trees summarised (`summarise`): what the driver bounds once the unit is compiled, or null. */
+  leafTrees: LeafTreeResult | null;
+}
+
+/** The summarised functions of a unit and the stack bounds the site table leaves for the driver to write. */
+export interface LeafTreeResult {
+  /** Functions whose calls are not recorded. */
+  readonly summarised: ReadonlySet<string>;
+  /** Every function of the unit whose call tree is known (the summarised ones and `static` ones of system headers). */
+  readonly leaves: ReadonlySet<string>;
+  /** The named calls of every summarised function and of every function that calls one. */
+  readonly callees: ReadonlyMap<string, readonly string[]>;
+  /** The bound slots in order: each summarised function's tree, each recorded caller's summarised calls. */
+  readonly slots: readonly { readonly kind: 'tree' | 'caller'; readonly name: string }[];
 }
 
 export interface RewriteOptions {
@@ -52,6 +68,8 @@ export interface RewriteOptions {
    * without it the table has no SOURCE sites.
    */
   hashSource?: (file: Buffer) => string | null;
+  /** Summarise leaf call trees (`--mw-calls=leaves`): the calls known outside the unit, and functions not to summarise. */
+  summarise?: { known: KnownCalls; exclude: ReadonlySet<string> };
 }
 
 /** A function definition chosen for instrumentation. */
@@ -59,8 +77,10 @@ interface Instrumented {
   readonly node: SyntaxNode;
   readonly name: SyntaxNode;
   readonly body: SyntaxNode;
-  /** Entry and exit recorded; false for a function `--mw-no-calls` names, whose heap calls and statics still are. */
-  readonly calls: boolean;
+  /** Entry and exit recorded; false for a function `--mw-no-calls` names or a summarised one, whose heap calls and statics still are. */
+  calls: boolean;
+  /** Its call tree is summarised (no heap calls, nothing recorded below it). */
+  summarised: boolean;
 }
 
 /** What every step of one rewrite shares. */
@@ -79,6 +99,8 @@ interface Unit {
   refs: number;
   /** Record branches (`--mw-branches`). */
   readonly branches: boolean;
+  /** Bound slots handed out, in order. */
+  readonly slots: { kind: 'tree' | 'caller'; name: string }[];
 }
 
 export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOptions): RewriteResult {
@@ -106,6 +128,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
 
   // Which function definitions to instrument.
   const chosen: Instrumented[] = [];
+  const definitions: Definition[] = [];
   const ownAllocators = new Set<string>();
   let skippedFunctions = 0;
   for (const node of top.functions) {
@@ -114,12 +137,20 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     const name = declared !== null && declared.derived === 'function' ? declared.name : null;
     const body = node.childForFieldName('body');
     if (name !== null && ALLOCATOR_KINDS.has(nameOf(name))) ownAllocators.add(nameOf(name));
-    if (lines.kind((name ?? node).startPosition.row) !== 'user') continue;
+    const words = name !== null && body !== null && !node.hasError ? storageClasses(node, parseText) : [];
+    const define = (role: Definition['role']) => {
+      if (name !== null && body !== null) definitions.push({ node, name: nameOf(name), body, role, isStatic: words.includes('static') });
+    };
+    if (lines.kind((name ?? node).startPosition.row) !== 'user') {
+      if (words.includes('static')) define('system');
+      continue;
+    }
     const label = name === null ? 'a function' : `function '${nameOf(name)}'`;
     if (node.hasError) {
       skippedFunctions++;
       const message = `${label} left uninstrumented: ${describeError(node, lines)}`;
       warnings.push({ ...where(name ?? node, lines), message });
+      define('skipped');
       continue;
     }
     if (name === null || body === null) {
@@ -127,7 +158,6 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
       warnings.push({ ...where(node, lines), message: `${label} left uninstrumented: its name could not be read` });
       continue;
     }
-    const words = storageClasses(node, parseText);
     // An inline definition with external linkage may not refer to the unit's
     // static `__mw_u` (C99 6.7.4p3, a warning by default in GCC and clang); a
     // naked function has no frame to put `__mw_f` in.
@@ -135,13 +165,24 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     const naked = /\bnaked\b|\b__naked__\b/.test(text.slice(node.startIndex, body.startIndex));
     if (externalInline || naked || nameOf(name).startsWith('__mw_')) {
       skippedFunctions++;
+      define('skipped');
       continue;
     }
     const calls = options.noCalls?.leavesOut(nameOf(name), lines.file(name.startPosition.row).name, options.compileDir ?? process.cwd()) !== true;
-    chosen.push({ node, name, body, calls });
+    chosen.push({ node, name, body, calls, summarised: false });
+    define(calls ? 'recorded' : 'uncalled');
   }
   const objects = fileScopeObjects(top.declarations, top.typedefs, lines, text, parseText);
   for (const object of objects) if (ALLOCATOR_KINDS.has(object.name)) ownAllocators.add(object.name);
+  const leaves =
+    options.summarise === undefined
+      ? null
+      : findLeafTrees(definitions, { text, parseText, ownAllocators, branches: options.branches === true, ...options.summarise });
+  for (const fn of chosen) {
+    if (leaves?.summarised.has(nameOf(fn.name)) !== true) continue;
+    fn.calls = false;
+    fn.summarised = true;
+  }
 
   const unit: Unit = {
     source,
@@ -153,6 +194,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     ownAllocators,
     refs: 0,
     branches: options.branches === true,
+    slots: [],
   };
   for (const fn of chosen) instrumentFunction(unit, fn);
 
@@ -175,6 +217,8 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     for (const call of found.calls) addSite(unit, SiteKind.CALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
     for (const call of found.libCalls) addSite(unit, SiteKind.LIBCALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
     for (const local of found.locals) addSite(unit, SiteKind.LOCAL, local.node, func, labelLiteral(unit, local.label));
+    // The most stack its summarised calls add, written by the driver once the unit is compiled.
+    if (leaves?.callees.get(nameOf(fn.name))?.some((c) => leaves.summarised.has(c)) === true) addBoundSite(unit, SiteKind.CALLS_BOUND, fn, 'caller');
   }
   if (options.hashSource) addSourceSites(unit, options.hashSource);
   const table = unit.sites.renderUnit();
@@ -202,7 +246,8 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     functions: chosen.length,
     sites: unit.sites.size,
     skippedFunctions,
-    uncalledFunctions: chosen.filter((fn) => !fn.calls).length,
+    uncalledFunctions: chosen.filter((fn) => !fn.calls && !fn.summarised).length,
+    leafTrees: leaves === null ? null : { ...leaves, slots: unit.slots },
   };
 }
 
@@ -226,6 +271,8 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
         (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
       'after',
     );
+  } else if (fn.summarised) {
+    addBoundSite(unit, SiteKind.SUMMARISED, fn, 'tree');
   } else {
     addSite(unit, SiteKind.UNCALLED, fn.name, func, func);
   }
@@ -365,6 +412,12 @@ function addSite(
   row = node.startPosition.row,
 ): number {
   return unit.sites.add({ kind, line: unit.lines.line(row), file: unit.lines.file(row).literal, func, name });
+}
+
+/** A site of `fn` whose name is a stack bound the driver writes after compiling (its slot in `__mw_bounds`). */
+function addBoundSite(unit: Unit, kind: number, fn: Instrumented, slot: 'tree' | 'caller'): void {
+  unit.slots.push({ kind: slot, name: unit.text.slice(fn.name.startIndex, fn.name.endIndex) });
+  addSite(unit, kind, fn.name, nameLiteral(unit, fn.name), unit.sites.addBound());
 }
 
 /** An identifier's original bytes as a C string literal. */

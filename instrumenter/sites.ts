@@ -38,8 +38,16 @@ export interface Site {
   readonly name: string;
 }
 
+/** The section holding a unit's stack bounds, which the driver writes after compiling (call-bounds.ts). */
+export const BOUND_SECTION = 'mw_bounds';
+/** Bytes per bound: decimal digits, NUL-padded. */
+export const BOUND_SLOT_BYTES = 12;
+/** What a bound reads until the driver writes it: no number, so a reader takes it as unknown. */
+const BOUND_PLACEHOLDER = 'unknown';
+
 export class SiteTable {
   private readonly sites: Site[] = [];
+  private bounds = 0;
 
   get size(): number {
     return this.sites.length;
@@ -61,6 +69,16 @@ export class SiteTable {
     return this.sites;
   }
 
+  /** A new slot of `__mw_bounds` (numbered from 0): the C expression that names its text, a site's name. */
+  addBound(): string {
+    return `__mw_bounds[${this.bounds++}]`;
+  }
+
+  /** Slots handed out by `addBound`. */
+  get boundCount(): number {
+    return this.bounds;
+  }
+
   /**
    * One line of C (no newline) defining the table, the unit and the unit's
    * entry in section `mw_units`; empty when there are no sites.
@@ -69,7 +87,15 @@ export class SiteTable {
     const n = this.sites.length;
     if (n === 0) return '';
     const rows = this.sites.map((s) => `{${s.kind}u, ${s.line}u, ${s.file}, ${s.func}, ${s.name}}`);
+    // The bounds are the only contents of their section, with no relocations: the driver replaces its bytes.
+    const bounds =
+      this.bounds === 0
+        ? ''
+        : `static const char __mw_bounds[${this.bounds}][${BOUND_SLOT_BYTES}] __attribute__((used, section("${BOUND_SECTION}"))) = { ` +
+          Array(this.bounds).fill(`"${BOUND_PLACEHOLDER}"`).join(', ') +
+          ' }; ';
     return (
+      bounds +
       `static const struct __mw_site __mw_sites[${n}] = { ${rows.join(', ')} }; ` +
       `static struct __mw_unit __mw_u = { 0u, ${n}u, __mw_sites }; ` +
       `static struct __mw_unit *const __mw_unit_ref __attribute__((used, section("mw_units"))) = &__mw_u; `

@@ -101,12 +101,25 @@ export function readStackUnit(sideFile: string, flags: NonNullable<StackFlags>, 
 }
 
 /** Adds the unit's line to `object` as a non-loaded, read-only section, so
- *  it costs the running program nothing. Returns an error message or null. */
-export function embedStackUnit(objcopy: string, object: string, unit: StackUnit, scratchFile: string): string | null {
+ *  it costs the running program nothing, and replaces the bytes of the
+ *  sections in `updates` (same size, no relocations) in the same run.
+ *  Returns an error message or null. */
+export function embedStackUnit(
+  objcopy: string,
+  object: string,
+  unit: StackUnit,
+  scratchFile: string,
+  updates: readonly { section: string; file: string; bytes: Buffer }[] = [],
+): string | null {
   writeFileSync(scratchFile, JSON.stringify(unit) + '\n');
+  for (const u of updates) writeFileSync(u.file, u.bytes);
   const result = spawnSync(
     objcopy,
-    ['--add-section', `${STACK_SECTION}=${scratchFile}`, '--set-section-flags', `${STACK_SECTION}=contents,readonly`, object],
+    [
+      '--add-section', `${STACK_SECTION}=${scratchFile}`, '--set-section-flags', `${STACK_SECTION}=contents,readonly`,
+      ...updates.flatMap((u) => ['--update-section', `${u.section}=${u.file}`]),
+      object,
+    ],
     { encoding: 'utf8' },
   );
   if (result.error) return `cannot run ${objcopy}: ${result.error.message}`;

@@ -109,7 +109,7 @@ __attribute__((destructor(101))) static void mw_dtor(void)
 __attribute__((constructor(101))) static void mw_ctor(void)
 {
   mw_image_add(__start_mw_units, __stop_mw_units, __start_mw_statics, __stop_mw_statics);
-  mw_init();
+  if (mw_init() && mw_sink.ready) mw_sink.ready(&mw_t);
 }
 
 /* ---- fatal signals ---- */
@@ -187,7 +187,8 @@ static void mw_fork_child(void)
 
 /* ---- start-up ---- */
 
-/* Where records go: online mode's tables (MEMWRAP_MODE=online), the program's memwrap_write, or a trace file. */
+/* Where records go: online mode's tables (MEMWRAP_MODE=online), the program's memwrap_write, or a trace file,
+ * encoded by a thread of the runtime where a processor is free for it (mw-ring.c) or else by the program's. */
 static void mw_sink_choose(void)
 {
   int online = mw_online_wanted();
@@ -196,7 +197,7 @@ static void mw_sink_choose(void)
            NULL, NULL);
     online = 0;
   }
-  mw_sink = online ? mw_online_sink : mw_writer_wanted() ? mw_writer_sink : mw_file_sink;
+  mw_sink = online ? mw_online_sink : mw_writer_wanted() ? mw_writer_sink : mw_ring_wanted() ? mw_ring_sink : mw_file_sink;
 }
 
 static void mw_hooks(void)
@@ -246,7 +247,7 @@ static int mw_setup(struct mw_thread *t)
   mw_write_units_and_statics(t);
   /* a fork child reopens the frames it inherited */
   for (unsigned i = 0; i < t->top; i++)
-    if (mw_room(t, 16)) mw_write_enter(t, t->frames[i].site, t->frames[i].depth);
+    mw_write_enter(t, t->frames[i].site, t->frames[i].depth);
   return 1;
 }
 

@@ -59,8 +59,10 @@ enum {
 #define MW_EXT_RANK 5           /* EXT subkind: the MPI rank the environment gave (format 1.3) */
 #define MW_EXT_CALL_PATH 6      /* EXT subkind: return addresses from an interposed call out to instrumented code (format 1.3) */
 #define MW_EXT_SEAL 7           /* EXT subkind: a chunk's seal, its CRC-32C (format 1.5) */
+#define MW_EXT_RAW_MARK 8       /* EXT subkind: the thread's raw words before (segment, word) are encoded above (format 1.6) */
 #define MW_FORMAT_MAJOR 1
 #define MW_FORMAT_MINOR 5
+#define MW_FORMAT_MINOR_RAW 6   /* the minor of a trace that has raw segments; one without them stays 1.5 */
 #define MW_F_ENTER_PREDICTED 0x10 /* ENTER (1.4): site and depth delta as the thread's prediction table says */
 #define MW_F_ENTER_SITE_DELTA 0x20 /* ENTER (1.4): `s` site - previous ENTER site, `s` depth delta */
 #define MW_PREDICT_BITS 10      /* prediction table: 2^10 slots of (site, depth delta) per thread */
@@ -71,6 +73,7 @@ enum {
 #define MW_HDR_COMPLETE 1         /* header flag bits (byte 17): a normal exit */
 #define MW_HDR_NOT_INTERPOSED 2   /* only instrumented calls recorded */
 #define MW_HDR_STOPPED 4          /* recording stopped: the file could not grow */
+#define MW_HDR_RAW_SEGMENTS 8     /* the trace has raw segments: a thread's records left to the encoder thread (mw-ring.c, format 1.6) */
 #define MW_HDR_STOP_ERRNO 28      /* where a stopped trace's header holds the errno (u32) */
 #define MW_SEAL_SIZE 11           /* a chunk's seal: EXT tag, subkind, length 8, "MWSL", CRC-32C (mw-seal.c) */
 #define MW_SEALED_HEAD 12         /* the chunk header bytes its CRC covers: magic, thread, capacity */
@@ -114,6 +117,8 @@ struct mw_thread {
                                  * words in memory order; in front of the shadow stack's mapping */
   unsigned history;             /* call history that picks the table's slot */
   unsigned last_enter;          /* site of the thread's previous ENTER */
+  unsigned exit_limit;          /* __mw_leave's fast path takes exit deltas 1 .. this: mw_g.exit_tag_limit, set at the
+                                 * thread's first other exit; 0 in a ring (mw_ring_no_compact_exit), so no test for the ring there */
   uintptr_t last_addr_inv;       /* ~address of the last block written: a sanitizer's leak checker scanning
                                  * thread-local memory must not take it for a pointer to that block */
   unsigned last_branch;         /* site of the thread's previous BRANCH */
@@ -138,6 +143,8 @@ struct mw_thread {
 #if MW_TARGET
   int streaming;                /* a record larger than the buffer is being written out (target/mw-out.c) */
 #endif
+  struct mw_ring *ring;         /* records go to this ring as words for the encoder thread (mw-ring.c): cur .. end
+                                 * is its current segment; NULL = encoded here into the chunk */
 };
 
 extern MW_THREAD_LOCAL struct mw_thread mw_t MW_TLS;
@@ -369,9 +376,16 @@ struct mw_sink {
    * instrumented site), ra = its return address, kind = the allocator's site kind, `what` the MW_HEAP_* below. */
   void (*heap)(struct mw_thread *t, unsigned fn, uintptr_t ra, unsigned kind, size_t added, size_t freed,
                unsigned what);
+  /* The run is about to end normally on t (mw_finish, before its last records): a sink whose own thread encodes
+   * for others has it catch up with t and gives t its chunk back, so that the last records go there.  NULL: none. */
+  void (*finish)(struct mw_thread *t);
+  /* Called from the runtime's constructor once recording has started: a place where starting a thread is safe (no
+   * lock of the program's or libc's is held), which a program that seldom allocates may never reach again.  NULL:
+   * nothing to do. */
+  void (*ready)(struct mw_thread *t);
 };
 extern struct mw_sink mw_sink;
-extern const struct mw_sink mw_file_sink, mw_writer_sink, mw_online_sink, mw_target_sink;
+extern const struct mw_sink mw_file_sink, mw_writer_sink, mw_online_sink, mw_target_sink, mw_ring_sink;
 /* what a heap event was, for mw_sink.heap */
 #define MW_HEAP_MADE 1            /* it made a block */
 #define MW_HEAP_ENDED 2           /* it ended a live block */
@@ -429,17 +443,62 @@ unsigned char *mw_put_header(void *h, const char magic[8], uint16_t major, uint1
 int mw_writer_wanted(void);
 int mw_writer_open(void);
 
+/* mw-ring.c: the trace file, its records encoded by a thread of the runtime where a processor is free */
+int mw_ring_wanted(void);
+int mw_ring_word(struct mw_thread *t, uint64_t word);
+void mw_ring_no_compact_exit(struct mw_thread *t);
+
 /* mw-os.c */
 uint64_t mw_now_mono(void);
 
-/* Room for n more bytes in the current chunk (a new chunk if needed). */
+/* ---- the encoder thread's ring (mw-ring.c) ----
+ * Where a processor is free, a thread's records go into a ring of 8-byte
+ * words in the trace file instead of being encoded in place: ENTER and EXIT
+ * as one word each, every other record as its usual bytes behind a word
+ * giving their length (a blob).  The runtime's encoder thread turns the
+ * words into format 1.4's records in the thread's chunks.  x86-64 only: the
+ * encoder reads words the thread may be writing, which an 8-byte store and
+ * the processor's store order make safe to read there. */
+#if defined(__x86_64__) && !defined(__ILP32__)
+#define MW_RING 1
+#else
+#define MW_RING 0
+#endif
+#define MW_RW_ENTER 1u            /* word: 1 | site << 2 | depth << 34 (a depth is below 2^30) */
+#define MW_RW_EXIT 2u             /* word: 2 | (uint32_t)(exit site - entry site) << 2 */
+                                  /* a blob: low 32 bits 0, bytes of records that follow in the high 32; 0: none yet */
+static inline unsigned char *mw_word_align(unsigned char *p)
+{
+  return (unsigned char *)(((uintptr_t)p + 7) & ~(uintptr_t)7);
+}
+int mw_ring_room(struct mw_thread *t, size_t n, int nonblocking);
+/* Online mode's ring (mw-online.c): words and blobs into the thread's scratch chunk, which nobody reads, so the
+ * thread keeps its shadow stack and encodes nothing; a full scratch chunk only starts again. */
+#define MW_RING_SCRATCH ((struct mw_ring *)1)
+
+/* Room for n more bytes in the current chunk (a new chunk if needed); in a
+ * ring, a blob begun for a record of up to n bytes (mw_commit ends it). */
 static inline int mw_room(struct mw_thread *t, size_t n)
 {
+#if MW_RING
+  if (t->ring) {
+    unsigned char *p = mw_word_align(t->cur);
+    if (MW_UNLIKELY((size_t)(t->end - p) < 8 + n)) return mw_ring_room(t, n, 0);
+    t->used = (uint32_t *)(void *)(p + 4); /* the word's high half: the blob's length, 0 until mw_commit */
+    t->payload = t->cur = p + 8;
+    return 1;
+  }
+#endif
   if (MW_LIKELY((size_t)(t->end - t->cur) >= n)) return 1;
-  return mw_chunk_next(t, n, 0);
+  if (!mw_chunk_next(t, n, 0)) return 0;
+#if MW_RING
+  if (t->ring) return mw_ring_room(t, n, 0); /* the new chunk was a ring's segment: the thread joined it */
+#endif
+  return 1;
 }
 
-/* Makes the bytes up to p part of the chunk (crash-safe from here on). */
+/* Makes the bytes up to p part of the chunk (crash-safe from here on).  In a
+ * ring, `used` is the blob's length word: the record is whole once it is set. */
 static inline void mw_commit(struct mw_thread *t, unsigned char *p)
 {
   t->cur = p;
@@ -553,7 +612,11 @@ int mw_thread_start(struct mw_thread *t);
 void mw_thread_dtor(void *arg);
 int mw_frames_grow(struct mw_thread *t);
 void mw_frames_release(struct mw_thread *t);
-void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t depth);
+int mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t depth);
+/* The encoder thread's records (mw-ring.c): format 1.4's ENTER and EXIT into p for the thread whose encoder state
+ * `out` holds (its prediction table, previous depth and site, call history). */
+unsigned char *mw_encode_enter(struct mw_thread *out, unsigned char *p, unsigned site, uintptr_t depth);
+unsigned char *mw_encode_exit(struct mw_thread *out, unsigned char *p, int32_t delta);
 
 /* ---- live-block index (mw-blocks.c) ---- */
 struct mw_block {

@@ -6,6 +6,10 @@
  * The recording machinery is unchanged: entries, exits and the other records
  * still go into the thread's chunk, but the chunk is a small anonymous
  * scratch buffer whose refill only resets the cursor (mw_online_scratch).
+ * Where the trace file would have an encoder thread (x86-64), the thread
+ * writes them there as the encoder's words and blobs (MW_RING_SCRATCH,
+ * mw-internal.h): the same shadow stack, and no record encoded that nobody
+ * reads.
  * The heap calls (core/mw-heap.c) charge each event here instead of writing a
  * record: to the function of the innermost open frame, to the loaded object
  * that called the interposed allocator (or "instrumented code"), and to the
@@ -154,12 +158,25 @@ static void mw_online_close_child(void)
 
 /* ---- the thread's scratch chunk ---- */
 
+/* The thread's records go into its scratch as words (x86-64, as the encoder thread's ring would take them). */
+static void mw_online_words(struct mw_thread *t)
+{
+#if MW_RING
+  if (t->ring != MW_RING_SCRATCH) mw_ring_no_compact_exit(t); /* words only: no compact EXIT (mw-ring.c) */
+  t->ring = MW_RING_SCRATCH;
+#else
+  (void)t;
+#endif
+}
+
 static int mw_online_scratch(struct mw_thread *t, size_t need, int nonblocking)
 {
   (void)nonblocking; /* an anonymous mapping: no lock */
   int st = mw_state();
   if (st != MW_ACTIVE && st != MW_INITIALIZING) return 0;
-  size_t cap = (size_t)(t->end - t->payload);
+  /* the scratch's start (payload and used move with each blob when the thread writes words) */
+  unsigned char *start = t->chunk_map ? (unsigned char *)t->chunk_map + MW_CHUNK_HEAD : NULL;
+  size_t cap = start ? (size_t)(t->end - start) : 0;
   if (!t->chunk_map || cap < need) {
     size_t want = MW_ONLINE_SCRATCH;
     while (want < need) want <<= 1;
@@ -180,11 +197,14 @@ static int mw_online_scratch(struct mw_thread *t, size_t need, int nonblocking)
     mw_fence();
     t->end = (unsigned char *)m + len;
     if (old) munmap(old, old_len);
+    mw_online_words(t);
     return 1;
   }
   /* refill: the records written so far are not kept */
-  t->cur = t->payload;
+  t->payload = t->cur = start;
+  t->used = (uint32_t *)(void *)(start - 4);
   *t->used = 0;
+  mw_online_words(t);
   return 1;
 }
 
@@ -389,10 +409,17 @@ static void mw_online_end(struct mw_thread *t, int how, int code)
 
 static void mw_online_forget_tail(struct mw_thread *t) { (void)t; /* scratch: nothing on disk */ }
 
+/* The thread lets go of its scratch (thread end, fork child, recording off). */
+static void mw_online_drop(struct mw_thread *t)
+{
+  t->ring = NULL;
+  mw_chunk_drop(t);
+}
+
 const struct mw_sink mw_online_sink = {
   .open = mw_online_open,
   .chunk = mw_online_scratch,
-  .drop = mw_chunk_drop,
+  .drop = mw_online_drop,
   .thread_end = mw_online_forget_tail,
   .end = mw_online_end,
   .child = mw_online_close_child,

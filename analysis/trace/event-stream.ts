@@ -8,6 +8,7 @@
 import type { ByteSource } from './byte-source.js';
 import type { TraceHeader } from './header.js';
 import { ChunkRecords, parseContext, scanChunks, ThreadCursor, TraceRecord, type ChunkEntry } from './records.js';
+import { addRawSegment, rawTail, type RawSegments } from './raw-tail.js';
 import { ProblemLog } from '../problems.js';
 import { ExtKind, isEventKind, Kind } from './format.js';
 import { readHeader } from './header.js';
@@ -17,26 +18,34 @@ import { IndexHeap } from './index-heap.js';
 const WINDOW_BUDGET = 256 << 20;
 const WINDOW_MIN = 64 << 10;
 
-/** One thread's stream: its chunks in file order, read one record ahead. */
+/** One thread's stream: its chunks in file order, then its raw tail (raw-tail.ts), read one record ahead. */
 export class ThreadStream {
   readonly cursor: ThreadCursor;
   readonly peeked = new TraceRecord();
   /** `peeked` holds the thread's next record. */
   hasNext = false;
   private next = 0;
+  /** The raw tail's reader, once the chunks are read and the tail begun. */
+  private tail: ChunkRecords | null = null;
 
   constructor(
     readonly index: number,
     private readonly chunks: ChunkEntry[],
     private readonly reader: ChunkRecords,
+    /** The thread's raw segments and how to read its tail from them; undefined when it has none. */
+    private readonly raw?: { segments: RawSegments; open: (cur: ThreadCursor, segments: RawSegments) => ChunkRecords | null },
   ) {
     this.cursor = new ThreadCursor(index);
     if (chunks.length > 0) reader.start(chunks[0]!);
     this.advance();
   }
 
-  /** Reads the next record into `peeked`, moving on to the thread's next chunk when one ends. */
+  /** Reads the next record into `peeked`, moving on to the thread's next chunk when one ends, and last to its raw tail. */
   advance(): void {
+    if (this.tail !== null) {
+      this.hasNext = this.tail.next(this.cursor, this.peeked);
+      return;
+    }
     for (;;) {
       if (this.next < this.chunks.length && this.reader.next(this.cursor, this.peeked)) {
         this.hasNext = true;
@@ -44,7 +53,8 @@ export class ThreadStream {
       }
       this.next++;
       if (this.cursor.stopped || this.next >= this.chunks.length) {
-        this.hasNext = false;
+        this.tail = this.cursor.stopped || this.raw === undefined ? null : this.raw.open(this.cursor, this.raw.segments);
+        this.hasNext = this.tail !== null && this.tail.next(this.cursor, this.peeked);
         return;
       }
       this.reader.start(this.chunks[this.next]!);
@@ -65,15 +75,32 @@ export interface StreamOptions {
  */
 export function threadStreams(source: ByteSource, header: TraceHeader, problems: ProblemLog, window?: number): ThreadStream[] {
   const byThread = new Map<number, ChunkEntry[]>();
-  scanChunks(source, header, problems, (c) => {
-    let list = byThread.get(c.thread);
-    if (list === undefined) byThread.set(c.thread, (list = []));
-    list.push(c);
-  });
+  const raw = new Map<number, RawSegments>();
+  scanChunks(
+    source,
+    header,
+    problems,
+    (c) => {
+      let list = byThread.get(c.thread);
+      if (list === undefined) byThread.set(c.thread, (list = []));
+      list.push(c);
+    },
+    (c) => addRawSegment(raw, c),
+  );
   const indices = [...byThread.keys()].sort((a, b) => a - b);
   const size = window ?? Math.max(WINDOW_MIN, Math.floor(WINDOW_BUDGET / Math.max(1, indices.length)));
   const ctx = parseContext(header, problems);
-  return indices.map((i) => new ThreadStream(i, byThread.get(i)!, new ChunkRecords(source, ctx, size)));
+  const open = (cur: ThreadCursor, segments: RawSegments): ChunkRecords | null => {
+    const tail = rawTail(source, header, cur, segments, problems);
+    if (tail === null) return null;
+    const reader = new ChunkRecords(tail.source, ctx);
+    reader.start(tail.chunk);
+    return reader;
+  };
+  return indices.map((i) => {
+    const segments = raw.get(i);
+    return new ThreadStream(i, byThread.get(i)!, new ChunkRecords(source, ctx, size), segments && { segments, open });
+  });
 }
 
 /**

@@ -3,10 +3,14 @@
 
 /** The trace format version this reader implements. */
 export const READER_MAJOR = 1;
-export const READER_MINOR = 5;
+export const READER_MINOR = 6;
 
 export const TRACE_MAGIC = 'MWTRACE\0';
 export const CHUNK_MAGIC = 'MWCK';
+/** A raw segment (header flag RAW_SEGMENTS): a thread's ring of words its records were left in for the runtime's encoder thread. */
+export const RAW_MAGIC = 'MWRW';
+/** A raw segment's thread field when the segment belongs to no thread. */
+export const RAW_NO_THREAD = 0xffffffff;
 export const HEADER_SIZE = 64;
 export const CHUNK_HEADER_SIZE = 16;
 export const BYTE_ORDER_MARK = 0x01020304;
@@ -15,7 +19,7 @@ export const BYTE_ORDER_MARK = 0x01020304;
  * Header flag bits (byte 17): COMPLETE, set last by a normal exit; NOT_INTERPOSED, only instrumented calls recorded;
  * STOPPED, the runtime stopped recording because the file could not grow, with the errno at STOP_ERRNO_OFFSET.
  */
-export const HeaderFlag = { COMPLETE: 1, NOT_INTERPOSED: 2, STOPPED: 4 } as const;
+export const HeaderFlag = { COMPLETE: 1, NOT_INTERPOSED: 2, STOPPED: 4, RAW_SEGMENTS: 8 } as const;
 
 /** Where a stopped trace's header holds the errno that stopped it (u32, the writer's byte order; 0 otherwise). */
 export const STOP_ERRNO_OFFSET = 28;
@@ -119,6 +123,8 @@ export const ExtKind = {
    * writer's byte order).
    */
   SEAL: 7,
+  /** The thread's raw words before (`u` segment, `u` word) are encoded before this record; those from it on are in its raw segments (header flag RAW). */
+  RAW_MARK: 8,
 } as const;
 
 /** The first bytes of a seal's payload: they make a seal recognisable from the chunk's end, and a damaged one too. */
@@ -138,7 +144,7 @@ export const CallPathFlag = {
   CUT: 2,
 } as const;
 
-const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH', 5: 'RANK', 6: 'CALL_PATH', 7: 'SEAL' };
+const EXT_KIND_NAMES: Record<number, string> = { 1: 'LEAKS', 2: 'LIBRARY', 3: 'CALLER', 4: 'BRANCH', 5: 'RANK', 6: 'CALL_PATH', 7: 'SEAL', 8: 'RAW_MARK' };
 
 /**
  * Format 1.4's call prediction (runtime/core/mw-calls.c, mw_put_enter): per thread a table of 2^BITS slots of (site, depth

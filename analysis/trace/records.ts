@@ -1,8 +1,9 @@
 // Walks a trace's chunks and records in file order and resolves each thread's deltas (seq, address, depth, time, exit site) into absolute values.
-import { CallPrediction, CHUNK_HEADER_SIZE, CHUNK_MAGIC, CHUNK_SEALED_HEAD, ExtKind, Flag, Kind, LeaksFlag, READER_MAJOR, READER_MINOR, SEAL_MAGIC, SEAL_PAYLOAD, kindName } from './format.js';
+import { CallPrediction, CHUNK_HEADER_SIZE, CHUNK_MAGIC, CHUNK_SEALED_HEAD, ExtKind, Flag, Kind, LeaksFlag, RAW_MAGIC, RAW_NO_THREAD, READER_MAJOR, READER_MINOR, SEAL_MAGIC, SEAL_PAYLOAD, kindName } from './format.js';
 import { crc32c } from './crc32c.js';
 import type { TraceHeader } from './header.js';
 import { memorySource, type ByteSource } from './byte-source.js';
+import { addRawSegment, rawTail, type RawSegments } from './raw-tail.js';
 import { formatOffset, type ProblemLog } from '../problems.js';
 
 /** One UNIT record: a translation unit's site table. Site `base + i` is described by the i-th entry of each array. */
@@ -97,12 +98,19 @@ export class TraceRecord {
   cwd = '';
   /** ENTER, EXIT: the flag bits of the tag, which in format 1.4 choose the record's form (`flags` is 0 for both). */
   form = 0;
+  /** EXT/RAW_MARK: the raw segment and word from which the thread's records are still raw. */
+  rawSegment = 0;
+  rawWord = 0;
   /** A stray EXIT (no open frame; `site` then holds the raw delta) or LINKED (no freeing record before it), or an EXT of an unknown subkind (skipped by its length): reported as a problem, left out of the model. */
   ignored = false;
 }
 
 export interface RecordVisitor {
   chunk?(chunk: ChunkInfo): void;
+  /** A raw segment (MWRW), in file order among the chunks. */
+  rawSegment?(segment: ChunkEntry): void;
+  /** A thread's raw tail begins: its records after its last RAW_MARK, read from its raw segments (raw-tail.ts). */
+  rawTail?(thread: number, segment: number, word: number): void;
   record(r: TraceRecord): void;
 }
 
@@ -261,6 +269,8 @@ export class ThreadCursor {
   stopped = false;
   /** The previous record (TIME aside) ended a block, so a LINKED record may follow. */
   canLink = false;
+  /** The latest EXT/RAW_MARK: where the thread's raw tail begins; null when it has none. */
+  rawMark: { segment: number; word: number } | null = null;
   constructor(readonly index: number) {}
 }
 
@@ -298,8 +308,8 @@ function isZero(bytes: Uint8Array): boolean {
   return bytes.every((b) => b === 0);
 }
 
-function hasChunkMagic(bytes: Uint8Array): boolean {
-  for (let i = 0; i < 4; i++) if (bytes[i] !== CHUNK_MAGIC.charCodeAt(i)) return false;
+function hasMagic(bytes: Uint8Array, magic: string): boolean {
+  for (let i = 0; i < 4; i++) if (bytes[i] !== magic.charCodeAt(i)) return false;
   return true;
 }
 
@@ -382,6 +392,15 @@ function parseExt(rd: ByteReader, cur: ThreadCursor, r: TraceRecord, ctx: ParseC
   } else if (r.subkind === ExtKind.SEAL) {
     // The chunk's checksum, checked where the chunks are listed (scanChunks); between a FREE at a chunk's end and its
     // LINKED at the next chunk's start, it does not break the pairing.
+    linkable = cur.canLink;
+  } else if (r.subkind === ExtKind.RAW_MARK) {
+    rd.inPayload(payloadEnd, 'RAW_MARK', length, () => {
+      r.rawSegment = rd.u();
+      r.rawWord = rd.u();
+    });
+    cur.rawMark = { segment: r.rawSegment, word: r.rawWord };
+    // Not an event and nothing wrong: left out of the model like a skipped record, and the pairing stays.
+    r.ignored = true;
     linkable = cur.canLink;
   } else {
     problems.add('unknown-ext', 'warning', offset, cur.index, `EXT record of unknown subkind ${r.subkind} (${length} payload bytes) skipped${versionNote}`);
@@ -614,13 +633,23 @@ export interface ChunkEntry extends ChunkInfo {
   payload: number;
   /** The file ends before the chunk's used bytes do. */
   cutByEof: boolean;
+  /** A raw segment (MWRW): its number in its thread's ring; `used` is then that number, `readable` the payload
+   * bytes the file holds. Undefined for a chunk of records. */
+  segment?: number;
 }
 
 /**
  * Calls `onChunk` for each chunk header in file order, up to the end of the chunk list (the end of the file, a zero
- * header, or damage, which goes to `problems`).
+ * header, or damage, which goes to `problems`), and `onRaw` for each raw segment (MWRW) among them that belongs
+ * to a thread.
  */
-export function scanChunks(source: ByteSource, header: TraceHeader, problems: ProblemLog, onChunk: (c: ChunkEntry) => void): void {
+export function scanChunks(
+  source: ByteSource,
+  header: TraceHeader,
+  problems: ProblemLog,
+  onChunk: (c: ChunkEntry) => void,
+  onRaw?: (c: ChunkEntry) => void,
+): void {
   const len = source.size;
   let off = header.headerSize;
   const seals = new SealCheck(source, header, problems);
@@ -632,7 +661,8 @@ export function scanChunks(source: ByteSource, header: TraceHeader, problems: Pr
       }
       break;
     }
-    if (!hasChunkMagic(head)) {
+    const raw = hasMagic(head, RAW_MAGIC);
+    if (!raw && !hasMagic(head, CHUNK_MAGIC)) {
       if (!isZero(head)) {
         const got = Array.from(head.subarray(0, 4), (b) => b.toString(16).padStart(2, '0')).join(' ');
         problems.add('bad-chunk', 'error', off, null, `expected a chunk header ("MWCK"), found bytes ${got}; the chunks after this point are not read`);
@@ -645,6 +675,11 @@ export function scanChunks(source: ByteSource, header: TraceHeader, problems: Pr
     const capacity = view.getUint32(8, le);
     const used = view.getUint32(12, le);
     const payload = off + CHUNK_HEADER_SIZE;
+    if (raw) {
+      if (thread !== RAW_NO_THREAD) onRaw?.({ offset: off, thread, capacity, used, readable: Math.min(capacity, len - payload), payload, cutByEof: payload + capacity > len, segment: used });
+      off = payload + capacity;
+      continue;
+    }
     let readable = used;
     if (used > capacity) {
       problems.add('chunk-overfull', 'error', off, thread, `chunk claims ${used} used bytes but has a capacity of ${capacity}; reading ${capacity}`);
@@ -827,20 +862,40 @@ export function walkRecords(
   options: WalkOptions = {},
 ): void {
   const source = input instanceof Uint8Array ? memorySource(input) : input;
-  const reader = new ChunkRecords(source, parseContext(header, problems));
+  const ctx = parseContext(header, problems);
+  const reader = new ChunkRecords(source, ctx);
   const r = new TraceRecord();
   const cursors = new Map<number, ThreadCursor>();
-  scanChunks(source, header, problems, (chunk) => {
-    visitor.chunk?.(chunk);
-    let cur = cursors.get(chunk.thread);
-    if (cur === undefined) {
-      cur = new ThreadCursor(chunk.thread);
-      cursors.set(chunk.thread, cur);
-    }
-    if (!cur.stopped) {
-      reader.start(chunk);
-      while (reader.next(cur, r)) visitor.record(r);
-    }
-    options.onProgress?.(Math.min(chunk.payload + chunk.capacity, source.size), source.size);
-  });
+  const raw = new Map<number, RawSegments>();
+  scanChunks(
+    source,
+    header,
+    problems,
+    (chunk) => {
+      visitor.chunk?.(chunk);
+      let cur = cursors.get(chunk.thread);
+      if (cur === undefined) {
+        cur = new ThreadCursor(chunk.thread);
+        cursors.set(chunk.thread, cur);
+      }
+      if (!cur.stopped) {
+        reader.start(chunk);
+        while (reader.next(cur, r)) visitor.record(r);
+      }
+      options.onProgress?.(Math.min(chunk.payload + chunk.capacity, source.size), source.size);
+    },
+    (segment) => {
+      visitor.rawSegment?.(segment);
+      addRawSegment(raw, segment);
+    },
+  );
+  // Each thread's raw tail after all the chunks: the records a thread wrote last (raw segments).
+  for (const [thread, cur] of [...cursors].sort((a, b) => a[0] - b[0])) {
+    const tail = rawTail(source, header, cur, raw.get(thread), problems);
+    if (tail === null) continue;
+    visitor.rawTail?.(thread, cur.rawMark!.segment, cur.rawMark!.word);
+    const tailReader = new ChunkRecords(tail.source, ctx);
+    tailReader.start(tail.chunk);
+    while (tailReader.next(cur, r)) visitor.record(r);
+  }
 }

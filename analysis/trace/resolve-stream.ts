@@ -581,11 +581,11 @@ class FoldPass {
         F.thread[fr] = rank;
         F.enter[fr] = i;
         F.entrySite[fr] = site;
-        F.depth[fr] = value;
+        F.depth[fr] = value + (this.run.sites.stackBound?.[site] ?? 0); // the stack its summarised calls may add
         F.parent[fr] = frame;
         t.frames.push(fr);
         frame = fr;
-        this.setStack(t, value);
+        this.setStack(t, F.depth[fr]!);
         break;
       }
       case Kind.EXIT:

@@ -2,7 +2,7 @@
 // library indices, EXT/RANK, END, EXT/LEAKS — collected in file order, and what the reader makes of them: the site table, the
 // library names, how the run ended, the leak classes. Shared by the decoder (decode.ts) and the streaming reader
 // (resolve-stream.ts), which must agree on every one of these facts and on the problems they raise.
-import { ExtKind, LeakClass } from './format.js';
+import { ExtKind, LeakClass, SiteKind } from './format.js';
 import type { TraceRecord, UnitTable } from './records.js';
 import type { TraceHeader } from './header.js';
 import { NONE, type RunEnd, type SiteTable } from '../model.js';
@@ -162,8 +162,31 @@ export function buildSites(facts: RunFacts, problems: ProblemLog): SiteTable {
       sites.name[id] = str(unit.name[i]!);
       sites.line[id] = Math.min(unit.line[i]!, 0xffffffff);
     }
+    stackBounds(sites, unit, offset, thread, problems);
   }
   return sites;
+}
+
+/**
+ * A unit's CALLS_BOUND sites (the most stack a function's summarised calls add) given to its ENTRY sites of the same
+ * function in `sites.stackBound`. A bound that is not a number leaves the frame's depth as recorded, with a warning:
+ * the peak stack may then be low.
+ */
+function stackBounds(sites: SiteTable, unit: UnitTable, offset: number, thread: number, problems: ProblemLog): void {
+  const bounds = new Map<string, number>();
+  for (let i = 0; i < unit.kind.length; i++) {
+    if (unit.kind[i] !== SiteKind.CALLS_BOUND) continue;
+    const text = unit.strings[unit.name[i]!] ?? '';
+    const func = unit.strings[unit.func[i]!] ?? '';
+    if (/^\d{1,10}$/.test(text)) bounds.set(func, Number(text));
+    else problems.add('stack-bound-unknown', 'warning', offset, thread, `the stack the summarised calls of ${func} take is not known ("${text}"); its frames count without it`);
+  }
+  if (bounds.size === 0) return;
+  sites.stackBound ??= new Float64Array(sites.count);
+  for (let i = 0; i < unit.kind.length; i++) {
+    const bound = unit.kind[i] === SiteKind.ENTRY ? bounds.get(unit.strings[unit.func[i]!] ?? '') : undefined;
+    if (bound !== undefined && unit.base + i < sites.count) sites.stackBound[unit.base + i] = bound;
+  }
 }
 
 /**

@@ -57,7 +57,8 @@ int __mw_branch(struct __mw_unit *u, unsigned site, int taken)
   }
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
-  if (MW_UNLIKELY((size_t)(t->end - t->cur) < MW_BRANCH_MAX)) {
+  /* (in a ring, a record other than ENTER and EXIT is a blob, which mw_room begins: the slow path) */
+  if (MW_UNLIKELY((size_t)(t->end - t->cur) < MW_BRANCH_MAX || (MW_RING && t->ring))) {
     mw_fence();
     t->busy = 0;
     mw_branch_slow(t, u, site, taken);

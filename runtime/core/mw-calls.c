@@ -75,9 +75,33 @@ static unsigned char *mw_put_enter(struct mw_thread *t, unsigned char *p, unsign
   return p;
 }
 
-void mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t d)
+/* The word an ENTER of site at depth d is in a ring (MW_RW_ENTER). */
+static inline uint64_t mw_enter_word(unsigned site, uintptr_t d)
 {
+  return MW_RW_ENTER | (uint64_t)site << 2 | (uint64_t)d << 34;
+}
+
+/* An ENTER of site at depth d, encoded here or, in a ring, as a word for the
+ * encoder thread; 0 = no room (recording is off). */
+int mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t d)
+{
+#if MW_RING
+  if (t->ring) return mw_ring_word(t, mw_enter_word(site, d));
+#endif
+  if (!mw_room(t, 16)) return 0;
+#if MW_RING
+  if (t->ring) { /* the thread joined a ring for this room: the blob begun is let go, the word goes there */
+    t->cur -= 8;
+    return mw_ring_word(t, mw_enter_word(site, d));
+  }
+#endif
   mw_commit(t, mw_put_enter(t, t->cur, site, d));
+  return 1;
+}
+
+unsigned char *mw_encode_enter(struct mw_thread *out, unsigned char *p, unsigned site, uintptr_t d)
+{
+  return mw_put_enter(out, p, site, d);
 }
 
 /* ---- entry ---- */
@@ -123,9 +147,8 @@ static __attribute__((noinline)) struct __mw_frame mw_enter_slow(struct mw_threa
       }
       mw_write_unwind(t, k);
     }
-    if (mw_room(t, 16)) {
-      unsigned site = base + entry_site;
-      mw_write_enter(t, site, d);
+    unsigned site = base + entry_site;
+    if (mw_write_enter(t, site, d)) {
       t->frames[t->top].depth = d;
       t->frames[t->top].site = site;
       f.site = base + exit_site;
@@ -195,6 +218,26 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_done(str
   return mw_frame_of(xsite, top);
 }
 
+#if MW_RING
+/* A fast entry into a ring: one word for the encoder thread, which keeps the
+ * prediction table; the thread keeps only its shadow stack. */
+static inline __attribute__((always_inline)) struct __mw_frame mw_enter_ring(struct mw_thread *t, unsigned char *p,
+                                                                            struct mw_frame_slot *slot, unsigned site,
+                                                                            uintptr_t d, unsigned top, unsigned xsite)
+{
+  uint64_t *w = (uint64_t *)(void *)mw_word_align(p);
+  __atomic_store_n(w, mw_enter_word(site, d), __ATOMIC_RELAXED);
+  slot->depth = d;
+  slot->site = site;
+  t->top = top + 1;
+  t->cur = (unsigned char *)(w + 1);
+  if (MW_UNLIKELY(--t->tick == 0)) return mw_enter_timed(t, xsite, top);
+  mw_fence();
+  t->busy = 0;
+  return mw_frame_of(xsite, top);
+}
+#endif
+
 #if MW_PREDICT
 /* A fast entry the table did not predict: out of line, so that the common
  * path of __mw_enter needs no register kept across a call. */
@@ -237,6 +280,9 @@ struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned 
     t->busy = 0;
     return mw_enter_slow(t, NULL, site, xsite, sp);
   }
+#if MW_RING
+  if (t->ring) return mw_enter_ring(t, p, frame, site, d, top, xsite);
+#endif
   unsigned history = t->history;
 #if MW_PREDICT
   if (MW_UNLIKELY(*mw_predict_slot(t, history) != mw_predict_word(site, (intptr_t)(d - t->last_depth))))
@@ -254,9 +300,8 @@ struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned 
 /* EXIT: exit site - entry site of the frame; format 1.4 puts 1..15 in the
  * tag's flag bits.  The delta as written (not the sites, which a reader knows
  * only through its own frames) goes into the call history. */
-static inline __attribute__((always_inline)) unsigned char *mw_put_exit(struct mw_thread *t, unsigned char *p, unsigned exit_site, unsigned entry_site)
+static inline __attribute__((always_inline)) unsigned char *mw_put_exit_delta(struct mw_thread *t, unsigned char *p, int32_t x)
 {
-  int32_t x = (int32_t)(exit_site - entry_site);
   t->history = ((t->history << 2) ^ (uint32_t)x) & MW_HISTORY_MASK;
   if (MW_LIKELY((uint32_t)x - 1u < mw_g.exit_tag_limit)) { /* 1..15, and the compact forms are on */
     *p = (unsigned char)(MW_REC_EXIT | (x << 4));
@@ -264,6 +309,42 @@ static inline __attribute__((always_inline)) unsigned char *mw_put_exit(struct m
   }
   *p = MW_REC_EXIT;
   return mw_put_u32(p + 1, ((uint32_t)x << 1) ^ (uint32_t)(x >> 31));
+}
+
+static inline __attribute__((always_inline)) unsigned char *mw_put_exit(struct mw_thread *t, unsigned char *p, unsigned exit_site, unsigned entry_site)
+{
+  return mw_put_exit_delta(t, p, (int32_t)(exit_site - entry_site));
+}
+
+unsigned char *mw_encode_exit(struct mw_thread *out, unsigned char *p, int32_t delta)
+{
+  return mw_put_exit_delta(out, p, delta);
+}
+
+/* The word an EXIT is in a ring (MW_RW_EXIT): its exit site less its frame's entry site. */
+static inline uint64_t mw_exit_word(unsigned exit_site, unsigned entry_site)
+{
+  return MW_RW_EXIT | (uint64_t)(exit_site - entry_site) << 2;
+}
+
+/* An EXIT, encoded here or, in a ring, as a word for the encoder thread. */
+static void mw_write_exit(struct mw_thread *t, unsigned exit_site, unsigned entry_site)
+{
+#if MW_RING
+  if (t->ring) {
+    mw_ring_word(t, mw_exit_word(exit_site, entry_site));
+    return;
+  }
+#endif
+  if (!mw_room(t, 8)) return;
+#if MW_RING
+  if (t->ring) { /* joined a ring for this room, as in mw_write_enter */
+    t->cur -= 8;
+    mw_ring_word(t, mw_exit_word(exit_site, entry_site));
+    return;
+  }
+#endif
+  mw_commit(t, mw_put_exit(t, t->cur, exit_site, entry_site));
 }
 
 static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
@@ -284,7 +365,7 @@ static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
   mw_flush_lost(t);
   if (d < t->top) {
     if (d + 1 < t->top) mw_write_unwind(t, t->top - d - 1);
-    if (mw_room(t, 8)) mw_commit(t, mw_put_exit(t, t->cur, f->site, t->frames[d].site));
+    mw_write_exit(t, f->site, t->frames[d].site);
     t->top = d;
   }
   mw_fence();
@@ -299,6 +380,46 @@ static __attribute__((noinline)) void mw_leave_timed(struct mw_thread *t)
   t->busy = 0;
 }
 
+/* A fast exit's EXIT, ending at p, committed: the frame popped, `used` stored last. */
+static inline __attribute__((always_inline)) void mw_leave_commit(struct mw_thread *t, unsigned d, unsigned char *p)
+{
+  t->top = d;
+  t->cur = p;
+  mw_fence();
+  *t->used = (uint32_t)(p - t->payload);
+}
+
+/* The end of a fast exit: TIME when due, busy released. */
+static inline __attribute__((always_inline)) void mw_leave_release(struct mw_thread *t)
+{
+  if (MW_UNLIKELY(--t->tick == 0)) {
+    mw_leave_timed(t);
+    return;
+  }
+  mw_fence();
+  t->busy = 0;
+}
+
+/* A fast exit the tag's flag bits do not take: a delta outside 1..15, the 1.3 forms, a thread in a ring (a word for
+ * the encoder), or the thread's first exit (its exit_limit still 0).  Out of line, so that __mw_leave tests for the
+ * ring nowhere. */
+static __attribute__((noinline)) void mw_leave_other(struct mw_thread *t, unsigned char *p, unsigned d, int32_t x)
+{
+#if MW_RING
+  if (t->ring) {
+    uint64_t *w = (uint64_t *)(void *)mw_word_align(p);
+    __atomic_store_n(w, MW_RW_EXIT | (uint64_t)(uint32_t)x << 2, __ATOMIC_RELAXED);
+    t->top = d;
+    t->cur = (unsigned char *)(w + 1);
+  } else
+#endif
+  {
+    t->exit_limit = mw_g.exit_tag_limit;
+    mw_leave_commit(t, d, mw_put_exit_delta(t, p, x));
+  }
+  mw_leave_release(t);
+}
+
 void __mw_leave(struct __mw_frame *f)
 {
   struct mw_thread *t = &mw_t;
@@ -310,23 +431,22 @@ void __mw_leave(struct __mw_frame *f)
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
   unsigned char *p = t->cur;
-  if (MW_UNLIKELY(d + 1 != t->top || (size_t)(t->end - p) < 8)) {
+  /* 16: an EXIT takes at most 6 bytes, a word at most 15 with its alignment */
+  if (MW_UNLIKELY(d + 1 != t->top || (size_t)(t->end - p) < 16)) {
     mw_fence();
     t->busy = 0;
     mw_leave_slow(t, f);
     return;
   }
-  p = mw_put_exit(t, p, f->site, t->frames[d].site);
-  t->top = d;
-  t->cur = p;
-  mw_fence();
-  *t->used = (uint32_t)(p - t->payload);
-  if (MW_UNLIKELY(--t->tick == 0)) {
-    mw_leave_timed(t);
+  int32_t x = (int32_t)(f->site - t->frames[d].site);
+  if (MW_UNLIKELY((uint32_t)x - 1u >= t->exit_limit)) { /* not 1..15 in the tag, or the thread is in a ring */
+    mw_leave_other(t, p, d, x);
     return;
   }
-  mw_fence();
-  t->busy = 0;
+  t->history = ((t->history << 2) ^ (uint32_t)x) & MW_HISTORY_MASK;
+  *p = (unsigned char)(MW_REC_EXIT | (x << 4));
+  mw_leave_commit(t, d, p + 1);
+  mw_leave_release(t);
 }
 
 /* ---- longjmp ---- */

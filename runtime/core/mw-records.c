@@ -79,6 +79,7 @@ void mw_finish(int status)
   if (__atomic_exchange_n(&mw_g.ended, 1, __ATOMIC_ACQ_REL)) return;
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
+  if (mw_sink.finish) mw_sink.finish(t); /* the last records go into the thread's own chunk */
   mw_flush_lost(t);
   if (t->top) {
     mw_write_unwind(t, t->top);
@@ -122,6 +123,10 @@ static int mw_write_end_fatal(struct mw_thread *t, int signo)
     p = mw_put_seq(t, tag, p, mw_next_seq());
     p = mw_put_u32(p, (uint32_t)mw_gettid());
     t->cur = p;
+#if MW_RING
+  } else if (t->ring) {
+    if (!mw_ring_room(t, 24, 1)) return 0; /* a blob in the ring, left for a reader to find */
+#endif
   } else if (!t->end || (size_t)(t->end - t->cur) < 24) {
     if (!mw_chunk_next(t, 64, 1)) return 0;
   }

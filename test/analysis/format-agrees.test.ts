@@ -79,11 +79,13 @@ describe('the C runtime and the TypeScript reader agree on the format', () => {
     expect(withPrefix(internal, 'MW_EXT_')).toEqual({ ...ExtKind });
     expect(internal.get('MW_HEADER_SIZE')).toBe(HEADER_SIZE);
     expect(internal.get('MW_CHUNK_HEAD')).toBe(CHUNK_HEADER_SIZE);
-    expect([internal.get('MW_FORMAT_MAJOR'), internal.get('MW_FORMAT_MINOR')]).toEqual([READER_MAJOR, READER_MINOR]);
+    // The runtime writes 1.6 only in a trace with raw segments (the encoder thread's); any other trace stays 1.5.
+    expect([internal.get('MW_FORMAT_MAJOR'), internal.get('MW_FORMAT_MINOR_RAW')]).toEqual([READER_MAJOR, READER_MINOR]);
+    expect(internal.get('MW_FORMAT_MINOR')).toBe(READER_MINOR - 1);
     expect([internal.get('MW_PREDICT_BITS'), internal.get('MW_HISTORY_MASK')]).toEqual([CallPrediction.BITS, CallPrediction.HISTORY_MASK]);
   });
 
-  test('header flags, the stopped errno and chunk seals (format 1.5)', () => {
+  test('header flags (raw segments: format 1.6), the stopped errno and chunk seals (format 1.5)', () => {
     expect(withPrefix(internal, 'MW_HDR_')).toEqual({ ...HeaderFlag, STOP_ERRNO: STOP_ERRNO_OFFSET });
     // A seal: EXT tag, subkind, length, then its payload (magic and CRC).
     expect(internal.get('MW_SEAL_SIZE')).toBe(3 + SEAL_PAYLOAD);

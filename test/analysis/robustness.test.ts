@@ -40,7 +40,7 @@ describe('refused files', () => {
     const b = new TraceBuilder({ major: 2, minor: 3 });
     b.thread(0).threadBegin(1);
     expect(refusal(b.build())).toBe(
-      'unsupported trace format version 2.3: this reader reads version 1.5 (major 1) only; a newer cc-memwrap wrote it',
+      'unsupported trace format version 2.3: this reader reads version 1.6 (major 1) only; a newer cc-memwrap wrote it',
     );
     expect(refusal(new TraceBuilder({ major: 2, littleEndian: false }).build())).toMatch(/version 2\.0/);
   });
@@ -56,14 +56,14 @@ describe('refused files', () => {
   });
 
   test('a newer minor version is read; an unknown EXT subkind is skipped, naming both versions', () => {
-    const b = new TraceBuilder({ minor: 6, complete: true });
+    const b = new TraceBuilder({ minor: 7, complete: true });
     b.thread(0).threadBegin(1);
     b.thread(0).ext(9, [1, 2, 3]);
     b.thread(0).end(0, 0);
     const m = decodeTrace(b.build());
     expect(m.events.count).toBe(2);
     expect(m.problems[0]!.severity).toBe('warning');
-    expect(m.problems[0]!.message).toMatch(/EXT record of unknown subkind 9 \(3 payload bytes\) skipped \(the trace is format 1\.6, newer than this reader's 1\.5\)/);
+    expect(m.problems[0]!.message).toMatch(/EXT record of unknown subkind 9 \(3 payload bytes\) skipped \(the trace is format 1\.7, newer than this reader's 1\.6\)/);
   });
 
   test('kind 0 in a 1.0 trace stops the thread as before', () => {

@@ -18,7 +18,7 @@ for (const opt of ['-O0', '-O2']) {
       expect(ran.status).toBe(0);
       const model = decodeTrace(readFileSync(traceOf(dir, ran.pid)));
       expect(model.problems).toEqual([]);
-      expect(model.header.minor).toBe(READER_MINOR);
+      expect(model.header.minor).toBe(READER_MINOR - 1); // 1.5: no raw segments in a trace this short
       expect(model.leakScan).toEqual({ present: true, partial: false });
       const byLine = new Map<number, string>();
       const names = ['direct', 'indirect', 'reachable'];

@@ -3,24 +3,9 @@
 // names what was left out, and bad lists are refused before anything is built.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildInstrumented, buildPlain, must, programsDir, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
+import { buildPlain, heapNumbers as heapOf, must, programsDir, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
 
 const source = path.join(programsDir, 'left-out.c');
-
-/** `report --json` with the parts that differ between two builds of one program (pid, file, clock, site ids) taken out. */
-function heapOf(trace: string): Record<string, unknown> {
-  const r = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', '--linked', '--leaks', trace]).stdout) as Record<string, unknown>;
-  const pick = (o: Record<string, unknown>, keys: string[]): Record<string, unknown> => Object.fromEntries(keys.map((k) => [k, o[k]]));
-  // Event numbers move (fewer events come before each), site ids too (fewer sites): what they name stays.
-  const strip = (value: unknown): unknown =>
-    JSON.parse(JSON.stringify(value), (k, v) => (['site', 'event', 'events', 'file', 'pid', 'id'].includes(k) || /Event$/.test(k) ? '…' : v));
-  return {
-    ...pick(r, ['allocations', 'frees', 'untrackedFrees', 'bytesAllocated', 'leaked', 'valgrind', 'static']),
-    peakHeapBytes: (r.peakHeap as { requested: { bytes: number } }).requested.bytes,
-    linked: strip(r.linked),
-    leaks: strip(r.leaks),
-  };
-}
 
 describe('--mw-no-calls', () => {
   const dir = scratch('left-out');
@@ -31,8 +16,9 @@ describe('--mw-no-calls', () => {
     const plain = path.join(dir, 'plain');
     buildPlain('gcc', ['-O2'], [source], plain);
     fullRun = must(plain, []).stdout;
-    buildInstrumented('gcc', ['-O2'], [source], path.join(dir, 'full'));
-    must(wrapper, ['--mw-strict', '--mw-no-calls=is_even,push', 'gcc', '-O2', source, '-o', path.join(dir, 'left')]);
+    // Every call recorded, leaf trees too: the functions left out by hand are then all the difference.
+    must(wrapper, ['--mw-strict', '--mw-calls=all', 'gcc', '-O2', source, '-o', path.join(dir, 'full')]);
+    must(wrapper, ['--mw-strict', '--mw-calls=all', '--mw-no-calls=is_even,push', 'gcc', '-O2', source, '-o', path.join(dir, 'left')]);
     const a = runTraced(path.join(dir, 'full'), [], path.join(dir, 'traces'));
     const b = runTraced(path.join(dir, 'left'), [], path.join(dir, 'traces'));
     expect([a.stdout, b.stdout]).toEqual([fullRun, fullRun]);
@@ -66,7 +52,7 @@ describe('--mw-no-calls', () => {
   });
 
   it('takes a file pattern, also among the compiler options: every function of the file left out, the heap still exact', () => {
-    must(wrapper, ['--mw-strict', 'gcc', '-O2', '--mw-no-calls=left-*.c', source, '-o', path.join(dir, 'none')]);
+    must(wrapper, ['--mw-strict', '--mw-calls=all', 'gcc', '-O2', '--mw-no-calls=left-*.c', source, '-o', path.join(dir, 'none')]);
     const c = runTraced(path.join(dir, 'none'), [], path.join(dir, 'traces'));
     expect(c.stdout).toBe(fullRun);
     const trace = traceOf(path.join(dir, 'traces'), c.pid);

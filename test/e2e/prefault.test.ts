@@ -19,7 +19,8 @@ beforeAll(() => {
 /** Runs `mode` with the pre-fault thread on or off; the reports of its traces, the parent's first. */
 function record(mode: string, on: boolean): { stdout: string; status: number | null; signal: string | null; reports: Json[] } {
   const dir = scratch(`prefault-${mode}-${on ? 'on' : 'off'}`);
-  const ran = runTraced(exe, [mode], dir, { env: { MEMWRAP_PREFAULT: on ? '1' : '0' } });
+  // The trace file's own sink, the one with a pre-fault thread (the encoder thread's faults the file in itself).
+  const ran = runTraced(exe, [mode], dir, { env: { MEMWRAP_PREFAULT: on ? '1' : '0', MEMWRAP_ENCODER: 'inline' } });
   const traces = readdirSync(dir)
     .filter((f) => f.endsWith('.mwtrace'))
     .sort((a, b) => (a === `${ran.pid}.mwtrace` ? -1 : b === `${ran.pid}.mwtrace` ? 1 : 0));

@@ -84,6 +84,26 @@ export interface HeapTotals {
   bytes: number;
 }
 
+/**
+ * The heap numbers of `report --json --linked --leaks` (and of the budgets `budget` asks for, e.g. `heap=2K`), with
+ * what differs between two builds of one program taken out: pid, file, clock, event numbers and site ids (fewer calls
+ * recorded, fewer events come before each and fewer sites are numbered), so that what they name can be compared.
+ */
+export function heapNumbers(trace: string, budget?: string): Record<string, unknown> {
+  const args = ['report', '--json', '--linked', '--leaks', ...(budget === undefined ? [] : ['--budget', budget]), trace];
+  const r = JSON.parse(must(process.execPath, [wrapper, ...args]).stdout) as Record<string, unknown>;
+  const pick = (o: Record<string, unknown>, keys: string[]): Record<string, unknown> => Object.fromEntries(keys.map((k) => [k, o[k]]));
+  const strip = (value: unknown): unknown =>
+    JSON.parse(JSON.stringify(value ?? null), (k, v) => (['site', 'event', 'events', 'file', 'pid', 'id', 'key'].includes(k) || /Event$|TimeNs$/.test(k) ? '…' : v));
+  return {
+    ...pick(r, ['allocations', 'frees', 'untrackedFrees', 'bytesAllocated', 'leaked', 'valgrind', 'static']),
+    peakHeapBytes: (r.peakHeap as { requested: { bytes: number } }).requested.bytes,
+    linked: strip(r.linked),
+    leaks: strip(r.leaks),
+    ...(budget === undefined ? {} : { budgets: strip(r.budgets) }),
+  };
+}
+
 /** `cc-memwrap report --json` of a trace. */
 export function reportJson(trace: string): Record<string, unknown> {
   const result = must(process.execPath, [wrapper, 'report', '--json', trace]);

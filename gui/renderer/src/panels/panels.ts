@@ -176,6 +176,7 @@ export class Panels {
       [cap(w.frees), `${formatCount(n.frees)} (${formatCount(n.frees - n.byRealloc.frees)} by free, ${formatCount(n.byRealloc.frees)} by realloc)`],
       ['Peak heap', `${bytes(s.peakHeap.requested.bytes)} at event ${s.peakHeap.requested.event ?? '—'}`],
       ['Peak stack', `${bytes(s.peakStack.bytes)} at event ${s.peakStack.event ?? '—'}`],
+      ...summarised(s),
       ['Static', `${bytes(s.static.bytes)} in ${plural(s.static.objects, 'object')}`],
       ['Live at exit', `${plural(s.leaked.blocks, 'block')}, ${bytes(s.leaked.requestedBytes)}`],
       ...leftOut(s),
@@ -279,4 +280,16 @@ function leftOut(s: PanelView['summary']): Array<[string, string]> {
   if (s.uncalledFunctions === undefined || s.uncalledFunctions.length === 0) return [];
   const { lead, names, note } = uncalledWords(s.uncalledFunctions);
   return [['Left out', `${lead} ${names.join(', ')} (${note})`]];
+}
+
+/** Most functions named in the summarised row. */
+const NAMED_FUNCTIONS = 40;
+
+/** The Summary's row for summarised leaf call trees, each with the most stack it takes; none without them. */
+function summarised(s: PanelView['summary']): Array<[string, string]> {
+  const leaves = s.summarisedFunctions ?? [];
+  if (leaves.length === 0) return [];
+  const shown = leaves.slice(0, NAMED_FUNCTIONS).map((f) => `${f.name} (${f.stackBytes === null ? 'stack unknown' : `≤ ${bytes(f.stackBytes)}`})`);
+  const more = leaves.length > shown.length ? `, … ${leaves.length - shown.length} more` : '';
+  return [['Summarised', `calls of ${plural(leaves.length, 'function')} not recorded, their call trees known; peak stack counts the stack they take: ${shown.join(', ')}${more}`]];
 }

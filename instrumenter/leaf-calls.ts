@@ -1,0 +1,206 @@
+// Leaf call trees (`--mw-calls=leaves`, the default at -O1 and above): the
+// functions of a unit whose whole call tree does no heap work and calls
+// nothing recorded, so that recording their calls would show nothing but the
+// stack they take while they run. Their calls are not recorded; after the
+// unit is compiled the driver bounds that stack from the compiler's frame
+// sizes (call-bounds.ts), per function and per recorded caller.
+//
+// Found per unit from its syntax tree, as the least fixed point of "every
+// call it makes is of a summarised function of this unit or of a known
+// library function" over the functions nothing else rules out: a function
+// other units can call (not `static`), one whose name is used as a value
+// anywhere in the unit (a function pointer may call it from anywhere),
+// `main`, constructors and destructors, a function that calls an allocator
+// or setjmp, calls through a pointer, holds inline assembly or a nested
+// function, or (with --mw-branches) has a branch to record. Recursion never
+// reaches the fixed point, so it stays recorded.
+import { findBranches } from './branches.js';
+import type { KnownCalls } from './known-calls.js';
+import { locallyDeclared } from './locate.js';
+import { query, type SyntaxNode } from './parser.js';
+import { ALLOCATOR_KINDS, SETJMP_NAMES } from './sites.js';
+
+/** A function definition of the unit, as the rewrite sees it. */
+export interface Definition {
+  readonly node: SyntaxNode;
+  readonly name: string;
+  readonly body: SyntaxNode;
+  /** recorded: instrumented with its calls; uncalled: left out by hand (--mw-no-calls); skipped: a user function
+   *  left uninstrumented; system: a `static` function of a system header (never instrumented). */
+  readonly role: 'recorded' | 'uncalled' | 'skipped' | 'system';
+  readonly isStatic: boolean;
+}
+
+export interface LeafTreeOptions {
+  readonly text: string;
+  /** The parsed copy (directives blanked). */
+  readonly parseText: string;
+  /** Allocator names the unit defines itself: calls of those are ordinary calls. */
+  readonly ownAllocators: ReadonlySet<string>;
+  /** Branches are recorded (--mw-branches): a function with one is not summarised. */
+  readonly branches: boolean;
+  readonly known: KnownCalls;
+  /** Functions the driver found it cannot bound (a frame of run-time size, a call it does not know). */
+  readonly exclude: ReadonlySet<string>;
+}
+
+export interface LeafTrees {
+  /** The instrumented functions whose calls are not recorded. */
+  readonly summarised: ReadonlySet<string>;
+  /** Every function of the unit whose call tree is known: the summarised ones and `static` ones of system headers. */
+  readonly leaves: ReadonlySet<string>;
+  /** The named calls of every function summarised or calling one (the call graph the bounds follow). */
+  readonly callees: ReadonlyMap<string, readonly string[]>;
+}
+
+/** What one body calls, and whether it does anything that rules it out. */
+interface Body {
+  callees: Set<string>;
+  barrier: string | null;
+}
+
+/** The summarised functions of a unit, and the calls their bounds follow. */
+export function findLeafTrees(definitions: readonly Definition[], options: LeafTreeOptions): LeafTrees {
+  const byName = new Map<string, Definition>();
+  for (const d of definitions) byName.set(d.name, d);
+  const values = namesUsedAsValues(options.parseText, new Set(byName.keys()));
+  const bodies = new Map<string, Body>();
+  for (const d of byName.values()) {
+    const own = ownBarrier(d, values, options);
+    const body = own === null ? readBody(d, options) : { callees: new Set<string>(), barrier: own };
+    bodies.set(d.name, body);
+  }
+  // Least fixed point: a function joins once all it calls is known or has joined.
+  const leaf = new Set<string>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [name, body] of bodies) {
+      if (body.barrier !== null || leaf.has(name)) continue;
+      if ([...body.callees].every((c) => (bodies.has(c) ? leaf.has(c) : options.known.bytes(c) !== null))) {
+        leaf.add(name);
+        grew = true;
+      }
+    }
+  }
+  const summarised = new Set([...leaf].filter((name) => byName.get(name)!.role === 'recorded'));
+  const callees = new Map<string, readonly string[]>();
+  for (const [name, body] of bodies) {
+    if (leaf.has(name) || [...body.callees].some((c) => summarised.has(c))) callees.set(name, [...body.callees]);
+  }
+  return { summarised, leaves: leaf, callees };
+}
+
+/** Why a definition can never be summarised, before its body is read; null if nothing rules it out yet. */
+function ownBarrier(d: Definition, values: ReadonlySet<string>, options: LeafTreeOptions): string | null {
+  if (d.role === 'skipped' || d.role === 'uncalled') return 'not instrumented';
+  if (!d.isStatic) return 'other units can call it';
+  if (d.name === 'main') return 'main';
+  if (values.has(d.name)) return 'used as a value';
+  if (options.exclude.has(d.name)) return 'not bounded';
+  if (/\b(?:__)?(?:constructor|destructor)(?:__)?\b/.test(options.parseText.slice(d.node.startIndex, d.body.startIndex))) return 'constructor';
+  return null;
+}
+
+/** The named calls of a body, and the first thing in it that rules the function out. */
+function readBody(d: Definition, options: LeafTreeOptions): Body {
+  const { text, parseText } = options;
+  const found: Body = { callees: new Set(), barrier: null };
+  const named: { name: string }[] = [];
+  const sizes: SyntaxNode[] = [];
+  const parameters: SyntaxNode[] = [];
+  for (const { name, node } of query('leaf-calls').captures(d.body)) {
+    if (name === 'asm') found.barrier ??= 'inline assembly';
+    else if (name === 'nested') found.barrier ??= 'a nested function';
+    else if (name === 'array_size') sizes.push(node);
+    else if (name === 'parameters') parameters.push(node);
+    else if (node.type !== 'identifier') found.barrier ??= 'a call through a pointer';
+    else named.push({ name: text.slice(node.startIndex, node.endIndex) });
+  }
+  // An array whose size is not a constant takes stack at run time, in whichever frame it is inlined into; a
+  // parameter's array is a pointer. (An enum constant in a size counts as run-time too: a tree recorded, no harm.)
+  const inParameters = (n: SyntaxNode) => parameters.some((p) => p.startIndex <= n.startIndex && n.endIndex <= p.endIndex);
+  if (sizes.some((n) => !inParameters(n) && !isConstantSize(parseText.slice(n.startIndex, n.endIndex)))) found.barrier ??= 'an array of run-time size';
+  for (const { name } of named) {
+    if (SETJMP_NAMES.has(name)) found.barrier ??= 'setjmp';
+    else if (ALLOCATOR_KINDS.has(name) && !options.ownAllocators.has(name)) found.barrier ??= 'heap calls';
+    else found.callees.add(name);
+  }
+  // A parameter or local of a callee's name makes that call one through a pointer.
+  if (found.barrier === null && locallyDeclared(d.node, parseText, named).size > 0) found.barrier = 'a call through a pointer';
+  if (found.barrier === null && options.branches && d.role === 'recorded') {
+    const branches = findBranches(d.body, parseText, text);
+    if (branches.conditions.length + branches.switches.length > 0) found.barrier = 'branches to record';
+  }
+  return found;
+}
+
+/** Whether an array size is plainly constant: numbers, operators and `sizeof`, no other name. */
+function isConstantSize(size: string): boolean {
+  const rest = size
+    .replace(/\bsizeof\s*\([^()]*\)|\bsizeof\s+[\w$]+/g, '0')
+    .replace(/\b(?:0[xX][0-9a-fA-F]+|\d+)[uUlL]*\b/g, '0');
+  return !/[A-Za-z_$]/.test(rest);
+}
+
+/**
+ * The names among `names` that the unit uses other than by calling them: an identifier not followed by `(` (its
+ * address taken, stored, passed), outside comments and character constants, not a member after `.` or `->`; and
+ * names in strings, which `alias("f")` and the like refer to. Declarations and definitions are followed by `(`.
+ */
+export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set<string> {
+  const used = new Set<string>();
+  const n = text.length;
+  const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
+  const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57);
+  let i = 0;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 47 && text.charCodeAt(i + 1) === 42) {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? n : end + 2;
+    } else if (c === 47 && text.charCodeAt(i + 1) === 47) {
+      const end = text.indexOf('\n', i);
+      i = end < 0 ? n : end;
+    } else if (c === 34 || c === 39) {
+      const end = literalEnd(text, i);
+      if (c === 34) for (const m of text.slice(i + 1, end - 1).matchAll(/[A-Za-z_$][\w$]*/g)) if (names.has(m[0])) used.add(m[0]);
+      i = end;
+    } else if (isIdentStart(c)) {
+      let j = i + 1;
+      while (j < n && isIdent(text.charCodeAt(j))) j++;
+      const word = text.slice(i, j);
+      if (names.has(word) && !afterMemberOperator(text, i) && !beforeParenthesis(text, j)) used.add(word);
+      i = j;
+    } else if (c >= 48 && c <= 57) {
+      let j = i + 1;
+      while (j < n && isIdent(text.charCodeAt(j))) j++; // a number with its suffix (0x1fULL, 1e5f)
+      i = j;
+    } else {
+      i++;
+    }
+  }
+  return used;
+}
+
+/** The offset just past the string or character literal that opens at `at`. */
+function literalEnd(text: string, at: number): number {
+  const quote = text[at];
+  for (let i = at + 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\\') i++;
+    else if (c === quote || c === '\n') return i + 1;
+  }
+  return text.length;
+}
+
+function afterMemberOperator(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && /\s/.test(text[i]!)) i--;
+  return text[i] === '.' || (text[i] === '>' && text[i - 1] === '-');
+}
+
+function beforeParenthesis(text: string, at: number): boolean {
+  let i = at;
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  return text[i] === '(';
+}

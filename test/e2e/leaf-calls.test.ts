@@ -1,0 +1,135 @@
+// Leaf call trees summarised (--mw-calls=leaves, the default at -O1 and above): the same program built that way
+// and with every call recorded gives the same heap, leak, linked-free and heap budget results; the summarised
+// functions are named with their stack bounds; the peak stack is never below the deepest stack the program measured
+// itself in a leaf, and stays within the trees' bound of the every-call build's; a function reached through a function
+// pointer, one calling out of its unit, recursion and a frame of run-time size stay recorded; the optimisation level
+// picks the default; a tree the compiler's graph cannot bound is recorded after all; online mode keeps the same tables.
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildPlain, heapNumbers, must, programsDir, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
+
+const sources = [path.join(programsDir, 'leaf-calls.c'), path.join(programsDir, 'leaf-calls-other.c')];
+const SUMMARISED = ['checksum', 'fill', 'mix', 'note_depth', 'scramble'];
+
+interface Built {
+  trace: string;
+  /** The deepest stack a leaf measured, from the stack base (printed by the program). */
+  deepest: number;
+  json: {
+    events: number;
+    peakStack: { bytes: number };
+    summarisedFunctions?: { name: string; file: string; line: number; stackBytes: number | null }[];
+  };
+}
+
+describe('leaf call trees summarised', () => {
+  const dir = scratch('leaf-calls');
+  let plainSum = '';
+  /** Builds with cc-memwrap (`flags` before the compiler's name, `cflags` after), runs, reads the report. */
+  const build = (name: string, flags: string[], cc = 'gcc', cflags = ['-O2']): Built => {
+    const exe = path.join(dir, name);
+    must(wrapper, ['--mw-strict', ...flags, cc, ...cflags, ...sources, '-o', exe]);
+    const r = runTraced(exe, [], path.join(dir, 'traces'));
+    expect(r.stdout.split('\n')[0]).toBe(plainSum);
+    const trace = traceOf(path.join(dir, 'traces'), r.pid);
+    const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', trace]).stdout) as Built['json'];
+    return { trace, deepest: Number(/^deepest (\d+)$/m.exec(r.stdout)![1]), json };
+  };
+  const names = (b: Built): string[] => (b.json.summarisedFunctions ?? []).map((f) => f.name);
+  let leaves: Built;
+  let all: Built;
+  beforeAll(() => {
+    buildPlain('gcc', ['-O2'], sources, path.join(dir, 'plain'));
+    plainSum = must(path.join(dir, 'plain'), []).stdout.split('\n')[0]!;
+    leaves = build('leaves', []);
+    all = build('all', ['--mw-calls=all']);
+  });
+
+  it('keeps every heap number, linked set, leak and heap or static budget of the every-call build', () => {
+    const budget = 'heap=2K,static=4';
+    const want = heapNumbers(all.trace, budget);
+    expect(want.allocations).toBe(202); // 200 nodes, the kept block, stdout's buffer
+    expect((want.linked as { frees: number }).frees).toBe(1);
+    expect(heapNumbers(leaves.trace, budget)).toEqual(want);
+  });
+
+  it('records no call of the summarised functions, and names them with the stack their trees take', () => {
+    expect(names(leaves)).toEqual(SUMMARISED);
+    // checksum → mix → fill → scramble → note_depth, once per node: 2 events a call.
+    expect(all.json.events - leaves.json.events).toBe(200 * 5 * 2);
+    const bound = (name: string) => leaves.json.summarisedFunctions!.find((f) => f.name === name)!.stackBytes!;
+    expect(bound('scramble')).toBeGreaterThanOrEqual(1000); // its volatile pad
+    expect(bound('fill')).toBeGreaterThanOrEqual(bound('scramble') + 48); // and its own text
+    expect(bound('checksum')).toBeGreaterThanOrEqual(bound('fill'));
+    const text = must(process.execPath, [wrapper, 'report', leaves.trace]).stdout;
+    expect(text).toMatch(/^Summarised +calls of 5 functions \(leaf call trees\): checksum, fill, mix,$/m);
+    expect(text).toMatch(/^ +\(calls not recorded; peak stack counts the stack they take, at most 1\.\d KiB\)$/m);
+    expect(must(process.execPath, [wrapper, 'report', all.trace]).stdout).not.toContain('Summarised');
+  });
+
+  it('never summarises a function called through a pointer, one calling out of its unit, recursion or a run-time sized frame', () => {
+    for (const name of ['through_pointer', 'calls_out', 'depth', 'sized', 'push', 'main']) expect(names(leaves)).not.toContain(name);
+    const dump = must(process.execPath, [wrapper, 'dump', leaves.trace]).stdout;
+    const entrySite = (fn: string) => new RegExp(`site (\\d+) entry file="[^"]*" line=\\d+ func="${fn}"`).exec(dump)![1];
+    const enters = (fn: string) => dump.split('\n').filter((l) => l.includes(` ENTER site=${entrySite(fn)} `)).length;
+    expect([enters('through_pointer'), enters('calls_out'), enters('sized'), enters('depth')]).toEqual([200, 200, 200, 4]);
+  });
+
+  it('keeps the peak stack above the deepest stack the program measured, and within the trees\' bound of the every-call build\'s', () => {
+    const most = Math.max(...leaves.json.summarisedFunctions!.map((f) => f.stackBytes!));
+    expect(leaves.json.peakStack.bytes).toBeGreaterThanOrEqual(leaves.deepest);
+    expect(all.json.peakStack.bytes).toBeGreaterThanOrEqual(all.deepest);
+    expect(leaves.json.peakStack.bytes).toBeLessThanOrEqual(all.json.peakStack.bytes + most);
+    // A stack budget the program's own stack went past is reported exceeded.
+    const r = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', '--budget', `stack=${leaves.deepest - 1}`, leaves.trace]).stdout) as { budgets: { exceeded: boolean } };
+    expect(r.budgets.exceeded).toBe(true);
+  });
+
+  it('gives online mode the same tables as the every-call build (a summarised tree does no heap work to charge)', () => {
+    const tables = (name: string) => {
+      const traces = path.join(dir, `online-${name}`);
+      const r = runTraced(path.join(dir, name), [], traces, { env: { MEMWRAP_MODE: 'online' } });
+      expect(r.stdout.split('\n')[0]).toBe(plainSum);
+      const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', traceOf(traces, r.pid)]).stdout) as Record<string, unknown>;
+      // What two runs and two builds differ in: the files, the process, and the site numbers in the rows' keys.
+      const masked = ['file', 'pid', 'ppid', 'startTimeNs', 'osTid', 'program', 'key'];
+      return JSON.parse(JSON.stringify(json, (key, value) => (masked.includes(key) ? '…' : typeof value === 'string' ? value.replace(/tid \d+/, 'tid …') : value))) as {
+        totals: { allocations: number };
+        tables: { function: { rows: unknown[] } };
+      };
+    };
+    const want = tables('all');
+    expect([want.totals.allocations, want.tables.function.rows.length]).toEqual([202, 2]);
+    expect(tables('leaves')).toEqual(want);
+  });
+
+  it('bounds clang\'s trees from its frame sizes alone (no call graph)', () => {
+    const clang = build('clang', [], 'clang');
+    expect(names(clang)).toEqual(SUMMARISED);
+    expect(clang.json.peakStack.bytes).toBeGreaterThanOrEqual(clang.deepest);
+  });
+
+  it('records every call at -O0 and -Og, summarises at -O1 and -Os, and --mw-calls= overrides either way', () => {
+    expect(names(build('o0', [], 'gcc', ['-O0']))).toEqual([]);
+    expect(names(build('og', [], 'gcc', ['-Og']))).toEqual([]);
+    expect(names(build('o1', [], 'gcc', ['-O1']))).toEqual(SUMMARISED);
+    expect(names(build('os', [], 'gcc', ['-Os']))).toEqual(SUMMARISED);
+    expect(names(build('o0-leaves', [], 'gcc', ['-O0', '--mw-calls=leaves']))).toEqual(SUMMARISED);
+    expect(all.json.summarisedFunctions).toBeUndefined();
+  });
+
+  it('records a tree the compiled call graph cannot bound (-finstrument-functions calls out of every function)', () => {
+    const r = run(wrapper, ['--mw-strict', '--mw-verbose', 'gcc', '-O2', '-finstrument-functions', ...sources, '-o', path.join(dir, 'profiled')]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toMatch(/leaf-calls\.c: unbounded: .*scramble.*; compiling again/);
+    const out = runTraced(path.join(dir, 'profiled'), [], path.join(dir, 'traces'));
+    const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', traceOf(path.join(dir, 'traces'), out.pid)]).stdout) as Built['json'];
+    expect([json.summarisedFunctions, json.events]).toEqual([undefined, all.json.events]);
+  });
+
+  it('refuses an unknown --mw-calls= value with one line and status 2', () => {
+    const r = run(wrapper, ['--mw-calls=some', 'gcc', ...sources, '-o', path.join(dir, 'never')]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('cc-memwrap: --mw-calls=some: give --mw-calls=all (record every call) or --mw-calls=leaves (summarise leaf call trees)\n');
+  });
+});
