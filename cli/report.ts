@@ -14,7 +14,7 @@ import { describeReadError } from '../host/read-errors.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { formatBytes } from '../analysis/units.js';
 import { HtmlReportError, writeCompareReport, writeSessionReport } from '../host/html-report.js';
-import { useIndex } from '../host/trace-index.js';
+import { useIndex } from '../host/index-cache.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { SourceAccess } from '../host/source-access.js';

@@ -11,7 +11,7 @@ import { startServer, type RunningServer, type ServerOptions } from '../host/ser
 import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
-import { useIndex } from '../host/trace-index.js';
+import { useIndex } from '../host/index-cache.js';
 import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { namesSeveral, traceFiles } from './report-many.js';

@@ -4,9 +4,9 @@
 // class, the panels' data. Arguments come from the page as strings and are checked here; a bad one is an IndexRequestError, said in one
 // line.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
-import { encodeFine, encodeRange } from '../analysis/trace-index.js';
+import { encodeFine, encodeRange } from '../analysis/event-index.js';
 import type { IndexDetailReply, IndexReportReply, IndexStatusReply } from './session-types.js';
-import type { TraceIndex } from './trace-index.js';
+import type { TraceIndex } from './index-cache.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The most events one range request returns. */

@@ -6,13 +6,13 @@
 import { readFileSync, renameSync, existsSync } from 'node:fs';
 import { writePrivateFile } from './private-files.js';
 import { indexPanelsText, panelExtras, panelTables, type IndexPanels, type PanelInputs } from '../analysis/panel-data.js';
-import { INDEX_VERSION } from '../analysis/trace-index.js';
+import { INDEX_VERSION } from '../analysis/event-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
 import { fileSymbolNamer } from './library-symbols.js';
 import { describeReadError } from './read-errors.js';
 import { jsonInWorker } from './json-task.js';
-import { track, traceStamp, untrack } from './trace-index.js';
+import { track, traceStamp, untrack } from './index-cache.js';
 
 /** How far the computation is: the fraction of its passes done and what it is doing. */
 export interface PanelsProgress {

@@ -2,13 +2,13 @@
 // window of events — WINDOW_EVENTS around the total peak — with what the page needs to answer for them as the host
 // would (host/index-api.ts): the index's buckets that cover the window, and the few facts those buckets point at
 // elsewhere in the trace (the free of each block they name, the frames entered before them that their call stacks
-// reach, the place of a free that orphaned a block they made). Everything is read from the index (host/trace-index.ts,
+// reach, the place of a free that orphaned a block they made). Everything is read from the index (host/index-cache.ts,
 // the viewer's cache beside the trace), never from the trace itself: memory follows the window, not the trace.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { NONE } from '../analysis/model.js';
-import { IndexBucket, S, SUMMARY_FIELDS, type IndexMeta, type IndexReader } from '../analysis/trace-index.js';
+import { IndexBucket, S, SUMMARY_FIELDS, type IndexMeta, type IndexReader } from '../analysis/event-index.js';
 import type { EmbeddedIndex } from './embedded-types.js';
-import { INDEX_HEADER, type TraceIndex } from './trace-index.js';
+import { INDEX_HEADER, type TraceIndex } from './index-cache.js';
 
 /** Events a report holds one by one (the window around the total peak). */
 export const WINDOW_EVENTS = 200_000;
@@ -17,7 +17,7 @@ export const WINDOW_EVENTS = 200_000;
  * blocks it names): a window over it is halved until it fits.
  */
 export const MAX_WINDOW_BYTES = 32 << 20;
-/** Where the index file's buckets start (its layout: host/trace-index.ts). */
+/** Where the index file's buckets start (its layout: host/index-cache.ts). */
 const BUCKETS_AT = INDEX_HEADER;
 
 /**

@@ -11,7 +11,7 @@ import type { RecentList } from './recent.js';
 import type { LanesReply } from './session-types.js';
 import { isInside } from './source-access.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
-import { useIndex } from './trace-index.js';
+import { useIndex } from './index-cache.js';
 import { SessionComparison } from './compare-runs.js';
 import { EventsBuildingError, IndexRequestError, indexDetail, indexEvents, indexFine, indexNext, indexPanelsText, indexReportText, indexStatus, indexSummary } from './index-api.js';
 

@@ -2,7 +2,7 @@
 import type { Budgets } from '../analysis/budgets.js';
 import type { StackUnit } from '../analysis/worst-stack.js';
 import type { EventDetail, StackEntry } from '../analysis/event-detail.js';
-import type { IndexMeta } from '../analysis/trace-index.js';
+import type { IndexMeta } from '../analysis/event-index.js';
 import type { IndexPanels } from '../analysis/panel-data.js';
 import type { BudgetKind } from '../analysis/budgets.js';
 import type { Comparison } from '../analysis/compare.js';

@@ -6,7 +6,7 @@ import type { BuildState, SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
 import { TraceFile } from './trace-file.js';
 import { cachedIndexPanels } from './index-panels.js';
-import { cachedIndexReport, indexPathFor, openTraceIndex, openTraceIndexStaged, useIndex, type BuildProgress, type StagedIndex, type TraceIndex } from './trace-index.js';
+import { cachedIndexReport, indexPathFor, openTraceIndex, openTraceIndexStaged, useIndex, type BuildProgress, type StagedIndex, type TraceIndex } from './index-cache.js';
 import { viewerRamMap } from './firmware-info.js';
 
 export type { SessionInfo };
@@ -20,7 +20,7 @@ export interface SessionOptions {
   /** Budgets given on the command line (they win over a memwrap.json). */
   budgets?: Budgets;
   /**
-   * Open through the trace's index (host/trace-index.ts) instead of reading every byte: by default when the trace is
+   * Open through the trace's index (host/index-cache.ts) instead of reading every byte: by default when the trace is
    * larger than INDEX_THRESHOLD or MEMWRAP_VIEW_INDEX=1 says so (useIndex).
    */
   index?: boolean;

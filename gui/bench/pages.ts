@@ -13,7 +13,7 @@ import path from 'node:path';
 import { RecentList } from '../../host/recent.js';
 import { startServer, type RunningServer } from '../../host/server.js';
 import { TraceFile } from '../../host/trace-file.js';
-import { useIndex } from '../../host/trace-index.js';
+import { useIndex } from '../../host/index-cache.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { packageRoot } from '../../package-root.js';
 

@@ -12,7 +12,7 @@ import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../../host/html-report.js'
 import { pathToFileURL } from 'node:url';
 import { median } from '../../bench/measure.js';
 import { copyFileSync, rmSync } from 'node:fs';
-import { indexPathFor } from '../../host/trace-index.js';
+import { indexPathFor } from '../../host/index-cache.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];

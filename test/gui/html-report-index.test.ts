@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runReport } from '../../cli/report.js';
 import type { Model } from '../../analysis/model.js';
 import { Kind } from '../../analysis/trace/format.js';
-import { SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/trace-index.js';
+import { SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/event-index.js';
 import type { EmbeddedIndex } from '../../host/embedded-types.js';
 import { boundedSources, indexReportCeiling, inlineTemplate, jsonBlockText, writeHtmlReport, writeSessionReport } from '../../host/html-report.js';
 import { EMBEDDED_PANELS_ID } from '../../host/embedded-types.js';

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import type { IndexApi } from '../../gui/renderer/src/backend.js';
 import { eventsBuilding, eventsNotice, EventsWatch, SupersededError } from '../../gui/renderer/src/index-events.js';
 import type { BuildState, IndexStatusReply } from '../../host/session-types.js';
-import type { IndexMeta } from '../../analysis/trace-index.js';
+import type { IndexMeta } from '../../analysis/event-index.js';
 
 /** A host whose events are building until `finish` (or `fail`); it counts the requests for events it answers. */
 function fakeHost() {

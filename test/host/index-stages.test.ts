@@ -1,4 +1,4 @@
-// The viewer's index in two stages (host/trace-index.ts openTraceIndexStaged): the summaries file first — what the
+// The viewer's index in two stages (host/index-cache.ts openTraceIndexStaged): the summaries file first — what the
 // chart and the overview draw, the same as the whole index's — served while the events are indexed; requests that
 // need the events refused in words ("events: building N%", the server's 503) until they are built, then answered; the
 // summaries file removed once the index stands; a build stopped in the second stage leaves no index and a whole
@@ -8,10 +8,10 @@ import { existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, wr
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventDetail } from '../../analysis/event-detail.js';
-import { decodeFine, S, SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/trace-index.js';
+import { decodeFine, S, SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/event-index.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { buildSummaryFile, openTraceIndexStaged, summariesPathFor, TraceIndex, type BuildProgress } from '../../host/trace-index.js';
+import { buildSummaryFile, openTraceIndexStaged, summariesPathFor, TraceIndex, type BuildProgress } from '../../host/index-cache.js';
 import { startServer } from '../../host/server.js';
 import { TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import { RecentList } from '../../host/recent.js';
@@ -110,7 +110,7 @@ describe('the index in two stages', () => {
     const whole = path.join(dir, 'timed-whole.mwindex');
     const timed = path.join(dir, 'timed.summaries');
     const plain = path.join(dir, 'plain.summaries');
-    const { buildIndexFile } = await import('../../host/trace-index.js');
+    const { buildIndexFile } = await import('../../host/index-cache.js');
     buildIndexFile(trace, whole);
     buildSummaryFile(trace, timed, undefined, true);
     buildSummaryFile(trace, plain);

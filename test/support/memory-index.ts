@@ -1,7 +1,7 @@
-// An index built in memory (analysis/trace-index.ts's fold into arrays), for tests that read an index back without a file.
+// An index built in memory (analysis/event-index.ts's fold into arrays), for tests that read an index back without a file.
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
-import { FINE_FIELDS, IndexFold, IndexReader, NOT_FREED, type IndexStore } from '../../analysis/trace-index.js';
+import { FINE_FIELDS, IndexFold, IndexReader, NOT_FREED, type IndexStore } from '../../analysis/event-index.js';
 
 /** Builds an index in memory: the buckets one after the other, the free column as a map, the fine rows in one array. */
 export function memoryIndex(bytes: Uint8Array, bucketSize?: number, fineSize?: number): IndexReader {

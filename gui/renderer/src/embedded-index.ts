@@ -5,7 +5,7 @@
 // as `view`'s host does. Outside the window every answer is an error saying which events the report holds and that
 // `cc-memwrap view` shows the rest.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../../../analysis/event-detail.js';
-import { encodeRange, IndexBucket, IndexReader, NOT_FREED, S, SUMMARY_FIELDS } from '../../../analysis/trace-index.js';
+import { encodeRange, IndexBucket, IndexReader, NOT_FREED, S, SUMMARY_FIELDS } from '../../../analysis/event-index.js';
 import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_SUMMARY_ID, type EmbeddedIndex } from '../../../host/embedded-types.js';
 import type { IndexPanels } from '../../../analysis/panel-data.js';
 import type { IndexApi } from './backend.js';

@@ -4,7 +4,7 @@ import { callStackAt, eventDetail, type EventClass, type EventDetail, type Stack
 import { explainStack, traceNamesCallLines } from '../../../analysis/frame-detail.js';
 import { allocationsOf, eventsOfGroup, findSites, findSitesIn, nextEventOfClass, type SiteMatch } from '../../../analysis/event-sets.js';
 import type { Model, ThreadInfo } from '../../../analysis/model.js';
-import { decodeRange, siteTableOf } from '../../../analysis/trace-index.js';
+import { decodeRange, siteTableOf } from '../../../analysis/event-index.js';
 import { IndexChartData } from './index-view.js';
 import { eventsNotice } from './index-events.js';
 import type { BuildState, IndexPanelsReply } from '../../../host/session-types.js';

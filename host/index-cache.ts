@@ -1,4 +1,4 @@
-// The index file of a trace (`<trace>.mwindex`, analysis/trace-index.ts): built once in one streamed pass, kept beside
+// The index file of a trace (`<trace>.mwindex`, analysis/event-index.ts): built once in one streamed pass, kept beside
 // the trace (or in the user's cache folder when that folder cannot be written), used while the trace's size and
 // modification time and the index's format version still match. Written under a temporary name and renamed when
 // whole: an interrupted build (Ctrl-C, a kill) never leaves a cache that looks finished.
@@ -25,7 +25,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, INDEX_FINE, NOT_FREED, SUMMARY_FIELDS, THREAD_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/trace-index.js';
+import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, INDEX_FINE, NOT_FREED, SUMMARY_FIELDS, THREAD_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/event-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { readHeader } from '../analysis/trace/header.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';

@@ -1,4 +1,4 @@
-// The viewer's index file (host/trace-index.ts) and what the hosts answer from it (host/index-api.ts, the local
+// The viewer's index file (host/index-cache.ts) and what the hosts answer from it (host/index-api.ts, the local
 // server): built once and reused, built again when the trace changes, never left half-written, a truncated trace
 // indexed up to its last whole record, and bad requests said plainly.
 import { spawn } from 'node:child_process';
@@ -7,11 +7,11 @@ import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
 import { chartSeries, instrumentedHeap } from '../../analysis/lod.js';
-import { decodeFine, F, FINE_FIELDS, INDEX_FINE, INDEX_VERSION } from '../../analysis/trace-index.js';
+import { decodeFine, F, FINE_FIELDS, INDEX_FINE, INDEX_VERSION } from '../../analysis/event-index.js';
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { buildIndexFile, indexPathFor, openTraceIndex, TraceIndex, useIndex, INDEX_THRESHOLD } from '../../host/trace-index.js';
+import { buildIndexFile, indexPathFor, openTraceIndex, TraceIndex, useIndex, INDEX_THRESHOLD } from '../../host/index-cache.js';
 import { API_HEADER, startServer, type RunningServer } from '../../host/server.js';
 import { runView } from '../../cli/view.js';
 import { capture } from '../fixtures/cli-capture.js';
@@ -219,7 +219,7 @@ describe('index file', () => {
   test('a build killed outright leaves no index; the next build removes its temporary files', async () => {
     const trace = write('killed.mwtrace', bigTrace(400_000));
     const file = `${trace}.mwindex`;
-    const script = `import { buildIndexFile } from ${JSON.stringify(path.join(packageRoot, 'dist/host/trace-index.js'))};
+    const script = `import { buildIndexFile } from ${JSON.stringify(path.join(packageRoot, 'dist/host/index-cache.js'))};
       buildIndexFile(${JSON.stringify(trace)}, ${JSON.stringify(file)}, (p) => { if (p.fraction > 0.1) process.stdout.write('x'); });`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));

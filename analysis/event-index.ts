@@ -12,7 +12,7 @@
 //
 // Memory while building: one bucket's bytes, the summaries (136 bytes per bucket, 40 more per thread with events in
 // it), one batch of fine rows (128 KiB; the sink writes them out, the fine level is never held whole), per site two
-// numbers, per thread three, and the folds' live blocks and open frames; nothing per event. Pure TypeScript: the host (host/trace-index.ts) owns the file.
+// numbers, per thread three, and the folds' live blocks and open frames; nothing per event. Pure TypeScript: the host (host/index-cache.ts) owns the file.
 import { eventClassBit, eventClassOfKind, frameEntryOf, placeOf, type EventDetail, type StackEntry } from './event-detail.js';
 import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 import { leakClassName } from './leaks.js';
