@@ -1,46 +1,29 @@
-// The index file of a trace (`<trace>.mwindex`, analysis/event-index.ts): built once in one streamed pass, kept beside
-// the trace (or in the user's cache folder when that folder cannot be written), used while the trace's size and
-// modification time and the index's format version still match. Written under a temporary name and renamed when
-// whole: an interrupted build (Ctrl-C, a kill) never leaves a cache that looks finished.
-//
-// The viewer builds it in two stages (openTraceIndexStaged): first `<index>.summaries`, the same layout with magic
-// "MWINDXS\n", no bucket bytes and no free column (buildSummaryFile: one light pass, what the chart and the overview
-// draw), then the whole index (buildIndexFile), after which the summaries file is removed. Each is written and renamed
-// as above; a summaries file left by a build stopped in its second stage is whole, and the next build starts from it.
-//
-// File layout (little-endian):
-//   0   "MWINDEX\n"        8   version u32        12  bucket size u32
-//   16  trace size f64     24  trace mtime ms f64 32  bucket bytes f64 (the buckets start at 64)
-//   40  free column offset f64, 48 its rows f64, 56 meta offset f64
-//   64  fine rows offset f64
-//   72  the buckets' events, one after the other
-//   then the free column: per block row the event that freed it (u32, 0xffffffff: never)
-//   then the fine rows (f32, FINE_FIELDS per INDEX_FINE events), read by range for the part of the run in view
-//   then the meta: u32 JSON length, the JSON (IndexMeta), padding to 8, the summary table (f64, SUMMARY_FIELDS per bucket),
-//   then the thread table (f64, THREAD_FIELDS per row: a row per bucket and thread with events in it)
-import { closeSync, existsSync, fstatSync, openSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { makePrivateDir, openPrivate, writePrivateFile } from './private-files.js';
+// What the viewer keeps of a large trace, in one folder beside it (`<trace>.mwcache/`, or in the user's cache folder
+// when the trace's folder cannot be written): its index (index-file.ts) and, while the index's events are built, the
+// summaries the chart draws first; the report of index mode's panel; the panels' data (index-panels.ts). The folder's
+// manifest names the cache's version and the trace's size and modification time: a folder made by another version or
+// for the trace as it was before it changed is cleared and its files built again, saying so; a file in it that does
+// not verify (a checksum, a key, its size) is built again, saying so, never used. Every file is written under a
+// temporary name and renamed when whole: an interrupted build (Ctrl-C, a kill) never leaves one that looks finished.
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, unlinkSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import { FINE_FIELDS, IndexFold, IndexReader, INDEX_VERSION, INDEX_BUCKET, INDEX_FINE, NOT_FREED, SUMMARY_FIELDS, THREAD_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/event-index.js';
+import { INDEX_VERSION } from '../analysis/event-index.js';
+import { crc32 } from '../analysis/trace/crc32.js';
 import { FileSource } from '../analysis/trace/file-source.js';
-import { readHeader } from '../analysis/trace/header.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
-import { fileSymbolNamer } from './library-symbols.js';
 import type { FoldSource } from '../analysis/event-fold.js';
 import { computeReport, summaryRequest, type ReportRequest } from '../analysis/report.js';
 import { reportText } from '../analysis/report-text.js';
 import { WORKER_LIMITS } from '../analysis/worker-limits.js';
+import { fileSymbolNamer } from './library-symbols.js';
+import { makePrivateDir, writePrivateFile } from './private-files.js';
+import { buildIndexFile, buildSummaryFile, IndexFileRefused, removeStale, temporaryPrefix, TraceIndex, traceStamp, track, untrack, type BuildProgress } from './index-file.js';
 
-const MAGIC = 'MWINDEX\n';
-/** The magic of a summaries file (the same layout with no bucket bytes and no free column). */
-const SUMMARIES_MAGIC = 'MWINDXS\n';
-/** The header's bytes: the buckets' events start here. */
-export const INDEX_HEADER = 72;
-const HEADER = INDEX_HEADER;
+export { TraceIndex, traceStamp, track, untrack, buildIndexFile, buildSummaryFile, type BuildProgress } from './index-file.js';
 
 /**
  * Traces larger than this open in index mode (MEMWRAP_VIEW_INDEX=1 forces it for any trace, =0 never uses it). A page
@@ -58,22 +41,24 @@ export function useIndex(bytes: number, env: NodeJS.ProcessEnv = process.env): b
   return bytes > INDEX_THRESHOLD;
 }
 
-/** Where the index of `trace` is kept: beside it when its folder can be written, else in the user's cache folder. */
-export function indexPathFor(trace: string, env: NodeJS.ProcessEnv = process.env): string {
+/** The cache folder's suffix beside the trace. */
+export const CACHE_SUFFIX = '.mwcache';
+
+/** Where the cache of `trace` is kept: beside it when its folder can be written, else in the user's cache folder. */
+export function cacheDirFor(trace: string, env: NodeJS.ProcessEnv = process.env): string {
   const abs = path.resolve(trace);
-  const beside = `${abs}.mwindex`;
-  if (writableDir(path.dirname(abs))) return beside;
+  if (writableDir(path.dirname(abs))) return `${abs}${CACHE_SUFFIX}`;
   const base = env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
   const dir = path.join(base, 'cc-memwrap', 'index');
   makePrivateDir(dir);
   const hash = createHash('sha256').update(abs).digest('hex').slice(0, 16);
-  return path.join(dir, `${path.basename(abs)}-${hash}.mwindex`);
+  return path.join(dir, `${path.basename(abs)}-${hash}${CACHE_SUFFIX}`);
 }
 
 function writableDir(dir: string): boolean {
-  const probe = path.join(dir, `.mwindex-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const probe = path.join(dir, `.mwcache-probe-${process.pid}-${Math.random().toString(36).slice(2)}`);
   try {
-    closeSync(openSync(probe, 'wx'));
+    writePrivateFile(probe, '');
     unlinkSync(probe);
     return true;
   } catch {
@@ -81,163 +66,115 @@ function writableDir(dir: string): boolean {
   }
 }
 
-/** The trace's size and modification time, which an index must match. */
-export function traceStamp(trace: string): { size: number; mtimeMs: number } {
-  const st = statSync(trace);
-  return { size: st.size, mtimeMs: st.mtimeMs };
+/** The files of a cache folder. */
+export interface CacheFiles {
+  dir: string;
+  /** The cache's version and the trace's stamp. */
+  manifest: string;
+  /** The whole index, events and all. */
+  index: string;
+  /** What the chart draws first, while the index's events are built (removed once they are). */
+  summaries: string;
+  /** The report of index mode's panel. */
+  report: string;
+  /** The panels' data. */
+  panels: string;
 }
 
-// ---- temporary files: removed on exit and on Ctrl-C, whatever stops the build ----
-
-const temporaries = new Set<string>();
-let hooked = false;
-
-function removeTemporaries(): void {
-  for (const t of temporaries) {
-    try {
-      unlinkSync(t);
-    } catch {
-      // already gone
-    }
-  }
-  temporaries.clear();
+export function cacheFiles(dir: string): CacheFiles {
+  return { dir, manifest: path.join(dir, 'cache.json'), index: path.join(dir, 'index'), summaries: path.join(dir, 'summaries'), report: path.join(dir, 'report'), panels: path.join(dir, 'panels') };
 }
 
-export function track(file: string): void {
-  temporaries.add(file);
-  if (hooked) return;
-  hooked = true;
-  process.on('exit', removeTemporaries);
+/** The files an earlier version kept beside the trace, one per thing (`<trace>.mwindex`, `.mwindex.summaries` …). */
+function legacyFiles(trace: string): string[] {
+  const beside = `${path.resolve(trace)}.mwindex`;
+  return [beside, `${beside}.summaries`, `${beside}.report`, `${beside}.panels`].filter((f) => existsSync(f));
 }
-
-export function untrack(file: string): void {
-  temporaries.delete(file);
-}
-
-/** Temporary files of builds whose process is gone (a build killed outright): removed before a new build. */
-function removeStale(dest: string): void {
-  const dir = path.dirname(dest);
-  const prefix = `${path.basename(dest)}.tmp-`;
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    if (!n.startsWith(prefix)) continue;
-    const pid = Number(/^(\d+)-/.exec(n.slice(prefix.length))?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && alive(pid)) continue;
-    if (pid === process.pid && temporaries.has(path.join(dir, n))) continue;
-    try {
-      unlinkSync(path.join(dir, n));
-    } catch {
-      // another build removed it
-    }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-// ---- the free column, written by block row while rows are still being made ----
 
 /**
- * Frees arrive for recent blocks as a rule: a window of the latest rows is kept in memory and written out in order
- * as it slides; a free of an older row is written in place at the end (a list of such patches, kept in a file).
+ * Makes `dir` the cache of `trace` as it is now: a folder whose manifest names another cache version or another state
+ * of the trace (or none, or one that does not read) is cleared, and the files an earlier version kept beside the trace
+ * are removed. Returns what was done, in words, for the caller to tell (nothing when the folder was fine).
  */
-class FreeColumn {
-  static readonly WINDOW = 1 << 22;
-  private base = 0;
-  private readonly win = new Uint32Array(FreeColumn.WINDOW).fill(NOT_FREED);
-  private readonly patches = new Uint32Array(1 << 16);
-  private patchCount = 0;
-  private patchFd: number | null = null;
-  private patchesWritten = 0;
-
-  constructor(
-    private readonly fd: number,
-    private readonly patchFile: string,
-  ) {}
-
-  freed(row: number, event: number): void {
-    const W = FreeColumn.WINDOW;
-    while (row >= this.base + W) this.slide();
-    if (row >= this.base) this.win[row - this.base] = event;
-    else {
-      this.patches[this.patchCount++] = row;
-      this.patches[this.patchCount++] = event;
-      if (this.patchCount === this.patches.length) this.flushPatches();
-    }
+export function prepareCache(trace: string, dir: string): string[] {
+  const notes: string[] = [];
+  const files = cacheFiles(dir);
+  const stamp = traceStamp(trace);
+  const want = { cache: 'cc-memwrap', version: INDEX_VERSION, size: stamp.size, mtimeMs: stamp.mtimeMs };
+  let kept: Partial<typeof want> | null = null;
+  try {
+    kept = JSON.parse(readFileSync(files.manifest, 'utf8')) as Partial<typeof want>;
+  } catch {
+    // none, or not one that reads
   }
-
-  private slide(): void {
-    const half = FreeColumn.WINDOW / 2;
-    writeAll(this.fd, new Uint8Array(this.win.buffer, 0, half * 4), this.base * 4);
-    this.win.copyWithin(0, half);
-    this.win.fill(NOT_FREED, half);
-    this.base += half;
-  }
-
-  private flushPatches(): void {
-    if (this.patchCount === 0) return;
-    if (this.patchFd === null) {
-      track(this.patchFile);
-      this.patchFd = openPrivate(this.patchFile, 'w+');
+  const same = kept !== null && kept.cache === want.cache && kept.version === want.version && kept.size === want.size && kept.mtimeMs === want.mtimeMs;
+  if (!same) {
+    const had = existsSync(dir) && readdirSync(dir).length > 0;
+    if (had) {
+      const why = kept === null ? 'its manifest is missing or damaged' : kept.version !== want.version ? `it was made by another version (cache ${String(kept.version)}, this one makes ${INDEX_VERSION})` : 'the trace changed since it was made';
+      notes.push(`the cache ${dir} was cleared and is built again: ${why}`);
     }
-    writeAll(this.patchFd, new Uint8Array(this.patches.buffer, 0, this.patchCount * 4), this.patchesWritten * 4);
-    this.patchesWritten += this.patchCount;
-    this.patchCount = 0;
+    rmSync(dir, { recursive: true, force: true });
+    makePrivateDir(dir);
+    writePrivateFile(files.manifest, JSON.stringify(want));
   }
+  const legacy = legacyFiles(trace);
+  if (legacy.length > 0) {
+    for (const f of legacy) rmSync(f, { force: true });
+    notes.push(`removed what an earlier version kept beside the trace (${legacy.map((f) => path.basename(f)).join(', ')}); its cache is now ${dir}`);
+  }
+  return notes;
+}
 
-  /** Writes every row below `rows`, then the patches in place. */
-  finish(rows: number): void {
-    const W = FreeColumn.WINDOW;
-    const n = Math.max(0, Math.min(W, rows - this.base));
-    writeAll(this.fd, new Uint8Array(this.win.buffer, 0, n * 4), this.base * 4);
-    const none = new Uint32Array(W).fill(NOT_FREED);
-    for (let r = this.base + W; r < rows; r += W) writeAll(this.fd, new Uint8Array(none.buffer, 0, Math.min(W, rows - r) * 4), r * 4);
-    this.flushPatches();
-    if (this.patchFd === null) return;
-    const chunk = new Uint32Array(1 << 16);
-    const one = new Uint32Array(1);
-    for (let at = 0; at < this.patchesWritten; at += chunk.length) {
-      const m = Math.min(chunk.length, this.patchesWritten - at);
-      readAll(this.patchFd, new Uint8Array(chunk.buffer, 0, m * 4), at * 4);
-      for (let i = 0; i < m; i += 2) {
-        one[0] = chunk[i + 1]!;
-        writeAll(this.fd, new Uint8Array(one.buffer), chunk[i]! * 4);
-      }
-    }
-    closeSync(this.patchFd);
-    this.patchFd = null;
-    unlinkSync(this.patchFile);
-    untrack(this.patchFile);
+// ---- text kept in the cache: a first line with its key, checksum and length, then the text ----
+
+/**
+ * The text kept in `file` under `key` (JSON-able: what it was made from), or null when there is none, it was made
+ * from something else, or it does not verify; `onRefused` is told why in words when a file was there but unusable.
+ */
+export function keptText(file: string, key: unknown, onRefused?: (why: string) => void): string | null {
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch {
+    return null;
+  }
+  const cut = content.indexOf('\n');
+  const head = cut > 0 ? keptHead(content.slice(0, cut)) : null;
+  const body = content.slice(cut + 1);
+  if (head === null || head.crc !== crc32(new TextEncoder().encode(body)) || head.length !== body.length) {
+    onRefused?.(`${file} does not match its checksum (damaged): computed again`);
+    return null;
+  }
+  if (JSON.stringify(head.key) !== JSON.stringify(key)) return null;
+  return body;
+}
+
+/** The first line of a kept text, or null when it does not read as one. */
+function keptHead(line: string): { key?: unknown; crc?: number; length?: number } | null {
+  try {
+    const head = JSON.parse(line) as unknown;
+    return head !== null && typeof head === 'object' ? (head as { key?: unknown; crc?: number; length?: number }) : null;
+  } catch {
+    return null;
   }
 }
 
-function writeAll(fd: number, bytes: Uint8Array, position: number | null): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, position === null ? null : position + done);
-}
-
-function readAll(fd: number, into: Uint8Array, position: number): number {
-  let got = 0;
-  while (got < into.length) {
-    const r = readSync(fd, into, got, into.length - got, position + got);
-    if (r === 0) break;
-    got += r;
+/** Keeps `text` in `file` under `key` (written under a temporary name and renamed); a cache that cannot be written is computed again next time. */
+export function keepText(file: string, key: unknown, text: string): void {
+  const tmp = `${temporaryPrefix(file)}${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    track(tmp);
+    writePrivateFile(tmp, `${JSON.stringify({ key, crc: crc32(new TextEncoder().encode(text)), length: text.length })}\n${text}`);
+    renameSync(tmp, file);
+  } catch {
+    rmSync(tmp, { force: true });
+  } finally {
+    untrack(tmp);
   }
-  return got;
 }
 
-// ---- building ----
+// ---- the index and its summaries ----
 
 /** The report index mode's panel shows: the summary, the heap by function, the peaks, leaks at exit (20 rows each). */
 export const INDEX_REPORT: ReportRequest = { ...summaryRequest(20, { by: 'function', mode: 'innermost' }), peak: true, leaks: true };
@@ -253,253 +190,36 @@ export function indexReport(trace: string): string {
   }
 }
 
-export interface BuildProgress {
-  fraction: number;
-  /** Which file is being built: the summaries the chart draws (the first stage of the viewer's build), or the whole index with its events. */
-  stage: 'summaries' | 'events';
-  phase: string;
-  events: number;
-  /** Seconds since the build began. */
-  seconds: number;
-}
-
-/**
- * Builds the index of `trace` into `dest` in one streamed pass (synchronous: the viewer's hosts run it in a worker,
- * buildIndexInWorker). Returns the file's path.
- */
-export function buildIndexFile(trace: string, dest: string, onProgress?: (p: BuildProgress) => void): string {
-  return writeIndexFile(trace, dest, true, onProgress);
-}
-
-/**
- * Builds the summaries of `trace` into `dest` (summariesPathFor of its index): the index's file without its events
- * (IndexFold with `events` false), in one streamed pass that reads the trace once and encodes nothing per event, so
- * that the viewer draws its first chart while the events are indexed. Returns the file's path.
- */
-export function buildSummaryFile(trace: string, dest: string, onProgress?: (p: BuildProgress) => void, times = false): string {
-  return writeIndexFile(trace, dest, false, onProgress, times);
-}
-
-/** Where the summaries of the index `indexFile` are kept while its events are built (removed once they are). */
-export function summariesPathFor(indexFile: string): string {
-  return `${indexFile}.summaries`;
-}
-
-function writeIndexFile(trace: string, dest: string, events: boolean, onProgress?: (p: BuildProgress) => void, times = events): string {
-  const stage = events ? 'events' : 'summaries';
-  removeStale(dest);
-  const stamp = traceStamp(trace);
-  const tmp = `${dest}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  const freesTmp = `${tmp}.frees`;
-  const finesTmp = `${tmp}.fines`;
-  track(tmp);
-  track(freesTmp);
-  track(finesTmp);
-  // Private, as the trace is: the index repeats what it holds (host/private-files.ts).
-  const fd = openPrivate(tmp, 'w+');
-  const freesFd = openPrivate(freesTmp, 'w+');
-  const finesFd = openPrivate(finesTmp, 'w+');
-  const source = FileSource.open(trace);
-  const t0 = Date.now();
-  try {
-    readHeader(source);
-    let at = HEADER;
-    let fineAt = 0;
-    const frees = new FreeColumn(freesFd, `${tmp}.patches`);
-    const sink: IndexSink = {
-      bucket(bytes) {
-        writeAll(fd, bytes, at);
-        at += bytes.length;
-      },
-      freed: (row, event) => frees.freed(row, event),
-      fine(rows) {
-        writeAll(finesFd, new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength), fineAt);
-        fineAt += rows.byteLength;
-      },
-    };
-    let fold: IndexFold | null = null;
-    const stream = streamSource(source.clone(), {
-      symbols: fileSymbolNamer,
-      onProgress: (fraction, phase) => onProgress?.({ fraction, stage, phase, events: 0, seconds: (Date.now() - t0) / 1000 }),
-      onReading: (passes) => {
-        // A second reading starts the index again from its first bucket.
-        if (passes === 2) [at, fineAt] = [HEADER, 0];
-      },
-    });
-    stream.run((start) => {
-      at = HEADER;
-      fineAt = 0;
-      fold = new IndexFold(start, sink, INDEX_BUCKET, INDEX_FINE, events, times);
-      return [fold];
-    });
-    const { meta, summary } = (fold as IndexFold | null)!.result();
-    frees.finish(meta.blocks);
-    const bucketBytes = at - HEADER;
-    const freeOffset = Math.ceil(at / 8) * 8;
-    // The free column and the fine rows, copied after the buckets.
-    const buf = new Uint8Array(8 << 20);
-    const copy = (from: number, bytes: number, to: number, what: string): void => {
-      for (let off = 0; off < bytes; ) {
-        const n = readAll(from, buf.subarray(0, Math.min(buf.length, bytes - off)), off);
-        if (n === 0) throw new Error(`the ${what} came back short`);
-        writeAll(fd, buf.subarray(0, n), to + off);
-        off += n;
-      }
-    };
-    copy(freesFd, meta.blocks * 4, freeOffset, 'free column');
-    const fineOffset = Math.ceil((freeOffset + meta.blocks * 4) / 8) * 8;
-    const fineBytes = meta.fines * FINE_FIELDS * 4;
-    if (fineAt !== fineBytes) throw new Error(`the fine rows are ${fineAt} bytes, not ${fineBytes}`);
-    copy(finesFd, fineBytes, fineOffset, 'fine rows');
-    const metaOffset = Math.ceil((fineOffset + fineBytes) / 8) * 8;
-    const json = new TextEncoder().encode(JSON.stringify(meta));
-    const head = new Uint8Array(4);
-    new DataView(head.buffer).setUint32(0, json.length, true);
-    writeAll(fd, head, metaOffset);
-    writeAll(fd, json, metaOffset + 4);
-    const tableAt = Math.ceil((metaOffset + 4 + json.length) / 8) * 8;
-    writeAll(fd, new Uint8Array(summary.buffer, summary.byteOffset, summary.byteLength), tableAt);
-    const h = new Uint8Array(HEADER);
-    const dv = new DataView(h.buffer);
-    h.set(new TextEncoder().encode(events ? MAGIC : SUMMARIES_MAGIC), 0);
-    dv.setUint32(8, INDEX_VERSION, true);
-    dv.setUint32(12, INDEX_BUCKET, true);
-    dv.setFloat64(16, stamp.size, true);
-    dv.setFloat64(24, stamp.mtimeMs, true);
-    dv.setFloat64(32, bucketBytes, true);
-    dv.setFloat64(40, freeOffset, true);
-    dv.setFloat64(48, meta.blocks, true);
-    dv.setFloat64(56, metaOffset, true);
-    dv.setFloat64(64, fineOffset, true);
-    writeAll(fd, h, 0);
-    closeSync(fd);
-    renameSync(tmp, dest);
-    untrack(tmp);
-    onProgress?.({ fraction: 1, stage, phase: events ? 'index written' : 'summaries written', events: meta.events, seconds: (Date.now() - t0) / 1000 });
-    return dest;
-  } catch (e) {
-    try {
-      closeSync(fd);
-    } catch {
-      // closed already
-    }
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // not there
-    }
-    untrack(tmp);
-    throw e;
-  } finally {
-    source.close();
-    for (const [f, name] of [
-      [freesFd, freesTmp],
-      [finesFd, finesTmp],
-    ] as const) {
-      closeSync(f);
-      try {
-        unlinkSync(name);
-      } catch {
-        // not there
-      }
-      untrack(name);
-    }
-  }
-}
-
-// ---- reading ----
-
-/** An index file opened for reading: its meta, summaries and a reader of its buckets (a summaries file: no buckets). */
-export class TraceIndex {
-  private constructor(
-    readonly file: string,
-    private readonly fd: number,
-    readonly reader: IndexReader,
-    /** Whether the file holds the events (false: a summaries file, buildSummaryFile's). */
-    readonly events: boolean,
-  ) {}
-
-  get meta(): IndexMeta {
-    return this.reader.meta;
-  }
-
-  get summary(): Float64Array {
-    return this.reader.summary;
-  }
-
-  /**
-   * Opens `file` if it is a whole index of `trace` as it is now (with `summaries`, a whole summaries file of it), else
-   * null (missing, stale, another version, the other kind, damaged).
-   */
-  static open(file: string, trace: string, summaries = false): TraceIndex | null {
-    if (!existsSync(file)) return null;
-    const fd = openSync(file, 'r');
-    try {
-      const size = fstatSync(fd).size;
-      const h = new Uint8Array(HEADER);
-      if (readAll(fd, h, 0) < HEADER || new TextDecoder().decode(h.subarray(0, 8)) !== (summaries ? SUMMARIES_MAGIC : MAGIC)) throw new Error('not an index');
-      const dv = new DataView(h.buffer);
-      const stamp = traceStamp(trace);
-      if (dv.getUint32(8, true) !== INDEX_VERSION || dv.getUint32(12, true) !== INDEX_BUCKET) throw new Error('another version');
-      if (dv.getFloat64(16, true) !== stamp.size || dv.getFloat64(24, true) !== stamp.mtimeMs) throw new Error('the trace changed');
-      const freeOffset = dv.getFloat64(40, true);
-      const freeRows = dv.getFloat64(48, true);
-      const metaOffset = dv.getFloat64(56, true);
-      const fineOffset = dv.getFloat64(64, true);
-      if (!(metaOffset + 4 <= size)) throw new Error('cut short');
-      const lenBytes = new Uint8Array(4);
-      readAll(fd, lenBytes, metaOffset);
-      const len = new DataView(lenBytes.buffer).getUint32(0, true);
-      if (metaOffset + 4 + len > size) throw new Error('cut short');
-      const json = new Uint8Array(len);
-      readAll(fd, json, metaOffset + 4);
-      const meta = JSON.parse(new TextDecoder().decode(json)) as IndexMeta;
-      const tableAt = Math.ceil((metaOffset + 4 + len) / 8) * 8;
-      const table = new Float64Array(meta.buckets * SUMMARY_FIELDS + meta.threadRows * THREAD_FIELDS);
-      if (readAll(fd, new Uint8Array(table.buffer), tableAt) < table.byteLength) throw new Error('cut short');
-      if (!(fineOffset + meta.fines * FINE_FIELDS * 4 <= metaOffset)) throw new Error('damaged');
-      const one = new Uint8Array(4);
-      const store: IndexStore = {
-        bucketBytes(offset, length) {
-          if (summaries) throw new Error(`${file}: holds the summaries only, not the events`);
-          const out = new Uint8Array(length);
-          if (readAll(fd, out, HEADER + offset) < length) throw new Error(`${file}: cut short`);
-          return out;
-        },
-        freeOf(row) {
-          if (row < 0 || row >= freeRows) return NOT_FREED;
-          readAll(fd, one, freeOffset + row * 4);
-          return new DataView(one.buffer).getUint32(0, true);
-        },
-        fineRows(first, count) {
-          const out = new Float32Array(FINE_FIELDS * count);
-          if (readAll(fd, new Uint8Array(out.buffer), fineOffset + first * FINE_FIELDS * 4) < out.byteLength) throw new Error(`${file}: cut short`);
-          return out;
-        },
-      };
-      return new TraceIndex(file, fd, new IndexReader(meta, table, store), !summaries);
-    } catch {
-      closeSync(fd);
-      return null;
-    }
-  }
-
-  close(): void {
-    closeSync(this.fd);
-  }
-}
-
 /** The worker script that builds an index off the main thread (compiled beside this file). */
 const WORKER = fileURLToPath(new URL('./index-build-worker.js', import.meta.url));
 
 /**
- * The index of `trace`: the cached one when it matches, else built (in a worker thread when the compiled worker is
- * there, so a server or window stays responsive) with progress told on the way.
+ * `file` opened as an index of `trace` (a summaries file with `summaries`), or null when it is not there or cannot be
+ * used: made for something else, or damaged, which `onProgress` is told as the note of a build about to start.
  */
-export async function openTraceIndex(trace: string, onProgress?: (p: BuildProgress) => void, dest = indexPathFor(trace)): Promise<TraceIndex> {
-  const cached = TraceIndex.open(dest, trace);
+function openKept(file: string, trace: string, summaries: boolean, stage: BuildProgress['stage'], onProgress?: (p: BuildProgress) => void): TraceIndex | null {
+  try {
+    return TraceIndex.read(file, trace, summaries);
+  } catch (e) {
+    const refused = e as IndexFileRefused;
+    if (refused.why !== 'missing') {
+      rmSync(file, { force: true });
+      onProgress?.({ fraction: 0, stage, phase: 'starting', events: 0, seconds: 0, note: `${refused.message}: built again` });
+    }
+    return null;
+  }
+}
+
+/**
+ * The index of `trace`: the cached one when it matches and verifies, else built (in a worker thread when the compiled
+ * worker is there, so a server or window stays responsive) with progress told on the way.
+ */
+export async function openTraceIndex(trace: string, onProgress?: (p: BuildProgress) => void, dir = cacheDirFor(trace)): Promise<TraceIndex> {
+  for (const note of prepareCache(trace, dir)) onProgress?.({ fraction: 0, stage: 'events', phase: 'starting', events: 0, seconds: 0, note });
+  const files = cacheFiles(dir);
+  const cached = openKept(files.index, trace, false, 'events', onProgress);
   if (cached !== null) return cached;
-  return buildStage(trace, dest, 'index', onProgress);
+  return buildStage(trace, files.index, 'index', onProgress);
 }
 
 /** Builds the index (or the summaries file) of `trace` at `dest` in a worker when it is compiled, then opens it. */
@@ -507,9 +227,11 @@ async function buildStage(trace: string, dest: string, task: 'index' | 'summarie
   if (existsSync(WORKER)) await buildIndexInWorker(trace, dest, task, onProgress, times);
   else if (task === 'index') buildIndexFile(trace, dest, onProgress);
   else buildSummaryFile(trace, dest, onProgress, times);
-  const built = TraceIndex.open(dest, trace, task === 'summaries');
-  if (built === null) throw new Error(`${dest}: the ${task === 'index' ? 'index' : 'summaries'} just built cannot be read (did the trace change while it was read?)`);
-  return built;
+  try {
+    return TraceIndex.read(dest, trace, task === 'summaries');
+  } catch (e) {
+    throw new Error(`the ${task === 'index' ? 'index' : 'summaries'} just built cannot be read (${(e as Error).message}); did the trace change while it was read?`);
+  }
 }
 
 /** The index of a trace in two stages: what the chart draws first, the events after. */
@@ -522,63 +244,43 @@ export interface StagedIndex {
 
 /**
  * The index of `trace` for the viewer, summaries first: the cached index when it matches (both stages at once); else
- * the summaries file (summariesPathFor: cached, or built in one light pass), then the whole index built after it, the
- * summaries file removed once the index is there. `beforeEvents` (tests) holds the second stage until it resolves.
- * `times`: a summaries file built here carries the buckets' times (the lanes page's wall-time axis; a pass that reads
- * the trace's times costs more, so the viewer's first chart goes without).
+ * the summaries file (cached, or built in one light pass), then the whole index built after it, the summaries file
+ * removed once the index is there. `beforeEvents` (tests) holds the second stage until it resolves. `times`: a
+ * summaries file built here carries the buckets' times (the lanes page's wall-time axis; a pass that reads the trace's
+ * times costs more, so the viewer's first chart goes without).
  */
-export function openTraceIndexStaged(trace: string, onProgress?: (p: BuildProgress) => void, dest = indexPathFor(trace), beforeEvents?: () => Promise<void>, times = false): StagedIndex {
-  const cached = TraceIndex.open(dest, trace);
-  const file = summariesPathFor(dest);
-  removeStale(file);
+export function openTraceIndexStaged(trace: string, onProgress?: (p: BuildProgress) => void, dir = cacheDirFor(trace), beforeEvents?: () => Promise<void>, times = false): StagedIndex {
+  for (const note of prepareCache(trace, dir)) onProgress?.({ fraction: 0, stage: 'summaries', phase: 'starting', events: 0, seconds: 0, note });
+  const files = cacheFiles(dir);
+  const cached = openKept(files.index, trace, false, 'summaries', onProgress);
+  removeStale(files.summaries);
   if (cached !== null) {
     // A build stopped between its index and the removal of its summaries leaves them: not needed now.
-    try {
-      unlinkSync(file);
-    } catch {
-      // none
-    }
+    rmSync(files.summaries, { force: true });
     return { summaries: Promise.resolve(cached), index: Promise.resolve(cached) };
   }
-  const kept = TraceIndex.open(file, trace, true);
-  const summaries = kept !== null ? Promise.resolve(kept) : buildStage(trace, file, 'summaries', onProgress, times);
+  const kept = openKept(files.summaries, trace, true, 'summaries', onProgress);
+  const summaries = kept !== null ? Promise.resolve(kept) : buildStage(trace, files.summaries, 'summaries', onProgress, times);
   const index = summaries.then(async () => {
     await beforeEvents?.();
-    const ix = await buildStage(trace, dest, 'index', onProgress);
-    try {
-      unlinkSync(file);
-    } catch {
-      // removed already
-    }
+    const ix = await buildStage(trace, files.index, 'index', onProgress);
+    rmSync(files.summaries, { force: true });
     return ix;
   });
   return { summaries, index };
 }
 
 /**
- * INDEX_REPORT's text for the index file `index` of `trace`: read from `<index>.report` when it was made for the
- * trace as it is now, else computed (in a worker thread) and kept there, written under a temporary name and renamed.
+ * INDEX_REPORT's text for the cache `dir` of `trace`: kept in its `report` file when it was made for the trace as it
+ * is now and verifies, else computed (in a worker thread) and kept there. `onNote` is told when a kept one was damaged.
  */
-export async function cachedIndexReport(trace: string, index: string): Promise<string> {
-  const file = `${index}.report`;
-  const stamp = traceStamp(trace);
-  try {
-    const kept = JSON.parse(readFileSync(file, 'utf8')) as { version: number; size: number; mtimeMs: number; text: string };
-    if (kept.version === INDEX_VERSION && kept.size === stamp.size && kept.mtimeMs === stamp.mtimeMs && typeof kept.text === 'string') return kept.text;
-  } catch {
-    // none yet, or not one of ours
-  }
+export async function cachedIndexReport(trace: string, dir: string, onNote?: (note: string) => void): Promise<string> {
+  const file = cacheFiles(dir).report;
+  const key = { version: INDEX_VERSION, ...traceStamp(trace) };
+  const kept = keptText(file, key, onNote);
+  if (kept !== null) return kept;
   const text = await indexReportInWorker(trace);
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  try {
-    track(tmp);
-    writePrivateFile(tmp, JSON.stringify({ version: INDEX_VERSION, ...stamp, text }));
-    renameSync(tmp, file);
-  } catch {
-    // a cache that cannot be written is computed again next time
-  } finally {
-    untrack(tmp);
-  }
+  keepText(file, key, text);
   return text;
 }
 
@@ -634,7 +336,4 @@ function buildIndexInWorker(trace: string, dest: string, task: 'index' | 'summar
   });
 }
 
-/** The temporary names a build of `dest` in this process uses (the worker tells them to the main thread). */
-export function temporaryPrefix(dest: string): string {
-  return `${dest}.tmp-${process.pid}-`;
-}
+export { temporaryPrefix };

@@ -12,7 +12,7 @@ import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../../host/html-report.js'
 import { pathToFileURL } from 'node:url';
 import { median } from '../../bench/measure.js';
 import { copyFileSync, rmSync } from 'node:fs';
-import { indexPathFor } from '../../host/index-cache.js';
+import { cacheDirFor, cacheFiles } from '../../host/index-cache.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -252,7 +252,7 @@ async function bigMain(named: string | undefined): Promise<void> {
     process.stdout.write('recording binary-trees at depth 16…\n');
     trace = recordBinaryTrees();
   }
-  rmSync(indexPathFor(trace), { force: true });
+  rmSync(cacheDirFor(trace), { recursive: true, force: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const lines: string[] = [];
   try {
@@ -336,9 +336,9 @@ async function bigMain(named: string | undefined): Promise<void> {
     const free = await framesIn(UNTHROTTLED_ARGS, host.url);
     const rss = process.resourceUsage().maxRSS / 1024;
     const mib = statSync(trace).size / 1048576;
-    const indexMib = statSync(indexPathFor(trace)).size / 1048576;
+    const indexMib = statSync(cacheFiles(cacheDirFor(trace)).index).size / 1048576;
     lines.push(
-      `trace: ${events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace}); index ${indexMib.toFixed(1)} MiB (${indexPathFor(trace)})`,
+      `trace: ${events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace}); index ${indexMib.toFixed(1)} MiB (${cacheFiles(cacheDirFor(trace)).index})`,
       `first chart with the index built on the way: ${(built.timings.firstChart / 1000).toFixed(1)} s (its summaries built in ${summariesS.toFixed(1)} s, host CPU ${((cpuFirst.user + cpuFirst.system) / 1e6).toFixed(1)} s; target ≤ 30 s)`,
       `  then the events indexed: whole index ready ${buildS.toFixed(1)} s after the build began (host CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s for both stages and the panels' passes under way beside the events); a jump asked for at the first chart shown after ${earlyJump.toFixed(1)} s, the page saying "${(notice ?? '').split(' — ')[0]}" meanwhile`,
       `first chart with the index cached, 3 page loads: median ${(median(cached) / 1000).toFixed(2)} s (${cached.map((t) => (t / 1000).toFixed(2)).join(', ')}; target ≤ 3 s)`,
