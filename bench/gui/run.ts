@@ -1,5 +1,4 @@
-// `npm run bench:gui`: records a trace of about five million events (gui/bench/workload.c built through cc-memwrap), serves it with the viewer, and measures in real Chromium the time to the first chart and the time of each frame while zooming and panning. Prints the numbers; the targets are a first chart under 3 s and frames under 16 ms. `npm run bench:gui -- 1000000 --html` measures the self-contained HTML report instead: its size, and the same times with the file opened from file://.
-import { spawnSync } from 'node:child_process';
+// `npm run bench:gui`: records a trace of about five million events (bench/gui/workload.c built through cc-memwrap), serves it with the viewer, and measures in real Chromium the time to the first chart and the time of each frame while zooming and panning. Prints the numbers; the targets are a first chart under 3 s and frames under 16 ms. `npm run bench:gui -- 1000000 --html` measures the self-contained HTML report instead: its size, and the same times with the file opened from file://.
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,7 +9,7 @@ import { startServer } from '../../host/server.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../../host/html-report.js';
 import { pathToFileURL } from 'node:url';
-import { median } from '../../bench/measure.js';
+import { median, sh } from '../measure.js';
 import { copyFileSync, rmSync } from 'node:fs';
 import { cacheDirFor, cacheFiles } from '../../host/index-cache.js';
 
@@ -29,19 +28,14 @@ interface Handle {
   visibleEvents(): [number, number];
 }
 
-function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): void {
-  const r = spawnSync(cmd, args, { env, cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stderr}`);
-}
-
 /** Builds the workload through cc-memwrap and runs it once; returns its trace. */
 function recordTrace(events: number): string {
   const dir = path.join(os.tmpdir(), 'cc-memwrap-gui-bench');
   mkdirSync(dir, { recursive: true });
-  for (const f of readdirSync(dir)) if (f.endsWith('.mwtrace')) spawnSync('rm', ['-f', path.join(dir, f)]);
+  for (const f of readdirSync(dir)) if (f.endsWith('.mwtrace')) rmSync(path.join(dir, f), { force: true });
   const exe = path.join(dir, 'workload');
-  must(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'gui', 'bench', 'workload.c'), '-o', exe]);
-  must(exe, [String(events)], { ...process.env, MEMWRAP_TRACE: path.join(dir, 'workload.mwtrace') }, path.join(packageRoot, 'gui', 'bench'));
+  sh(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'bench', 'gui', 'workload.c'), '-o', exe]);
+  sh(exe, [String(events)], { env: { ...process.env, MEMWRAP_TRACE: path.join(dir, 'workload.mwtrace') }, cwd: path.join(packageRoot, 'bench', 'gui') });
   return path.join(dir, 'workload.mwtrace');
 }
 
@@ -128,8 +122,8 @@ function recordBinaryTrees(): string {
   const dir = path.join(os.tmpdir(), 'cc-memwrap-gui-bench-big');
   mkdirSync(dir, { recursive: true });
   const exe = path.join(dir, 'binary-trees');
-  must(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'bench', 'workloads', 'binary-trees.c'), '-o', exe]);
-  must(exe, ['16'], { ...process.env, MEMWRAP_TRACE: path.join(dir, 'bt16.mwtrace') }, dir);
+  sh(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'bench', 'workloads', 'binary-trees.c'), '-o', exe]);
+  sh(exe, ['16'], { env: { ...process.env, MEMWRAP_TRACE: path.join(dir, 'bt16.mwtrace') }, cwd: dir });
   return path.join(dir, 'bt16.mwtrace');
 }
 
