@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { INDEX_VERSION } from '../analysis/event-index.js';
-import { crc32 } from '../analysis/trace/crc32.js';
+import { crc32c } from '../analysis/trace/crc32c.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
 import type { FoldSource } from '../analysis/event-fold.js';
@@ -142,7 +142,7 @@ export function keptText(file: string, key: unknown, onRefused?: (why: string) =
   const cut = content.indexOf('\n');
   const head = cut > 0 ? keptHead(content.slice(0, cut)) : null;
   const body = content.slice(cut + 1);
-  if (head === null || head.crc !== crc32(new TextEncoder().encode(body)) || head.length !== body.length) {
+  if (head === null || head.crc !== crc32c(new TextEncoder().encode(body)) || head.length !== body.length) {
     onRefused?.(`${file} does not match its checksum (damaged): computed again`);
     return null;
   }
@@ -165,7 +165,7 @@ export function keepText(file: string, key: unknown, text: string): void {
   const tmp = `${temporaryPrefix(file)}${Math.random().toString(36).slice(2, 8)}`;
   try {
     track(tmp);
-    writePrivateFile(tmp, `${JSON.stringify({ key, crc: crc32(new TextEncoder().encode(text)), length: text.length })}\n${text}`);
+    writePrivateFile(tmp, `${JSON.stringify({ key, crc: crc32c(new TextEncoder().encode(text)), length: text.length })}\n${text}`);
     renameSync(tmp, file);
   } catch {
     rmSync(tmp, { force: true });

@@ -6,7 +6,7 @@
 import { closeSync, fstatSync, openSync, readdirSync, readSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { FINE_FIELDS, IndexDamagedError, IndexFold, IndexReader, INDEX_BUCKET, INDEX_FINE, INDEX_VERSION, NOT_FREED, S, SUMMARY_FIELDS, THREAD_FIELDS, type IndexMeta, type IndexSink, type IndexStore } from '../analysis/event-index.js';
-import { crc32 } from '../analysis/trace/crc32.js';
+import { crc32c } from '../analysis/trace/crc32c.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { readHeader } from '../analysis/trace/header.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
@@ -227,7 +227,7 @@ export function buildSummaryFile(trace: string, dest: string, onProgress?: (p: B
 
 /** The CRC-32 of each `block`-byte piece of `bytes` (the last may be shorter), appended to `into`. */
 function blockCrcs(bytes: Uint8Array, block: number, into: number[]): void {
-  for (let at = 0; at < bytes.length; at += block) into.push(crc32(bytes.subarray(at, Math.min(bytes.length, at + block))));
+  for (let at = 0; at < bytes.length; at += block) into.push(crc32c(bytes.subarray(at, Math.min(bytes.length, at + block))));
 }
 
 function writeIndexFile(trace: string, dest: string, events: boolean, onProgress?: (p: BuildProgress) => void, times = events): string {
@@ -256,7 +256,7 @@ function writeIndexFile(trace: string, dest: string, events: boolean, onProgress
       bucket(bytes) {
         writeAll(fd, bytes, at);
         at += bytes.length;
-        bucketCrcs.push(crc32(bytes));
+        bucketCrcs.push(crc32c(bytes));
       },
       freed: (row, event) => frees.freed(row, event),
       fine(rows) {
@@ -317,8 +317,8 @@ function writeIndexFile(trace: string, dest: string, events: boolean, onProgress
     dv.setFloat64(H.FINES, meta.fines, true);
     dv.setFloat64(H.META_AT, metaOffset, true);
     dv.setFloat64(H.META_BYTES, section.length, true);
-    dv.setUint32(H.HEADER_CRC, crc32(h.subarray(0, H.HEADER_CRC)), true);
-    dv.setUint32(H.META_CRC, crc32(section), true);
+    dv.setUint32(H.HEADER_CRC, crc32c(h.subarray(0, H.HEADER_CRC)), true);
+    dv.setUint32(H.META_CRC, crc32c(section), true);
     writeAll(fd, h, 0);
     closeSync(fd);
     renameSync(tmp, dest);
@@ -439,7 +439,7 @@ export class TraceIndex {
     if (readAll(fd, h, 0) < 8 || new TextDecoder().decode(h.subarray(0, 8)) !== magic) throw damaged(`not ${summaries ? 'a summaries file' : 'an index'} of cc-memwrap`);
     const dv = new DataView(h.buffer);
     if (dv.getUint32(H.VERSION, true) !== INDEX_VERSION) throw new IndexFileRefused('stale', `${file}: made by another version (index format ${dv.getUint32(H.VERSION, true)}, this one reads ${INDEX_VERSION})`);
-    if (size < HEADER || crc32(h.subarray(0, H.HEADER_CRC)) !== dv.getUint32(H.HEADER_CRC, true)) throw damaged('its header does not match its checksum');
+    if (size < HEADER || crc32c(h.subarray(0, H.HEADER_CRC)) !== dv.getUint32(H.HEADER_CRC, true)) throw damaged('its header does not match its checksum');
     if (dv.getUint32(H.BUCKET, true) !== INDEX_BUCKET) throw new IndexFileRefused('stale', `${file}: made with buckets of ${dv.getUint32(H.BUCKET, true)} events`);
     const stamp = traceStamp(trace);
     if (dv.getFloat64(H.SIZE, true) !== stamp.size || dv.getFloat64(H.MTIME, true) !== stamp.mtimeMs) throw new IndexFileRefused('stale', `${file}: made for the trace as it was before it changed`);
@@ -448,7 +448,7 @@ export class TraceIndex {
     if (metaOffset + metaBytes !== size) throw damaged(`${size} bytes where its header says ${metaOffset + metaBytes}: cut short or added to`);
     const section = new Uint8Array(metaBytes);
     if (readAll(fd, section, metaOffset) < metaBytes) throw damaged('cut short');
-    if (crc32(section) !== dv.getUint32(H.META_CRC, true)) throw damaged('its meta section does not match its checksum');
+    if (crc32c(section) !== dv.getUint32(H.META_CRC, true)) throw damaged('its meta section does not match its checksum');
     const sdv = new DataView(section.buffer);
     const len = sdv.getUint32(0, true);
     const meta = JSON.parse(new TextDecoder().decode(section.subarray(4, 4 + len))) as IndexMeta;
@@ -503,7 +503,7 @@ interface Checked {
 
 /** Throws IndexDamagedError unless `bytes` match `crc`. */
 function verify(c: Checked, bytes: Uint8Array, crc: number | undefined, what: string): void {
-  if (crc === undefined || crc32(bytes) !== crc) throw new IndexDamagedError(`${c.file}: ${what} does not match its checksum: the index is damaged`);
+  if (crc === undefined || crc32c(bytes) !== crc) throw new IndexDamagedError(`${c.file}: ${what} does not match its checksum: the index is damaged`);
 }
 
 /** Block `b` of a section of `rowBytes`-byte rows, `block` rows a checksum, read and verified once. */
