@@ -121,7 +121,8 @@ export interface EventDetail {
   interposed: boolean;
   /**
    * An interposed event that made a block: what made it (libc's stdout buffer at a printf, say) and what to do about
-   * it, when the trace tells (`library-blocks.ts`); absent otherwise, and from the index's details (index mode).
+   * it, when the trace tells (`library-blocks.ts`); absent otherwise, and from the host's index (the index holds no
+   * block's library: the page's own index asks its decoded trace, `madeByAt`).
    */
   madeBy?: LibraryCause;
 }
@@ -153,6 +154,11 @@ export function eventDetail(model: Model, event: number, staticBytes: Float64Arr
     interposed: (ev.flags[event]! & Flag.INTERPOSED) !== 0,
     ...madeByOf(model, nb, place),
   };
+}
+
+/** What made the block event `event` made, when a library made it and the trace tells what (`madeBy` of its detail). */
+export function madeByAt(model: Model, event: number): LibraryCause | null {
+  return madeByOf(model, model.events.newBlock[event]!, eventPlace(model, event)).madeBy ?? null;
 }
 
 /** `madeBy` for a block a library made, when the trace tells what made it; nothing otherwise (the field left out). */

@@ -63,7 +63,7 @@ export type IndexReportReply = { state: 'waiting' } | { state: 'ready'; text: st
 export type IndexPanelsReply =
   | { state: 'waiting'; for?: string }
   | { state: 'computing'; fraction: number; phase: string }
-  | { state: 'ready'; panels: IndexPanels }
+  | { state: 'ready'; panels: IndexPanels; /** Computed in the page's worker (a trace it holds whole): how long its decoding and its tables took. */ timing?: { decodeMs: number; tablesMs: number } }
   | { state: 'failed'; message: string };
 
 /** An event's detail from the host (index mode): what eventDetail and callStackAt give for a decoded model. */
