@@ -131,7 +131,7 @@ function recordBinaryTrees(): string {
 async function indexServer(trace: string): Promise<{ url: string; session: TraceSession; close(): Promise<void> }> {
   const session = await TraceSession.open(trace, { index: true });
   const server = await startServer({ rendererDir: RENDERER, session, recent: new RecentList(path.join(path.dirname(trace), 'recent.json')) });
-  return { url: server.url, session, close: () => server.close() };
+  return { url: server.pageUrl(), session, close: () => server.close() };
 }
 
 /**
@@ -370,7 +370,7 @@ async function main(): Promise<void> {
   // Whole mode, whatever the trace's size (5 million events is over the index's threshold; --big measures index mode).
   const session = await TraceSession.open(trace, { index: false });
   const server = await startServer({ rendererDir: RENDERER, session, recent: new RecentList(path.join(path.dirname(trace), 'recent.json')) });
-  const url = html ? htmlReportOf(session) : server.url;
+  const url = html ? htmlReportOf(session) : server.pageUrl();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const runs: Handle[] = [];
