@@ -1,9 +1,10 @@
 // The page's own index of a trace it holds whole (a small trace, a file dropped on the page, an HTML report's trace),
 // built in a worker: the trace decoded, then the same folds the host runs over a large trace's file run over it in
 // memory (analysis/memory-index.ts: the summaries the chart draws first, then every event; analysis/panel-data.ts:
-// the panels' data), each handed to the page as it is done (the index's arrays transferred: the page reads them with
-// the host's IndexReader, local-index.ts). The decoded trace stays here, for the events of a table row, of some
-// blocks or of a call path (what a host's index does not list).
+// the panels' data), the page told as each is done. The worker then answers the page as the host answers it about its
+// index (ranges, fine rows, details, the next event: the host's IndexReader over the index here, local-index.ts the
+// page's side), and from the decoded trace it keeps what a host's index does not list: the events of a table row, of
+// some blocks or of a call path, and what made a block a library made.
 import { allocationsOf, allocationsOfCallPath, eventsOfGroup } from '../../../analysis/event-sets.js';
 import { buildMemoryIndex } from '../../../analysis/memory-index.js';
 import { modelSource } from '../../../analysis/model-fold.js';
@@ -12,7 +13,9 @@ import { attribution } from '../../../analysis/attribution.js';
 import { madeByAt } from '../../../analysis/event-detail.js';
 import { decodeTrace } from '../../../analysis/trace/decode.js';
 import type { Model } from '../../../analysis/model.js';
-import type { LocalAsk, LocalReply, LocalOpen } from './local-index.js';
+import type { LocalAsk, LocalOpen, LocalQuery, LocalReply } from './local-index.js';
+import { encodeFine, encodeRange, type IndexReader } from '../../../analysis/event-index.js';
+import type { IndexDetailReply } from '../../../host/session-types.js';
 
 interface WorkerScope {
   postMessage(message: LocalReply, transfer?: Transferable[]): void;
@@ -20,18 +23,48 @@ interface WorkerScope {
 }
 const scope = self as unknown as WorkerScope;
 
-/** The trace decoded. */
+/** The trace decoded, and its index once built. */
 let model: Model | null = null;
-/** Requests that came before the trace was decoded, answered once it is. */
+let reader: IndexReader | null = null;
+/** Requests that came before the index was built, answered once it is. */
 const early: LocalAsk[] = [];
 
-/** What a request asks of the decoded trace: the events it names (a row's, some blocks' allocations, a call path's allocations), or what made a block. */
+/** Bytes as an ArrayBuffer of their own (to be transferred). */
+function own(bytes: Uint8Array): ArrayBuffer {
+  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+}
+
+/** An event's detail and call stack as the host gives them, with what made its block when a library made it (the decoded trace tells; the index does not hold it). */
+function detailOf(m: Model, r: IndexReader, e: number): IndexDetailReply {
+  if (e < 0 || e >= r.events) throw new Error(`no event ${e.toLocaleString('en-US')}: the trace has ${r.events.toLocaleString('en-US')}`);
+  const detail = r.detail(e);
+  const madeBy = detail.created !== null && detail.interposed ? madeByAt(m, e) : null;
+  return { detail: madeBy === null ? detail : { ...detail, madeBy }, stack: r.callStack(e) };
+}
+
+/** What the page asks of the index, answered as the host answers (the same limits on a range and on fine rows). */
+function indexAnswer(m: Model, r: IndexReader, q: LocalQuery): { value: unknown; transfer: Transferable[] } | null {
+  if ('range' in q) {
+    const value = own(encodeRange(r.range(q.range[0], q.range[1], 1 << 20)));
+    return { value, transfer: [value] };
+  }
+  if ('fine' in q) {
+    const value = own(encodeFine(r.fine(q.fine[0], q.fine[1], 1 << 18)));
+    return { value, transfer: [value] };
+  }
+  if ('detail' in q) return { value: detailOf(m, r, q.detail), transfer: [] };
+  if ('next' in q) return { value: r.nextOfClass(...q.next), transfer: [] };
+  return null;
+}
+
+/** Answers a request: of the index (as the host answers), or of the decoded trace (the events of a row, of some blocks, of a call path). */
 function answer(ask: LocalAsk): void {
   try {
     const m = model!;
     const q = ask.query;
-    if ('madeBy' in q) return scope.postMessage({ type: 'answer', id: ask.id, value: madeByAt(m, q.madeBy) });
-    const value = 'by' in q ? eventsOfGroup(m, { by: q.by }, q.key) : 'blocks' in q ? allocationsOf(m, q.blocks) : allocationsOfCallPath(m, q.callPath);
+    const indexed = indexAnswer(m, reader!, q);
+    if (indexed !== null) return scope.postMessage({ type: 'answer', id: ask.id, value: indexed.value }, indexed.transfer);
+    const value = 'by' in q ? eventsOfGroup(m, { by: q.by }, q.key) : 'blocks' in q ? allocationsOf(m, q.blocks) : allocationsOfCallPath(m, (q as { callPath: string[] }).callPath);
     scope.postMessage({ type: 'answer', id: ask.id, value }, [value.buffer as ArrayBuffer]);
   } catch (err) {
     scope.postMessage({ type: 'refused', id: ask.id, message: (err as Error).message });
@@ -70,14 +103,15 @@ function open(o: LocalOpen): void {
   });
   model = m;
   const decodeMs = performance.now() - t0;
-  for (const ask of early.splice(0)) answer(ask);
   // What the chart draws first: the summaries, with the buckets' times.
   const first = buildMemoryIndex(modelSource(m), { events: false, times: true });
   scope.postMessage({ type: 'summaries', meta: first.meta, summary: first.summary }, [first.summary.buffer as ArrayBuffer]);
-  // Then every event: the index's parts, which the page reads.
+  // Then every event: the index, which answers the page from here on (its summaries with times handed over).
   const whole = buildMemoryIndex(modelSource(m), { events: true });
-  const parts = { meta: whole.meta, summary: whole.summary, buckets: whole.buckets, frees: whole.frees, fines: whole.fines };
-  scope.postMessage({ type: 'index', parts }, [parts.summary.buffer, parts.buckets.buffer, parts.frees.buffer, parts.fines.buffer] as ArrayBuffer[]);
+  reader = whole.reader;
+  const summary = whole.summary.slice();
+  scope.postMessage({ type: 'index', summary }, [summary.buffer]);
+  for (const ask of early.splice(0)) answer(ask);
   // Then the panels' data, after the requests that came meanwhile.
   setTimeout(() => {
     const t1 = performance.now();
@@ -98,7 +132,7 @@ function open(o: LocalOpen): void {
 scope.onmessage = (e) => {
   const m = e.data;
   if (m.type === 'ask') {
-    if (model === null) early.push(m);
+    if (reader === null) early.push(m);
     else answer(m);
     return;
   }

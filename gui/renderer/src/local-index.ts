@@ -1,13 +1,11 @@
 // The page's side of its own index (index-worker.ts): a trace the page holds whole served through the same interface
 // as a large trace's index on the host (backend.ts IndexApi): the summaries, then the index itself, built in the
-// worker and read here by the host's IndexReader (ranges of events, fine rows, details and the next event of a class,
-// answered at once, as a click wants); the panels' data; the events of a table row, some blocks or a call path,
-// answered by the worker, which keeps the decoded trace.
+// worker and read there by the host's IndexReader, which answers the page as the host does (ranges of events and fine
+// rows encoded as the host sends them, details, call stacks, the next event of a class), off the page's thread; the
+// panels' data; the events of a table row, some blocks or a call path, which the worker's decoded trace lists.
 import type { Budgets } from '../../../analysis/budgets.js';
-import type { LibraryCause } from '../../../analysis/library-blocks.js';
-import { encodeFine, encodeRange, type IndexMeta, type IndexReader } from '../../../analysis/event-index.js';
+import type { IndexMeta } from '../../../analysis/event-index.js';
 import { eventClassBit, type EventClass } from '../../../analysis/event-detail.js';
-import { memoryIndexReader, type MemoryIndexParts } from '../../../analysis/memory-index.js';
 import type { PanelInputs } from '../../../analysis/panel-data.js';
 import { indexPanelsOf, type IndexPanels } from '../../../analysis/panel-data.js';
 import type { AttributionBy } from '../../../analysis/attribution.js';
@@ -24,7 +22,15 @@ export interface LocalOpen {
 }
 
 /** Page → worker: the events of a row, blocks or call path, answered by id. */
-export type LocalQuery = { by: AttributionBy; key: string } | { blocks: number[] } | { callPath: string[] } | { madeBy: number };
+export type LocalQuery =
+  | { by: AttributionBy; key: string }
+  | { blocks: number[] }
+  | { callPath: string[] }
+  /** The index's requests, as the host answers them (an ArrayBuffer of encodeRange / encodeFine, an IndexDetailReply, an event or null). */
+  | { range: [number, number] }
+  | { fine: [number, number] }
+  | { detail: number }
+  | { next: [from: number, direction: 1 | -1, bit: number, thread: number | null] };
 export interface LocalAsk {
   type: 'ask';
   id: number;
@@ -35,18 +41,13 @@ export interface LocalAsk {
 export type LocalReply =
   | { type: 'progress'; fraction: number; phase: string }
   | { type: 'summaries'; meta: IndexMeta; summary: Float64Array }
-  | { type: 'index'; parts: MemoryIndexParts }
+  | { type: 'index'; summary: Float64Array }
   | { type: 'rows'; by: AttributionBy; keys: string[]; starts: Int32Array; events: Int32Array }
   | { type: 'panels'; json: string; decodeMs: number; tablesMs: number }
   | { type: 'panels-failed'; message: string }
   | { type: 'answer'; id: number; value: unknown }
   | { type: 'refused'; id: number; message: string }
   | { type: 'error'; message: string };
-
-/** Bytes as an ArrayBuffer of their own. */
-function own(bytes: Uint8Array): ArrayBuffer {
-  return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-}
 
 /**
  * The index of `bytes` built in a worker, as an IndexApi (its status says how far the decoding is until the summaries
@@ -63,10 +64,6 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
   let timing: { decodeMs: number; tablesMs: number } | null = null;
   /** The events of each row of the panels' tables, by table and row key (answered at once, as a click wants). */
   const rows = new Map<AttributionBy, Map<string, Int32Array>>();
-  /** The index, once its events are in; who waits for it meanwhile. */
-  let reader: IndexReader | null = null;
-  let indexed!: (r: IndexReader) => void;
-  const whole = new Promise<IndexReader>((resolve) => (indexed = resolve));
   const asked = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   const ask = (query: LocalQuery): Promise<unknown> =>
@@ -90,9 +87,7 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
       summary = m.summary;
       status = { state: 'ready', seconds: seconds(), meta: m.meta, events };
     } else if (m.type === 'index') {
-      summary = m.parts.summary.slice();
-      reader = memoryIndexReader(m.parts);
-      indexed(reader);
+      summary = m.summary;
       events = { state: 'ready', seconds: seconds() };
       if (status.state === 'ready') status = { ...status, events };
       panels = { state: 'computing', fraction: 0.5, phase: 'the tables, flame graph and consumed chart' };
@@ -121,20 +116,11 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
       if (summary === null) throw new Error('the summaries are not there yet');
       return summary.slice().buffer;
     },
-    events: async (from, to) => own(encodeRange((reader ?? (await whole)).range(from, to, 1 << 20))),
-    fine: async (from, to) => own(encodeFine((reader ?? (await whole)).fine(from, to, 1 << 18))),
-    async detail(event): Promise<IndexDetailReply> {
-      const r = reader ?? (await whole);
-      if (event < 0 || event >= r.events) throw new Error(`no event ${event.toLocaleString('en-US')}: the trace has ${r.events.toLocaleString('en-US')}`);
-      const detail = r.detail(event);
-      // What made a block a library made: the index does not hold it, the worker's decoded trace does.
-      if (detail.created !== null && detail.interposed) {
-        const madeBy = (await ask({ madeBy: event })) as LibraryCause | null;
-        if (madeBy !== null) detail.madeBy = madeBy;
-      }
-      return { detail, stack: r.callStack(event) };
-    },
-    next: async (from, direction, cls, thread) => (reader ?? (await whole)).nextOfClass(from, direction, eventClassBit(cls as EventClass), thread),
+    // The worker holds requests that come before the index is built, and answers them once it is.
+    events: async (from, to) => (await ask({ range: [from, to] })) as ArrayBuffer,
+    fine: async (from, to) => (await ask({ fine: [from, to] })) as ArrayBuffer,
+    detail: async (event) => (await ask({ detail: event })) as IndexDetailReply,
+    next: async (from, direction, cls, thread) => (await ask({ next: [from, direction, eventClassBit(cls as EventClass), thread] })) as number | null,
     // No text report of its own: its panels come as quickly (if they fail, so does the report, saying why).
     report: async () => (panels.state === 'failed' ? { state: 'failed', message: panels.message } : { state: 'waiting' }),
     panels: async () => (panels.state === 'ready' && timing !== null ? { ...panels, timing } : panels),
