@@ -1,82 +1,13 @@
 // An oracle for the leak-cause analysis (analysis/leak-causes.ts): the whole decoded model in, read with random
 // access (the freed and leaked blocks per site, the frame tree, every branch), each step written from the rule it
 // follows (the common function's vote, a block's path back from that function's exit, loops folded, the separating
-// step) and sharing no code with the folds it checks but the model and the format's numbers. The one known difference
-// is the cut of a path longer than MAX_PATH_EVENTS steps, which this version makes at an event (so a path may keep a
-// few steps more), the fold at exactly MAX_PATH_EVENTS.
+// step) and sharing no code with the folds it checks but the model, the format's numbers and the analysis's output
+// types and limits (its contract, not its code). The one known difference is the cut of a path longer than
+// MAX_PATH_EVENTS steps, which this version makes at an event (so a path may keep a few steps more), the fold at
+// exactly MAX_PATH_EVENTS.
 import { NONE, type Model } from '../../analysis/model.js';
 import { Kind, SiteKind } from '../../analysis/trace/format.js';
-
-export const LEAK_CAUSES_SCHEMA = 'cc-memwrap.leak-causes/1';
-
-/** Instances compared per suspect site and side (freed, leaked), picked evenly over the run. */
-export const MAX_INSTANCES = 64;
-/** Events kept per path, counted back from its end (the comparison is aligned at the end). */
-export const MAX_PATH_EVENTS = 4096;
-/** Longest repeated block folded by `foldRepeats`. */
-export const MAX_LOOP_BODY = 16;
-
-/** A place in the source: a function, its file and line (entry line for functions, the branch's line for branches). */
-export interface SourcePlace {
-  function: string;
-  file: string | null;
-  line: number;
-}
-
-/** One step of a path: entering or leaving a function, or a branch outcome. */
-export interface PathStep {
-  kind: 'enter' | 'exit' | 'branch';
-  /** The function entered or left, or the one holding the branch. */
-  function: string;
-  file: string | null;
-  line: number;
-  /** Branches: the branch's source text (`if (err == 1)`, `case 2:`, `n > 0 ?`, `p &&`); null otherwise. */
-  text: string | null;
-  /** Branches: true when the condition held (or the case label was jumped to); null otherwise. */
-  taken: boolean | null;
-}
-
-export interface LeakCulprit extends PathStep {
-  /** How many of the compared leaking paths have this step as their separating step. */
-  leakingPaths: number;
-}
-
-export interface SuspectSite {
-  /** The allocation site. */
-  site: number;
-  allocation: SourcePlace & { allocator: string };
-  freed: number;
-  leaked: number;
-  /** The lowest function common to the allocation's and the free's call stacks (the most frequent one), or null. */
-  commonFunction: SourcePlace | null;
-  /** Instances whose paths were compared. */
-  compared: { freeing: number; leaking: number };
-  /** The separating step of the leaking paths; null when none separates them (see `note`). */
-  culprit: LeakCulprit | null;
-  /** Functions some freeing path enters and no leaking path does (typically the one that frees). */
-  onlyInFreeing: SourcePlace[];
-  /** One freeing and one leaking path, repeats folded, ending with the common function's exit. */
-  freeingPath: PathStep[];
-  leakingPath: PathStep[];
-  /** Why there is no culprit or no comparison, or null. */
-  note: string | null;
-}
-
-export interface PlainLeakSite {
-  site: number;
-  allocation: SourcePlace & { allocator: string };
-  /** Blocks allocated there and never freed; no block of the site was freed. */
-  leaked: number;
-}
-
-export interface LeakCauses {
-  /** The trace holds branch outcomes (built with --mw-branches). */
-  branchesRecorded: boolean;
-  /** Sites with freed and leaked blocks, most leaked first. */
-  suspects: SuspectSite[];
-  /** Sites none of whose blocks was freed (a plain leak, or a cache kept to the end): not suspect. */
-  neverFreed: PlainLeakSite[];
-}
+import { MAX_INSTANCES, MAX_LOOP_BODY, MAX_PATH_EVENTS, type SourcePlace, type PathStep, type LeakCulprit, type SuspectSite, type PlainLeakSite, type LeakCauses } from '../../analysis/leak-causes.js';
 
 /** Path tokens: ENTER = entry site × 4, EXIT = entry site × 4 + 1, BRANCH = site × 4 + 2 + taken. */
 const ENTER_TOKEN = 0;
