@@ -1,10 +1,10 @@
 // The page's own index of a trace it holds whole (a small trace, a file dropped on the page, an HTML report's trace),
 // built in a worker: the trace decoded, then the same folds the host runs over a large trace's file run over it in
 // memory (analysis/memory-index.ts: the summaries the chart draws first, then every event; analysis/panel-data.ts:
-// the panels' data), the page told as each is done. The worker then answers the page as the host answers it about its
-// index (ranges, fine rows, details, the next event: the host's IndexReader over the index here, local-index.ts the
-// page's side), and from the decoded trace it keeps what a host's index does not list: the events of a table row, of
-// some blocks or of a call path, and what made a block a library made.
+// the panels' data), the page told as each is done (with a copy of the index, from which it answers a click at once).
+// The worker then encodes the ranges of events the page asks for, as the host does (the host's IndexReader over the
+// index here, local-index.ts the page's side), and from the decoded trace it keeps answers what a host's index does
+// not list: the events of a table row, of some blocks or of a call path, and what made a block a library made.
 import { allocationsOf, allocationsOfCallPath, eventsOfGroup } from '../../../analysis/event-sets.js';
 import { buildMemoryIndex } from '../../../analysis/memory-index.js';
 import { modelSource } from '../../../analysis/model-fold.js';
@@ -14,8 +14,7 @@ import { madeByAt } from '../../../analysis/event-detail.js';
 import { decodeTrace } from '../../../analysis/trace/decode.js';
 import type { Model } from '../../../analysis/model.js';
 import type { LocalAsk, LocalOpen, LocalQuery, LocalReply } from './local-index.js';
-import { encodeFine, encodeRange, type IndexReader } from '../../../analysis/event-index.js';
-import type { IndexDetailReply } from '../../../host/session-types.js';
+import { encodeRange, type IndexReader } from '../../../analysis/event-index.js';
 
 interface WorkerScope {
   postMessage(message: LocalReply, transfer?: Transferable[]): void;
@@ -34,30 +33,17 @@ function own(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-/** An event's detail and call stack as the host gives them, with what made its block when a library made it (the decoded trace tells; the index does not hold it). */
-function detailOf(m: Model, r: IndexReader, e: number): IndexDetailReply {
-  if (e < 0 || e >= r.events) throw new Error(`no event ${e.toLocaleString('en-US')}: the trace has ${r.events.toLocaleString('en-US')}`);
-  const detail = r.detail(e);
-  const madeBy = detail.created !== null && detail.interposed ? madeByAt(m, e) : null;
-  return { detail: madeBy === null ? detail : { ...detail, madeBy }, stack: r.callStack(e) };
-}
-
-/** What the page asks of the index, answered as the host answers (the same limits on a range and on fine rows). */
+/** What the page asks of the worker's index: a range of events, encoded as the host sends it; what made a block. */
 function indexAnswer(m: Model, r: IndexReader, q: LocalQuery): { value: unknown; transfer: Transferable[] } | null {
   if ('range' in q) {
     const value = own(encodeRange(r.range(q.range[0], q.range[1], 1 << 20)));
     return { value, transfer: [value] };
   }
-  if ('fine' in q) {
-    const value = own(encodeFine(r.fine(q.fine[0], q.fine[1], 1 << 18)));
-    return { value, transfer: [value] };
-  }
-  if ('detail' in q) return { value: detailOf(m, r, q.detail), transfer: [] };
-  if ('next' in q) return { value: r.nextOfClass(...q.next), transfer: [] };
+  if ('madeBy' in q) return { value: madeByAt(m, q.madeBy), transfer: [] };
   return null;
 }
 
-/** Answers a request: of the index (as the host answers), or of the decoded trace (the events of a row, of some blocks, of a call path). */
+/** Answers a request: of the index (a range, as the host answers), or of the decoded trace (the events of a row, of some blocks, of a call path; what made a block). */
 function answer(ask: LocalAsk): void {
   try {
     const m = model!;
@@ -109,8 +95,10 @@ function open(o: LocalOpen): void {
   // Then every event: the index, which answers the page from here on (its summaries with times handed over).
   const whole = buildMemoryIndex(modelSource(m), { events: true });
   reader = whole.reader;
-  const summary = whole.summary.slice();
-  scope.postMessage({ type: 'index', summary }, [summary.buffer]);
+  // A copy of the index for the page, which answers a click's detail, call stack and next event from it at once;
+  // the ranges of events, the heavy requests, are encoded here.
+  const parts = { meta: whole.meta, summary: whole.summary, buckets: whole.buckets, frees: whole.frees, fines: whole.fines };
+  scope.postMessage({ type: 'index', parts });
   for (const ask of early.splice(0)) answer(ask);
   // Then the panels' data, after the requests that came meanwhile.
   setTimeout(() => {

@@ -1,10 +1,12 @@
 // The page's side of its own index (index-worker.ts): a trace the page holds whole served through the same interface
 // as a large trace's index on the host (backend.ts IndexApi): the summaries, then the index itself, built in the
-// worker and read there by the host's IndexReader, which answers the page as the host does (ranges of events and fine
-// rows encoded as the host sends them, details, call stacks, the next event of a class), off the page's thread; the
-// panels' data; the events of a table row, some blocks or a call path, which the worker's decoded trace lists.
+// worker; a range of events encoded there, off the page's thread, as the host sends it; details, call stacks, fine rows
+// and the next event of a class read here, at once (as a click wants), by the host's IndexReader from a copy of the
+// index; the panels' data; the events of a table row, some blocks or a call path, which the worker's decoded trace lists.
 import type { Budgets } from '../../../analysis/budgets.js';
-import type { IndexMeta } from '../../../analysis/event-index.js';
+import type { LibraryCause } from '../../../analysis/library-blocks.js';
+import { encodeFine, type IndexMeta, type IndexReader } from '../../../analysis/event-index.js';
+import { memoryIndexReader, type MemoryIndexParts } from '../../../analysis/memory-index.js';
 import { eventClassBit, type EventClass } from '../../../analysis/event-detail.js';
 import type { PanelInputs } from '../../../analysis/panel-data.js';
 import { indexPanelsOf, type IndexPanels } from '../../../analysis/panel-data.js';
@@ -26,11 +28,10 @@ export type LocalQuery =
   | { by: AttributionBy; key: string }
   | { blocks: number[] }
   | { callPath: string[] }
-  /** The index's requests, as the host answers them (an ArrayBuffer of encodeRange / encodeFine, an IndexDetailReply, an event or null). */
+  /** A range of events, encoded as the host sends it (an ArrayBuffer of encodeRange). */
   | { range: [number, number] }
-  | { fine: [number, number] }
-  | { detail: number }
-  | { next: [from: number, direction: 1 | -1, bit: number, thread: number | null] };
+  /** What made the block an event made, when a library made it (a LibraryCause or null). */
+  | { madeBy: number };
 export interface LocalAsk {
   type: 'ask';
   id: number;
@@ -41,7 +42,7 @@ export interface LocalAsk {
 export type LocalReply =
   | { type: 'progress'; fraction: number; phase: string }
   | { type: 'summaries'; meta: IndexMeta; summary: Float64Array }
-  | { type: 'index'; summary: Float64Array }
+  | { type: 'index'; parts: MemoryIndexParts }
   | { type: 'rows'; by: AttributionBy; keys: string[]; starts: Int32Array; events: Int32Array }
   | { type: 'panels'; json: string; decodeMs: number; tablesMs: number }
   | { type: 'panels-failed'; message: string }
@@ -64,6 +65,10 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
   let timing: { decodeMs: number; tablesMs: number } | null = null;
   /** The events of each row of the panels' tables, by table and row key (answered at once, as a click wants). */
   const rows = new Map<AttributionBy, Map<string, Int32Array>>();
+  /** The index, once its events are in; who waits for it meanwhile. */
+  let reader: IndexReader | null = null;
+  let indexed!: (r: IndexReader) => void;
+  const whole = new Promise<IndexReader>((resolve) => (indexed = resolve));
   const asked = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   let nextId = 0;
   const ask = (query: LocalQuery): Promise<unknown> =>
@@ -87,7 +92,9 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
       summary = m.summary;
       status = { state: 'ready', seconds: seconds(), meta: m.meta, events };
     } else if (m.type === 'index') {
-      summary = m.summary;
+      summary = m.parts.summary.slice();
+      reader = memoryIndexReader(m.parts);
+      indexed(reader);
       events = { state: 'ready', seconds: seconds() };
       if (status.state === 'ready') status = { ...status, events };
       panels = { state: 'computing', fraction: 0.5, phase: 'the tables, flame graph and consumed chart' };
@@ -118,9 +125,22 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
     },
     // The worker holds requests that come before the index is built, and answers them once it is.
     events: async (from, to) => (await ask({ range: [from, to] })) as ArrayBuffer,
-    fine: async (from, to) => (await ask({ fine: [from, to] })) as ArrayBuffer,
-    detail: async (event) => (await ask({ detail: event })) as IndexDetailReply,
-    next: async (from, direction, cls, thread) => (await ask({ next: [from, direction, eventClassBit(cls as EventClass), thread] })) as number | null,
+    fine: async (from, to) => {
+      const rows = encodeFine((reader ?? (await whole)).fine(from, to, 1 << 18));
+      return rows.buffer.slice(rows.byteOffset, rows.byteOffset + rows.byteLength) as ArrayBuffer;
+    },
+    async detail(event): Promise<IndexDetailReply> {
+      const r = reader ?? (await whole);
+      if (event < 0 || event >= r.events) throw new Error(`no event ${event.toLocaleString('en-US')}: the trace has ${r.events.toLocaleString('en-US')}`);
+      const detail = r.detail(event);
+      // What made a block a library made: the index does not hold it, the worker's decoded trace does.
+      if (detail.created !== null && detail.interposed) {
+        const madeBy = (await ask({ madeBy: event })) as LibraryCause | null;
+        if (madeBy !== null) detail.madeBy = madeBy;
+      }
+      return { detail, stack: r.callStack(event) };
+    },
+    next: async (from, direction, cls, thread) => (reader ?? (await whole)).nextOfClass(from, direction, eventClassBit(cls as EventClass), thread),
     // No text report of its own: its panels come as quickly (if they fail, so does the report, saying why).
     report: async () => (panels.state === 'failed' ? { state: 'failed', message: panels.message } : { state: 'waiting' }),
     panels: async () => (panels.state === 'ready' && timing !== null ? { ...panels, timing } : panels),
