@@ -122,7 +122,7 @@ export interface EventDetail {
   /**
    * An interposed event that made a block: what made it (libc's stdout buffer at a printf, say) and what to do about
    * it, when the trace tells (`library-blocks.ts`); absent otherwise, and from the host's index (the index holds no
-   * block's library: the page's own index asks its decoded trace, `madeByAt`).
+   * block's library: the page's own index is given it, `madeByLibrary`).
    */
   madeBy?: LibraryCause;
 }
@@ -156,15 +156,18 @@ export function eventDetail(model: Model, event: number, staticBytes: Float64Arr
   };
 }
 
-/** What made the block event `event` made, when a library made it and the trace tells what (`madeBy` of its detail). */
-export function madeByAt(model: Model, event: number): LibraryCause | null {
-  return madeByOf(model, model.events.newBlock[event]!, eventPlace(model, event)).madeBy ?? null;
-}
-
 /** `madeBy` for a block a library made, when the trace tells what made it; nothing otherwise (the field left out). */
 function madeByOf(model: Model, block: number, place: SiteRef | null): Pick<EventDetail, 'madeBy'> {
-  if (block === NONE || model.blocks.interposed[block] !== 1 || place === null) return {};
-  const cause = libraryCause(model, place.site, libraryPath(model, model.blocks.library[block]!));
+  if (block === NONE || model.blocks.interposed[block] !== 1) return {};
+  return madeByLibrary(model, place, libraryPath(model, model.blocks.library[block]!));
+}
+
+/**
+ * `madeBy` of an event that made a block through the interposed allocator, named at `place`, called from the loaded
+ * object `library` (its path, or null): also for a detail read from an index, given the block's library.
+ */
+export function madeByLibrary(run: Pick<Model, 'sites' | 'program'>, place: SiteRef | null, library: string | null): Pick<EventDetail, 'madeBy'> {
+  const cause = place === null ? null : libraryCause(run, place.site, library);
   return cause === null ? {} : { madeBy: cause };
 }
 

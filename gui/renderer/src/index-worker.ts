@@ -4,16 +4,15 @@
 // the panels' data), the page told as each is done (with a copy of the index, from which it answers a click at once).
 // The worker then encodes the ranges of events the page asks for, as the host does (the host's IndexReader over the
 // index here, local-index.ts the page's side), and from the decoded trace it keeps answers what a host's index does
-// not list: the events of a table row, of some blocks or of a call path, and what made a block a library made.
+// not list: the events of a table row, of some blocks or of a call path.
 import { allocationsOf, allocationsOfCallPath, eventsOfGroup } from '../../../analysis/event-sets.js';
 import { buildMemoryIndex } from '../../../analysis/memory-index.js';
 import { modelSource } from '../../../analysis/model-fold.js';
 import { indexPanelsText, panelExtras, panelTables, PANEL_BY, type PanelBy, type PanelInputs } from '../../../analysis/panel-data.js';
 import { attribution } from '../../../analysis/attribution.js';
-import { madeByAt } from '../../../analysis/event-detail.js';
 import { decodeTrace } from '../../../analysis/trace/decode.js';
 import type { Model } from '../../../analysis/model.js';
-import type { LocalAsk, LocalOpen, LocalQuery, LocalReply } from './local-index.js';
+import { NOT_INTERPOSED, type LocalAsk, type LocalLibraries, type LocalOpen, type LocalQuery, type LocalReply } from './local-index.js';
 import { encodeRange, type IndexReader } from '../../../analysis/event-index.js';
 
 interface WorkerScope {
@@ -33,22 +32,31 @@ function own(bytes: Uint8Array): ArrayBuffer {
   return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 }
 
-/** What the page asks of the worker's index: a range of events, encoded as the host sends it; what made a block. */
-function indexAnswer(m: Model, r: IndexReader, q: LocalQuery): { value: unknown; transfer: Transferable[] } | null {
+/** What the page asks of the worker's index: a range of events, encoded as the host sends it. */
+function indexAnswer(r: IndexReader, q: LocalQuery): { value: unknown; transfer: Transferable[] } | null {
   if ('range' in q) {
     const value = own(encodeRange(r.range(q.range[0], q.range[1], 1 << 20)));
     return { value, transfer: [value] };
   }
-  if ('madeBy' in q) return { value: madeByAt(m, q.madeBy), transfer: [] };
   return null;
 }
 
-/** Answers a request: of the index (a range, as the host answers), or of the decoded trace (the events of a row, of some blocks, of a call path; what made a block). */
+/**
+ * What the page needs beside the index to name what made a block a library made (the index holds no block's library):
+ * each block's calling object (its path's row in `paths`; NONE: none said; NOT_INTERPOSED: the program made it).
+ */
+function libraryOfBlocks(m: Model): LocalLibraries {
+  const of = new Int32Array(m.blocks.count);
+  for (let b = 0; b < of.length; b++) of[b] = m.blocks.interposed[b] === 1 ? m.blocks.library[b]! : NOT_INTERPOSED;
+  return { of, paths: m.libraries.slice() };
+}
+
+/** Answers a request: of the index (a range, as the host answers), or of the decoded trace (the events of a row, of some blocks, of a call path). */
 function answer(ask: LocalAsk): void {
   try {
     const m = model!;
     const q = ask.query;
-    const indexed = indexAnswer(m, reader!, q);
+    const indexed = indexAnswer(reader!, q);
     if (indexed !== null) return scope.postMessage({ type: 'answer', id: ask.id, value: indexed.value }, indexed.transfer);
     const value = 'by' in q ? eventsOfGroup(m, { by: q.by }, q.key) : 'blocks' in q ? allocationsOf(m, q.blocks) : allocationsOfCallPath(m, (q as { callPath: string[] }).callPath);
     scope.postMessage({ type: 'answer', id: ask.id, value }, [value.buffer as ArrayBuffer]);
@@ -98,7 +106,7 @@ function open(o: LocalOpen): void {
   // A copy of the index for the page, which answers a click's detail, call stack and next event from it at once;
   // the ranges of events, the heavy requests, are encoded here.
   const parts = { meta: whole.meta, summary: whole.summary, buckets: whole.buckets, frees: whole.frees, fines: whole.fines };
-  scope.postMessage({ type: 'index', parts });
+  scope.postMessage({ type: 'index', parts, libraries: libraryOfBlocks(m) });
   for (const ask of early.splice(0)) answer(ask);
   // Then the panels' data, after the requests that came meanwhile.
   setTimeout(() => {

@@ -2,12 +2,13 @@
 // as a large trace's index on the host (backend.ts IndexApi): the summaries, then the index itself, built in the
 // worker; a range of events encoded there, off the page's thread, as the host sends it; details, call stacks, fine rows
 // and the next event of a class read here, at once (as a click wants), by the host's IndexReader from a copy of the
-// index; the panels' data; the events of a table row, some blocks or a call path, which the worker's decoded trace lists.
+// index (what made a block a library made from each block's calling object, which the index does not hold); the
+// panels' data; the events of a table row, some blocks or a call path, which the worker's decoded trace lists.
 import type { Budgets } from '../../../analysis/budgets.js';
-import type { LibraryCause } from '../../../analysis/library-blocks.js';
+import { NONE } from '../../../analysis/model.js';
 import { encodeFine, type IndexMeta, type IndexReader } from '../../../analysis/event-index.js';
 import { memoryIndexReader, type MemoryIndexParts } from '../../../analysis/memory-index.js';
-import { eventClassBit, type EventClass } from '../../../analysis/event-detail.js';
+import { eventClassBit, madeByLibrary, type EventClass } from '../../../analysis/event-detail.js';
 import type { PanelInputs } from '../../../analysis/panel-data.js';
 import { indexPanelsOf, type IndexPanels } from '../../../analysis/panel-data.js';
 import type { AttributionBy } from '../../../analysis/attribution.js';
@@ -29,20 +30,28 @@ export type LocalQuery =
   | { blocks: number[] }
   | { callPath: string[] }
   /** A range of events, encoded as the host sends it (an ArrayBuffer of encodeRange). */
-  | { range: [number, number] }
-  /** What made the block an event made, when a library made it (a LibraryCause or null). */
-  | { madeBy: number };
+  | { range: [number, number] };
+
 export interface LocalAsk {
   type: 'ask';
   id: number;
   query: LocalQuery;
 }
 
+/** A block the program made itself (not through the interposed allocator), in `LocalLibraries.of`. */
+export const NOT_INTERPOSED = -2;
+
+/** Each block's calling object, by block row: a row of `paths`, NONE (not said) or NOT_INTERPOSED. */
+export interface LocalLibraries {
+  of: Int32Array;
+  paths: string[];
+}
+
 /** Worker → page. */
 export type LocalReply =
   | { type: 'progress'; fraction: number; phase: string }
   | { type: 'summaries'; meta: IndexMeta; summary: Float64Array }
-  | { type: 'index'; parts: MemoryIndexParts }
+  | { type: 'index'; parts: MemoryIndexParts; libraries: LocalLibraries }
   | { type: 'rows'; by: AttributionBy; keys: string[]; starts: Int32Array; events: Int32Array }
   | { type: 'panels'; json: string; decodeMs: number; tablesMs: number }
   | { type: 'panels-failed'; message: string }
@@ -67,6 +76,7 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
   const rows = new Map<AttributionBy, Map<string, Int32Array>>();
   /** The index, once its events are in; who waits for it meanwhile. */
   let reader: IndexReader | null = null;
+  let libraries: LocalLibraries | null = null;
   let indexed!: (r: IndexReader) => void;
   const whole = new Promise<IndexReader>((resolve) => (indexed = resolve));
   const asked = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
@@ -94,6 +104,7 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
     } else if (m.type === 'index') {
       summary = m.parts.summary.slice();
       reader = memoryIndexReader(m.parts);
+      libraries = m.libraries;
       indexed(reader);
       events = { state: 'ready', seconds: seconds() };
       if (status.state === 'ready') status = { ...status, events };
@@ -133,12 +144,10 @@ export function localIndex(bytes: ArrayBuffer, budgets: Budgets | null, frameSiz
       const r = reader ?? (await whole);
       if (event < 0 || event >= r.events) throw new Error(`no event ${event.toLocaleString('en-US')}: the trace has ${r.events.toLocaleString('en-US')}`);
       const detail = r.detail(event);
-      // What made a block a library made: the index does not hold it, the worker's decoded trace does.
-      if (detail.created !== null && detail.interposed) {
-        const madeBy = (await ask({ madeBy: event })) as LibraryCause | null;
-        if (madeBy !== null) detail.madeBy = madeBy;
-      }
-      return { detail, stack: r.callStack(event) };
+      // What made a block a library made, from the block's calling object (the index does not hold it).
+      const lib = detail.created === null || libraries === null ? NOT_INTERPOSED : (libraries.of[detail.created.block] ?? NOT_INTERPOSED);
+      const named = lib === NOT_INTERPOSED ? {} : madeByLibrary(r.run, detail.place, lib === NONE ? null : (libraries!.paths[lib] ?? null));
+      return { detail: { ...detail, ...named }, stack: r.callStack(event) };
     },
     next: async (from, direction, cls, thread) => (reader ?? (await whole)).nextOfClass(from, direction, eventClassBit(cls as EventClass), thread),
     // No text report of its own: its panels come as quickly (if they fail, so does the report, saying why).
