@@ -121,7 +121,8 @@ export interface EventDetail {
   interposed: boolean;
   /**
    * An interposed event that made a block: what made it (libc's stdout buffer at a printf, say) and what to do about
-   * it, when the trace tells (`library-blocks.ts`); absent otherwise, and from the index's details (index mode).
+   * it, when the trace tells (`library-blocks.ts`); absent otherwise, and from the host's index (the index holds no
+   * block's library: the page's own index is given it, `madeByLibrary`).
    */
   madeBy?: LibraryCause;
 }
@@ -157,8 +158,16 @@ export function eventDetail(model: Model, event: number, staticBytes: Float64Arr
 
 /** `madeBy` for a block a library made, when the trace tells what made it; nothing otherwise (the field left out). */
 function madeByOf(model: Model, block: number, place: SiteRef | null): Pick<EventDetail, 'madeBy'> {
-  if (block === NONE || model.blocks.interposed[block] !== 1 || place === null) return {};
-  const cause = libraryCause(model, place.site, libraryPath(model, model.blocks.library[block]!));
+  if (block === NONE || model.blocks.interposed[block] !== 1) return {};
+  return madeByLibrary(model, place, libraryPath(model, model.blocks.library[block]!));
+}
+
+/**
+ * `madeBy` of an event that made a block through the interposed allocator, named at `place`, called from the loaded
+ * object `library` (its path, or null): also for a detail read from an index, given the block's library.
+ */
+export function madeByLibrary(run: Pick<Model, 'sites' | 'program'>, place: SiteRef | null, library: string | null): Pick<EventDetail, 'madeBy'> {
+  const cause = place === null ? null : libraryCause(run, place.site, library);
   return cause === null ? {} : { madeBy: cause };
 }
 

@@ -1,8 +1,9 @@
 // The benchmark: instrumented vs. plain run time on allocation-, call- and
 // compute-heavy workloads and on SQLite, beside Valgrind Massif and heaptrack
 // on the same workloads; cc-memwrap gcc vs. gcc build time on sqlite3.c; and
-// trace bytes per event; and how the readers scale to traces of 10^8 and 10^9
-// events (scale.ts); a firmware's cost in QEMU's instructions (firmware.ts). Runs alternate (A B A B …) on this noisy machine and
+// trace bytes per event; how the readers scale to traces of 10^8 and 10^9
+// events (scale.ts); a firmware's cost in QEMU's instructions (firmware.ts); and the readers' and rewriter's speed as ratios to a
+// linear baseline (readers.ts: what the tests no longer time). Runs alternate (A B A B …) on this noisy machine and
 // every figure is a ratio of medians measured in this one run.
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -15,11 +16,12 @@ import { branchesTable } from './branches.js';
 import { firmwareTable } from './firmware.js';
 import { floorTable } from './floor.js';
 import { scaleTable } from './scale.js';
+import { readersTable } from './readers.js';
 import { median, sh, timeRun } from './measure.js';
 import { sqliteAmalgamation } from './sources.js';
 import { workloads } from './workloads.js';
 
-const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only workloads|binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware]
+const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only workloads|binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware|readers]
 
 Runs each workload plain and recorded, alternating, N times (--runs, 5), Massif and heaptrack --peer-runs times (2),
 and prints every figure as a ratio to the plain run's median in this one run:
@@ -157,6 +159,7 @@ function main(): void {
   if (!values.only || values.only === 'branches') branchesTable(workloads(), wrapper, runs, work);
   if (!values.only || values.only === 'scale') scaleTable(work);
   if (!values.only || values.only === 'firmware') firmwareTable(work);
+  if (!values.only || values.only === 'readers') readersTable(work, runs);
 }
 
 /** Whether the default run's traces have raw segments (header flag bit 3): the encoder thread ran. */

@@ -14,7 +14,7 @@ import { describeReadError } from '../host/read-errors.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { formatBytes } from '../analysis/units.js';
 import { HtmlReportError, writeCompareReport, writeSessionReport } from '../host/html-report.js';
-import { useIndex } from '../host/trace-index.js';
+import { useIndex } from '../host/index-cache.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceSession } from '../host/trace-session.js';
 import { SourceAccess } from '../host/source-access.js';
@@ -198,7 +198,7 @@ function budgetsFor(flags: Budgets | null, trace: TraceFile): ReportInputs['budg
  * Writes the HTML report of the trace as read for the report, and says where on stderr. --budget's budgets go into
  * it; a memwrap.json's the session finds itself. A trace the viewer opens through its index (over 4 MiB, or
  * MEMWRAP_VIEW_INDEX=1) gets a report of bounded size built from that index (host/report-window.ts) and the panels'
- * data `view` shows (host/index-panels.ts), which it builds beside the trace, with progress, or reuses.
+ * data `view` shows (host/index-panels.ts), which it builds in the trace's cache folder, with progress, or reuses.
  */
 async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, io: CliIo): Promise<void> {
   const out = a.html!;
@@ -211,6 +211,10 @@ async function writeHtml(trace: TraceFile, a: ReportArgs, result: ReportResult, 
   const session = TraceSession.of(trace, { ...(budgets === null ? {} : { budgets }), ...(a.sourceRoot === null ? {} : { sourceRoot: a.sourceRoot }), index });
   const progress = index ? progressLine(io, `${a.file} (index)`, trace.size) : null;
   if (progress !== null) session.indexListeners.add((p) => progress.update(p.fraction, p.phase));
+  session.noteListeners.add((note) => {
+    progress?.done();
+    io.err(`cc-memwrap report: ${a.file}: ${note}\n`);
+  });
   // The panels' passes over the trace, once the index is ready: a line of their own (several passes: no rate).
   const panels = index ? progressLine(io, `${a.file} (panels)`) : null;
   try {

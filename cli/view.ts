@@ -11,7 +11,7 @@ import { startServer, type RunningServer, type ServerOptions } from '../host/ser
 import { describeReadError } from '../host/read-errors.js';
 import { TraceFile } from '../host/trace-file.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from '../host/trace-session.js';
-import { useIndex } from '../host/trace-index.js';
+import { useIndex } from '../host/index-cache.js';
 import { INDEX_WORKERS, workersDoNotFit } from '../host/address-space.js';
 import { processIo, progressLine, type CliIo } from './io.js';
 import { namesSeveral, traceFiles } from './report-many.js';
@@ -57,10 +57,12 @@ panning one lane moves them all, and a click on a lane opens that trace in
 the viewer. At most ${MAX_LANES} traces; always served to a browser.
 
 A trace over 4 MiB (or any, with MEMWRAP_VIEW_INDEX=1; =0: never) opens
-through its index, <trace>.mwindex, built once beside it (or in
-~/.cache/cc-memwrap/index when its folder cannot be written) with progress
-on stderr, and used again while the trace is unchanged: the page reads the
-events in view from it, never the whole trace. The lanes and compare pages
+through its index, kept with what goes with it in one folder,
+<trace>.mwcache, beside it (or in ~/.cache/cc-memwrap/index when its
+folder cannot be written), built once with progress on stderr and used
+again while the trace is unchanged and every file in it verifies (else
+built again, saying why; delete the folder to have it all built anew):
+the page reads the events in view from it, never the whole trace. The lanes and compare pages
 draw such a trace from its index too (with --compare, the differences are
 computed on the host as both traces stream).
 
@@ -189,6 +191,10 @@ function indexWithProgress(session: TraceSession, io: CliIo): void {
   const line = progressLine(io, label, session.info.trace.bytes);
   let tenth = 0;
   let stage = 'summaries';
+  session.noteListeners.add((note) => {
+    line.done();
+    io.err(`cc-memwrap view: ${session.info.trace.name}: ${note}\n`);
+  });
   session.indexListeners.add((p) => {
     if (p.stage !== stage) [stage, tenth] = [p.stage, 0];
     const what = p.stage === 'summaries' ? "the chart's summaries" : 'the events';

@@ -1,5 +1,5 @@
 // What a self-contained HTML report carries for the renderer, as plain JSON types shared by the writer (host/html-report.ts) and the page (gui/renderer/src/backend.ts).
-import type { IndexMeta } from '../analysis/trace-index.js';
+import type { IndexMeta } from '../analysis/event-index.js';
 import type { SessionInfo, SourceResult } from './session-types.js';
 
 /** The id of the JSON block holding an EmbeddedSession. */
@@ -46,7 +46,7 @@ export interface EmbeddedIndex {
   meta: IndexMeta;
   /** The events the report holds one by one: [first, end), around `peak`. */
   window: { first: number; end: number; peak: number; firstBucket: number; buckets: number };
-  /** The report of index mode's panel (host/trace-index.ts INDEX_REPORT), computed when the report was written. */
+  /** The report of index mode's panel (host/index-cache.ts INDEX_REPORT), computed when the report was written. */
   report: string;
   /** Block rows the window names and the event that freed each (-1: never). */
   frees: { rows: number[]; events: number[] };

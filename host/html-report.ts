@@ -8,7 +8,7 @@ import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_RU
 import type { PanelsProgress } from './index-panels.js';
 import { boundedWindow, MAX_WINDOW_BYTES, WINDOW_EVENTS } from './report-window.js';
 import type { SourceResult } from './session-types.js';
-import { SUMMARY_FIELDS, THREAD_FIELDS } from '../analysis/trace-index.js';
+import { SUMMARY_FIELDS, THREAD_FIELDS } from '../analysis/event-index.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The report build of the renderer (`npm run build`: vite.report.config.ts). */

@@ -4,9 +4,9 @@
 // class, the panels' data. Arguments come from the page as strings and are checked here; a bad one is an IndexRequestError, said in one
 // line.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../analysis/event-detail.js';
-import { encodeFine, encodeRange } from '../analysis/trace-index.js';
+import { encodeFine, encodeRange, IndexDamagedError } from '../analysis/event-index.js';
 import type { IndexDetailReply, IndexReportReply, IndexStatusReply } from './session-types.js';
-import type { TraceIndex } from './trace-index.js';
+import type { TraceIndex } from './index-cache.js';
 import type { TraceSession } from './trace-session.js';
 
 /** The most events one range request returns. */
@@ -22,6 +22,25 @@ export class IndexRequestError extends Error {
  */
 export class EventsBuildingError extends Error {
   override name = 'EventsBuildingError';
+}
+
+/**
+ * The index turned out damaged as it was read (what did not match its checksum): the session builds it again, and the
+ * request is refused as one for events still being built is (the server's 503), in a sentence saying why: the page
+ * holds it and asks again once they are (index-events.ts).
+ */
+export class IndexRebuildingError extends Error {
+  override name = 'IndexRebuildingError';
+}
+
+/** `read()` of the session's index; damage found on the way makes the session build it again (IndexRebuildingError). */
+async function reading<T>(session: TraceSession, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (e) {
+    if (e instanceof IndexDamagedError) throw new IndexRebuildingError(`events: building 0% (${session.indexDamaged(e)}; asked again once it is)`);
+    throw e;
+  }
 }
 
 /** The whole index when its events are built; else an EventsBuildingError (or the build's failure) in words. */
@@ -62,8 +81,7 @@ export async function indexEvents(session: TraceSession, from: unknown, to: unkn
   const a = count(from, 'from');
   const b = count(to, 'to');
   if (b < a) throw new IndexRequestError(`the range ${a}–${b} ends before it starts`);
-  const ix = await withEvents(session);
-  return encodeRange(ix.reader.range(a, b, MAX_RANGE_EVENTS));
+  return reading(session, async () => encodeRange((await withEvents(session)).reader.range(a, b, MAX_RANGE_EVENTS)));
 }
 
 /** The most fine rows one request returns (8 MiB). */
@@ -74,16 +92,17 @@ export async function indexFine(session: TraceSession, from: unknown, to: unknow
   const a = count(from, 'from');
   const b = count(to, 'to');
   if (b < a) throw new IndexRequestError(`the range ${a}–${b} ends before it starts`);
-  const ix = await session.summaries();
-  return encodeFine(ix.reader.fine(a, b, MAX_FINE_ROWS));
+  return reading(session, async () => encodeFine((await session.summaries()).reader.fine(a, b, MAX_FINE_ROWS)));
 }
 
 /** Event `event`'s detail and call stack. */
 export async function indexDetail(session: TraceSession, event: unknown): Promise<IndexDetailReply> {
   const e = count(event, 'event');
-  const ix = await withEvents(session);
-  if (e >= ix.meta.events) throw new IndexRequestError(`no event ${e.toLocaleString('en-US')}: the trace has ${ix.meta.events.toLocaleString('en-US')}`);
-  return { detail: ix.reader.detail(e), stack: ix.reader.callStack(e) };
+  return reading(session, async () => {
+    const ix = await withEvents(session);
+    if (e >= ix.meta.events) throw new IndexRequestError(`no event ${e.toLocaleString('en-US')}: the trace has ${ix.meta.events.toLocaleString('en-US')}`);
+    return { detail: ix.reader.detail(e), stack: ix.reader.callStack(e) };
+  });
 }
 
 /**
@@ -96,8 +115,7 @@ export async function indexNext(session: TraceSession, from: unknown, direction:
   // "from" may be -1 (before the first event).
   const start = from === '-1' ? -1 : count(from, 'from');
   const row = thread === 'all' ? null : count(thread, 'thread');
-  const ix = await withEvents(session);
-  return { event: ix.reader.nextOfClass(start, direction === '1' ? 1 : -1, eventClassBit(cls as EventClass), row) };
+  return reading(session, async () => ({ event: (await withEvents(session)).reader.nextOfClass(start, direction === '1' ? 1 : -1, eventClassBit(cls as EventClass), row) }));
 }
 
 /** The report index mode's panel shows (summary, heap by function, peaks, leaks), once the host has computed it. */

@@ -1,4 +1,4 @@
-// The worker thread that reads a large trace for the viewer's host (host/trace-index.ts): builds its index
+// The worker thread that reads a large trace for the viewer's host (host/index-cache.ts): builds its index
 // (buildIndexFile) or the summaries the chart draws first (buildSummaryFile), or computes the report index mode's
 // panel shows (indexReport), the data of its panels (indexPanelsJson) or the differences of two traces for the compare
 // page (compareTracesJson), so the viewer's server or window keeps answering meanwhile; progress and the result go to
@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { PanelInputs } from '../analysis/panel-data.js';
 import { indexPanelsJson } from './index-panels.js';
 import { compareTracesJson, type CompareInput } from './compare-runs.js';
-import { buildIndexFile, buildSummaryFile, indexReport, type BuildProgress } from './trace-index.js';
+import { buildIndexFile, buildSummaryFile, indexReport, type BuildProgress } from './index-cache.js';
 
 const job = workerData as
   | { task: 'index' | 'summaries'; trace: string; dest: string; times?: boolean }

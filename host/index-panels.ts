@@ -1,18 +1,17 @@
 // Index mode's panels (analysis/panel-data.ts) computed on the host as it streams the trace: the tables, counts,
 // peaks, leaks, linked frees, leak causes, budgets and stack in one pass of folds (and the leak causes' own), then the
 // flame graph's call paths and the consumed chart, in a worker thread so the server or window keeps answering; kept
-// beside the index as `<index>.panels` (checked against the trace's size and modification time, the index's version
-// and the budgets and frame sizes it was computed with; written under a temporary name and renamed).
-import { readFileSync, renameSync, existsSync } from 'node:fs';
-import { writePrivateFile } from './private-files.js';
+// in the trace's cache folder (index-cache.ts) as `panels`, keyed by the trace's size and modification time, the
+// index's version and the budgets and frame sizes it was computed with, with a checksum.
+import { existsSync } from 'node:fs';
 import { indexPanelsText, panelExtras, panelTables, type IndexPanels, type PanelInputs } from '../analysis/panel-data.js';
-import { INDEX_VERSION } from '../analysis/trace-index.js';
+import { INDEX_VERSION } from '../analysis/event-index.js';
 import { FileSource } from '../analysis/trace/file-source.js';
 import { streamSource } from '../analysis/trace/resolve-stream.js';
 import { fileSymbolNamer } from './library-symbols.js';
 import { describeReadError } from './read-errors.js';
 import { jsonInWorker } from './json-task.js';
-import { track, traceStamp, untrack } from './trace-index.js';
+import { cacheFiles, keepText, keptText, traceStamp } from './index-cache.js';
 
 /** How far the computation is: the fraction of its passes done and what it is doing. */
 export interface PanelsProgress {
@@ -60,40 +59,22 @@ export function indexPanelsInWorker(trace: string, inputs: PanelInputs, onProgre
 }
 
 /**
- * The panels' data of `trace` for the index file `index`, as JSON text: read from `<index>.panels` when it was made
- * for the trace as it is now with the same inputs, else computed (in a worker thread) and kept there.
+ * The panels' data of `trace` for its cache folder `dir`, as JSON text: kept in its `panels` file when it was made for
+ * the trace as it is now with the same inputs and verifies, else computed (in a worker thread) and kept there.
+ * `onNote` is told when a kept one was damaged.
  */
-export async function cachedIndexPanels(trace: string, index: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void): Promise<string> {
-  const file = `${index}.panels`;
+export async function cachedIndexPanels(trace: string, dir: string, inputs: PanelInputs, onProgress?: (p: PanelsProgress) => void, onNote?: (note: string) => void): Promise<string> {
+  const file = cacheFiles(dir).panels;
   let stamp: { size: number; mtimeMs: number };
   try {
     stamp = traceStamp(trace);
   } catch (e) {
     throw new Error(describeReadError(trace, e));
   }
-  const key = JSON.stringify({ version: INDEX_VERSION, ...stamp, inputs });
-  try {
-    const kept = readFileSync(file, 'utf8');
-    const cut = kept.indexOf('\n');
-    if (cut > 0 && kept.slice(0, cut) === key) {
-      // A damaged body (a disk error, an edit) is computed again rather than handed to the page.
-      const body = kept.slice(cut + 1);
-      const parsed = JSON.parse(body) as Partial<IndexPanels> | null;
-      if (parsed !== null && typeof parsed === 'object' && typeof parsed.tables === 'object' && typeof parsed.extras === 'object') return body;
-    }
-  } catch {
-    // none yet, or not one of ours
-  }
+  const key = { version: INDEX_VERSION, ...stamp, inputs };
+  const kept = keptText(file, key, onNote);
+  if (kept !== null) return kept;
   const json = await indexPanelsInWorker(trace, inputs, onProgress);
-  const tmp = `${file}.tmp-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-  try {
-    track(tmp);
-    writePrivateFile(tmp, `${key}\n${json}`);
-    renameSync(tmp, file);
-  } catch {
-    // a cache that cannot be written is computed again next time
-  } finally {
-    untrack(tmp);
-  }
+  keepText(file, key, json);
   return json;
 }

@@ -2,13 +2,12 @@
 // window of events — WINDOW_EVENTS around the total peak — with what the page needs to answer for them as the host
 // would (host/index-api.ts): the index's buckets that cover the window, and the few facts those buckets point at
 // elsewhere in the trace (the free of each block they name, the frames entered before them that their call stacks
-// reach, the place of a free that orphaned a block they made). Everything is read from the index (host/trace-index.ts,
+// reach, the place of a free that orphaned a block they made). Everything is read from the index (host/index-cache.ts,
 // the viewer's cache beside the trace), never from the trace itself: memory follows the window, not the trace.
-import { closeSync, openSync, readSync } from 'node:fs';
 import { NONE } from '../analysis/model.js';
-import { IndexBucket, S, SUMMARY_FIELDS, type IndexMeta, type IndexReader } from '../analysis/trace-index.js';
+import { IndexBucket, S, SUMMARY_FIELDS, type IndexMeta, type IndexReader } from '../analysis/event-index.js';
 import type { EmbeddedIndex } from './embedded-types.js';
-import { INDEX_HEADER, type TraceIndex } from './trace-index.js';
+import type { TraceIndex } from './index-cache.js';
 
 /** Events a report holds one by one (the window around the total peak). */
 export const WINDOW_EVENTS = 200_000;
@@ -17,8 +16,6 @@ export const WINDOW_EVENTS = 200_000;
  * blocks it names): a window over it is halved until it fits.
  */
 export const MAX_WINDOW_BYTES = 32 << 20;
-/** Where the index file's buckets start (its layout: host/trace-index.ts). */
-const BUCKETS_AT = INDEX_HEADER;
 
 /**
  * The event the page's "Total peak" goes to in index mode: the first bucket with the most stack + static + heap (by
@@ -68,22 +65,6 @@ function bucketOfFrame(meta: IndexMeta, summary: Float64Array, f: number): numbe
   return lo;
 }
 
-/** Reads `length` bytes of the index's bucket section from `offset`. */
-function readBuckets(file: string, offset: number, length: number): Uint8Array {
-  const out = new Uint8Array(length);
-  const fd = openSync(file, 'r');
-  try {
-    for (let got = 0; got < length; ) {
-      const r = readSync(fd, out, got, length - got, BUCKETS_AT + offset + got);
-      if (r === 0) throw new Error(`${file}: cut short`);
-      got += r;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return out;
-}
-
 export interface ReportWindow {
   index: Omit<EmbeddedIndex, 'report' | 'leftOut'>;
   /** The covering buckets' bytes (EMBEDDED_BUCKETS_ID). */
@@ -96,7 +77,8 @@ export function reportWindow(ix: TraceIndex, first: number, end: number, peak: n
   const { meta, summary } = ix;
   const B = meta.bucketSize;
   const cover = coveringBuckets(meta, summary, first, end);
-  const buckets = readBuckets(ix.file, cover.offset, cover.bytes);
+  // Read from the index file and each verified against its checksum.
+  const buckets = ix.bucketRange(cover.k0, cover.k1);
   // The bytes read must be the buckets the reader decodes: checked by decoding them as the page will.
   for (let k = cover.k0, at = 0; k < cover.k1; k++) {
     const r = SUMMARY_FIELDS * k;

@@ -11,9 +11,9 @@ import type { RecentList } from './recent.js';
 import type { LanesReply } from './session-types.js';
 import { isInside } from './source-access.js';
 import { TraceOpenError, TraceSession, type SessionOptions } from './trace-session.js';
-import { useIndex } from './trace-index.js';
+import { useIndex } from './index-cache.js';
 import { SessionComparison } from './compare-runs.js';
-import { EventsBuildingError, IndexRequestError, indexDetail, indexEvents, indexFine, indexNext, indexPanelsText, indexReportText, indexStatus, indexSummary } from './index-api.js';
+import { EventsBuildingError, IndexRebuildingError, IndexRequestError, indexDetail, indexEvents, indexFine, indexNext, indexPanelsText, indexReportText, indexStatus, indexSummary } from './index-api.js';
 
 /** Every API request carries this header with value 1. */
 export const API_HEADER = 'x-cc-memwrap';
@@ -177,7 +177,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
           return sendJson(res, 404, { error: 'no such API' });
       }
     } catch (e) {
-      return sendJson(res, e instanceof IndexRequestError ? 400 : e instanceof EventsBuildingError ? 503 : 500, { error: (e as Error).message });
+      return sendJson(res, e instanceof IndexRequestError ? 400 : e instanceof EventsBuildingError || e instanceof IndexRebuildingError ? 503 : 500, { error: (e as Error).message });
     }
   };
 

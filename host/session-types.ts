@@ -2,7 +2,7 @@
 import type { Budgets } from '../analysis/budgets.js';
 import type { StackUnit } from '../analysis/worst-stack.js';
 import type { EventDetail, StackEntry } from '../analysis/event-detail.js';
-import type { IndexMeta } from '../analysis/trace-index.js';
+import type { IndexMeta } from '../analysis/event-index.js';
 import type { IndexPanels } from '../analysis/panel-data.js';
 import type { BudgetKind } from '../analysis/budgets.js';
 import type { Comparison } from '../analysis/compare.js';
@@ -63,7 +63,7 @@ export type IndexReportReply = { state: 'waiting' } | { state: 'ready'; text: st
 export type IndexPanelsReply =
   | { state: 'waiting'; for?: string }
   | { state: 'computing'; fraction: number; phase: string }
-  | { state: 'ready'; panels: IndexPanels }
+  | { state: 'ready'; panels: IndexPanels; /** Computed in the page's worker (a trace it holds whole): how long its decoding and its tables took. */ timing?: { decodeMs: number; tablesMs: number } }
   | { state: 'failed'; message: string };
 
 /** An event's detail from the host (index mode): what eventDetail and callStackAt give for a decoded model. */

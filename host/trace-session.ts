@@ -1,4 +1,5 @@
 // One open trace as a viewer host holds it: its bytes, the source files it names and the root they are served from, the budgets of a memwrap.json beside the traced program and the program's frame sizes (all read by trace-file.ts). Shared by the Electron main process, the local server and `report --html`.
+import { rmSync } from 'node:fs';
 import path from 'node:path';
 import type { Budgets } from '../analysis/budgets.js';
 import { describeReadError } from './read-errors.js';
@@ -6,7 +7,7 @@ import type { BuildState, SessionInfo } from './session-types.js';
 import { SourceAccess, type SourceResult } from './source-access.js';
 import { TraceFile } from './trace-file.js';
 import { cachedIndexPanels } from './index-panels.js';
-import { cachedIndexReport, indexPathFor, openTraceIndex, openTraceIndexStaged, useIndex, type BuildProgress, type StagedIndex, type TraceIndex } from './trace-index.js';
+import { cacheDirFor, cacheFiles, cachedIndexReport, openTraceIndex, openTraceIndexStaged, useIndex, type BuildProgress, type StagedIndex, type TraceIndex } from './index-cache.js';
 import { viewerRamMap } from './firmware-info.js';
 
 export type { SessionInfo };
@@ -20,12 +21,12 @@ export interface SessionOptions {
   /** Budgets given on the command line (they win over a memwrap.json). */
   budgets?: Budgets;
   /**
-   * Open through the trace's index (host/trace-index.ts) instead of reading every byte: by default when the trace is
+   * Open through the trace's index (host/index-cache.ts) instead of reading every byte: by default when the trace is
    * larger than INDEX_THRESHOLD or MEMWRAP_VIEW_INDEX=1 says so (useIndex).
    */
   index?: boolean;
-  /** Where the index is kept (default: indexPathFor(trace)). */
-  indexFile?: string;
+  /** The folder the index and what goes with it are kept in (default: cacheDirFor(trace)). */
+  cacheDir?: string;
   /** Tests: holds the index's second stage (its events) until it resolves. */
   beforeIndexEvents?: () => Promise<void>;
   /**
@@ -65,6 +66,9 @@ export class TraceSession {
   private reportStarted = false;
   /** Told each step of the index's build (the terminal's progress line). */
   readonly indexListeners = new Set<(p: BuildProgress) => void>();
+  /** What the cache said of itself (a file made for something else or damaged, built again), in order; and who is told. */
+  readonly notes: string[] = [];
+  readonly noteListeners = new Set<(note: string) => void>();
 
   private access: SourceAccess | null = null;
 
@@ -72,7 +76,8 @@ export class TraceSession {
     readonly path: string,
     private readonly trace: TraceFile,
     readonly info: SessionInfo,
-    private readonly indexFile: string | null,
+    /** Index mode: the cache folder (index-cache.ts); null in whole mode. */
+    private readonly cacheDir: string | null,
     private readonly beforeIndexEvents?: () => Promise<void>,
     private readonly deferReport = false,
     private readonly timedSummaries = false,
@@ -112,13 +117,13 @@ export class TraceSession {
     };
     const ramMap = trace.isFirmware ? viewerRamMap(trace.stream(), trace.path, trace.firmware(), fromConfig) : null;
     if (ramMap !== null) info.ramMap = ramMap;
-    const indexFile = index ? (options.indexFile ?? indexPathFor(trace.path)) : null;
-    return new TraceSession(trace.path, trace, info, indexFile, options.beforeIndexEvents, options.deferReport, options.timedSummaries, options.sourceRoot !== undefined);
+    const cacheDir = index ? (options.cacheDir ?? cacheDirFor(trace.path)) : null;
+    return new TraceSession(trace.path, trace, info, cacheDir, options.beforeIndexEvents, options.deferReport, options.timedSummaries, options.sourceRoot !== undefined);
   }
 
   /** Every byte of the trace (whole mode: the page decodes them). An index-mode session never reads them whole. */
   get bytes(): Uint8Array {
-    if (this.indexFile !== null) throw new Error(`${this.info.trace.name} is opened through its index: its bytes are not served whole`);
+    if (this.cacheDir !== null) throw new Error(`${this.info.trace.name} is opened through its index: its bytes are not served whole`);
     return this.trace.bytes;
   }
 
@@ -139,7 +144,7 @@ export class TraceSession {
   }
 
   private stages(summariesFirst: boolean): StagedIndex {
-    if (this.indexFile === null) {
+    if (this.cacheDir === null) {
       const refused = Promise.reject(new Error(`${this.info.trace.name} is not opened through an index`));
       return { summaries: refused, index: refused };
     }
@@ -147,13 +152,14 @@ export class TraceSession {
       const t0 = Date.now();
       const seconds = (): number => (Date.now() - t0) / 1000;
       const onProgress = (p: BuildProgress): void => {
+        if (p.note !== undefined) return this.tell(p.note);
         const s = { state: 'building' as const, fraction: p.fraction, phase: p.phase, seconds: p.seconds };
         if (p.stage === 'summaries' || !summariesFirst) this.indexState = s;
         if (p.stage === 'events') this.eventsState = s;
         for (const l of this.indexListeners) l(p);
       };
-      const whole = summariesFirst ? null : openTraceIndex(this.path, onProgress, this.indexFile);
-      const staged = whole === null ? openTraceIndexStaged(this.path, onProgress, this.indexFile, this.beforeIndexEvents, this.timedSummaries) : { summaries: whole, index: whole };
+      const whole = summariesFirst ? null : openTraceIndex(this.path, onProgress, this.cacheDir);
+      const staged = whole === null ? openTraceIndexStaged(this.path, onProgress, this.cacheDir, this.beforeIndexEvents, this.timedSummaries) : { summaries: whole, index: whole };
       const failed = (e: unknown): never => {
         const message = (e as Error).message;
         if (this.indexState.state !== 'ready') this.indexState = { state: 'failed', message };
@@ -188,16 +194,45 @@ export class TraceSession {
     return this.staged;
   }
 
+  /** A note of the cache's (why a file is built again), kept and told. */
+  private tell(note: string): void {
+    this.notes.push(note);
+    for (const l of this.noteListeners) l(note);
+  }
+
+  /**
+   * Index mode: the index turned out damaged while it was read (a bucket, a block of it that did not match its
+   * checksum): it is closed and removed, and built again at once. Returns what happened, in words.
+   */
+  indexDamaged(e: Error): string {
+    const staged = this.staged;
+    this.staged = null;
+    this.indexState = { state: 'building', fraction: 0, phase: 'starting', seconds: 0 };
+    this.eventsState = { state: 'building', fraction: 0, phase: 'waiting for the summaries', seconds: 0 };
+    const note = `${e.message}; it is built again`;
+    this.tell(note);
+    // Removed now, so the build about to start cannot take it up again; the open file is closed once requests under way are done.
+    if (this.cacheDir !== null) rmSync(cacheFiles(this.cacheDir).index, { force: true });
+    void staged?.index.then(
+      (ix) => setTimeout(() => ix.close(), 1000).unref(),
+      () => {},
+    );
+    // The build starts now, summaries first, so that the page's next request finds it under way.
+    this.summaries().catch(() => {});
+    return note;
+  }
+
   /**
    * Index mode: computes the panel's report (reportState) once the index is ready, on the first call; called as the
    * index becomes ready, or for a session that defers it (deferReport) when a page first asks.
    */
   startReport(): void {
-    if (this.reportStarted || this.indexFile === null) return;
+    if (this.reportStarted || this.cacheDir === null) return;
     this.reportStarted = true;
+    const dir = this.cacheDir;
     this.index().then(
-      (ix) =>
-        cachedIndexReport(this.path, ix.file).then(
+      () =>
+        cachedIndexReport(this.path, dir, (note) => this.tell(note)).then(
           (text) => (this.reportState = { state: 'ready', text }),
           (e: unknown) => (this.reportState = { state: 'failed', message: (e as Error).message }),
         ),
@@ -224,7 +259,7 @@ export class TraceSession {
       this.summaries()
         .then(() => {
           this.panelsState = { state: 'computing', fraction: 0, phase: 'starting' };
-          return cachedIndexPanels(this.path, this.indexFile!, inputs, (p) => (this.panelsState = { state: 'computing', ...p })).then((json) => (this.panelsState = { state: 'ready', json }));
+          return cachedIndexPanels(this.path, this.cacheDir!, inputs, (p) => (this.panelsState = { state: 'computing', ...p }), (note) => this.tell(note)).then((json) => (this.panelsState = { state: 'ready', json }));
         })
         .catch((e: unknown) => (this.panelsState = { state: 'failed', message: (e as Error).message }));
     }

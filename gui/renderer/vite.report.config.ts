@@ -1,4 +1,4 @@
-// Builds the renderer for `cc-memwrap report --html` into dist/gui/report: one script (the decoding worker inlined in it, started from a Blob URL) and one stylesheet, which host/html-report.ts inlines into the report with the trace and its sources.
+// Builds the renderer for `cc-memwrap report --html` into dist/gui/report: one script (the index worker inlined in it, started from a Blob URL) and one stylesheet, which host/html-report.ts inlines into the report with the trace and its sources.
 import { fileURLToPath } from 'node:url';
 import { defineConfig, mergeConfig } from 'vite';
 import base from './vite.config.js';
@@ -15,7 +15,11 @@ export default mergeConfig(
     // A classic worker: Chromium refuses module workers from Blob URLs on a file:// page (its origin is opaque).
     worker: { format: 'iife' },
     resolve: {
-      alias: [{ find: /^\.\/start-worker\.js$/, replacement: fileURLToPath(new URL('./src/start-worker-inline.ts', import.meta.url)) }],
+      // Each worker's starter (start-worker.ts, start-index-worker.ts) swapped for the one that inlines it.
+      alias: [
+        { find: /^\.\/start-worker\.js$/, replacement: fileURLToPath(new URL('./src/start-worker-inline.ts', import.meta.url)) },
+        { find: /^\.\/start-index-worker\.js$/, replacement: fileURLToPath(new URL('./src/start-index-worker-inline.ts', import.meta.url)) },
+      ],
     },
   }),
 );

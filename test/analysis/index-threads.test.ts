@@ -1,4 +1,4 @@
-// What the index keeps for the thread filter and the "libc heap" toggle (analysis/trace-index.ts): the thread table's
+// What the index keeps for the thread filter and the "libc heap" toggle (analysis/event-index.ts): the thread table's
 // rows, the buckets' instrumented heap and the events of a range read back, each equal to the same numbers computed by
 // brute force from the decoded model (chartSeries with a thread, instrumentedHeap), for every fold trace and buckets
 // of 7 events (many buckets, threads switching inside them) and of 16,384.
@@ -10,7 +10,7 @@ import { memorySource } from '../../analysis/trace/byte-source.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { streamSource } from '../../analysis/trace/resolve-stream.js';
 import { staticSeries, threadStackSeries } from '../../analysis/timeline.js';
-import { decodeRange, encodeRange, IndexFold, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove, type IndexRange } from '../../analysis/trace-index.js';
+import { decodeRange, encodeRange, IndexFold, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove, type IndexRange } from '../../analysis/event-index.js';
 import { DEMO_SITES } from '../fixtures/scenarios.js';
 import { TraceBuilder } from '../fixtures/trace-builder.js';
 import { foldTraces } from '../support/fold-traces.js';

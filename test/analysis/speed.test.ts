@@ -1,4 +1,5 @@
-// A big crafted trace (2 million records over 4 threads) decodes well within a few seconds; prints the time, asserts only a loose bound.
+// A big crafted trace (2 million records over 4 threads) decodes whole, its counts right; prints the time it took (its
+// speed is measured by `npm run bench -- --only readers`, as a ratio to one pass of the reader: no test asserts a time).
 import { expect, test } from 'vitest';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { summarize } from '../../analysis/summary.js';
@@ -42,7 +43,7 @@ export function bigTrace(records: number, threads = 4): TraceBuilder {
   return b;
 }
 
-test('2 million records decode with no accidental quadratic (a loose 15 s bound, not a speed target)', () => {
+test('2 million records decode, every count right', () => {
   const t0 = performance.now();
   const bytes = bigTrace(2_000_000).build();
   const t1 = performance.now();
@@ -58,6 +59,4 @@ test('2 million records decode with no accidental quadratic (a loose 15 s bound,
   expect(m.problems).toEqual([]);
   expect(m.events.count).toBeGreaterThan(1_900_000);
   expect(s.valgrind.allocs).toBe(m.blocks.count);
-  // Loose bound: catches an accidental quadratic, not a slow machine.
-  expect(t2 - t1).toBeLessThan(15_000);
 }, 60_000);

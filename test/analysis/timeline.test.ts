@@ -178,15 +178,13 @@ describe('intervals of time', () => {
     t.end(0, 0);
     const m = decodeTrace(b.build());
     expect(m.events.count).toBeGreaterThan(500_000);
-    const start = performance.now();
+    // Their speed is measured by `npm run bench -- --only readers`, as a ratio to one pass of the reader.
     const byEvents = intervalSeries(m, { every: 1000, unit: 'events' });
     const byTime = intervalSeries(m, { every: 1e5, unit: 'time' });
     const perEvent = intervalSeries(m, { every: 1, unit: 'events' });
-    const ms = performance.now() - start;
     expect(byEvents.count).toBe(Math.ceil(m.events.count / 1000));
     expect(byTime.count).toBeGreaterThan(1);
     expect(perEvent.count).toBe(m.events.count);
-    expect(ms).toBeLessThan(2000);
   });
 });
 

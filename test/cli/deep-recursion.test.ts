@@ -89,7 +89,7 @@ describe.each([9_000, 30_000])('a recursion %i calls deep', (depth) => {
   describe("the viewer's backend", () => {
     let session: TraceSession;
     beforeAll(async () => {
-      session = await TraceSession.open(trace, { index: true, indexFile: path.join(dir, `deep-${depth}.mwindex`) });
+      session = await TraceSession.open(trace, { index: true, cacheDir: path.join(dir, `deep-${depth}.mwcache`) });
       // The events indexed (the detail reads them), after the summaries.
       await session.index();
     }, 120_000);

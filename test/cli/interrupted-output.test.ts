@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { writeWholeFile } from '../../host/whole-file.js';
 import { buildInstrumented, runTraced, scratch, traceOf } from '../support/programs.js';
 import { packageRoot } from '../../package-root.js';
-import { INDEX_THRESHOLD } from '../../host/trace-index.js';
+import { INDEX_THRESHOLD } from '../../host/index-cache.js';
 
 const cli = path.join(packageRoot, 'bin', 'cc-memwrap');
 

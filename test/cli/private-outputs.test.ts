@@ -1,5 +1,5 @@
 // What the tools create is their user's alone: traces, HTML reports (which embed sources), exports, the recent list,
-// the index and cache files beside a trace are created 0600, and folders they create 0700,
+// the index and cache files in a trace's cache folder are created 0600, and folders they create 0700,
 // under any umask; the helper never changes the mode of a device it writes to.
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -33,14 +33,15 @@ describe('private outputs', () => {
       const csv = path.join(here, 'timeline.csv');
       expect(runUnder(umask, ['export', trace, '--format', 'csv', '-o', csv])).toMatchObject({ status: 0 });
       expect(mode(csv)).toBe('600');
-      // Through the index: the report, the index and its caches beside the trace.
+      // Through the index: the report, and the cache folder beside the trace with the index and its caches.
       const indexed = path.join(here, 'indexed.html');
       expect(runUnder(umask, ['report', trace, '--html', indexed], { MEMWRAP_VIEW_INDEX: '1' })).toMatchObject({ status: 0 });
       expect(mode(indexed)).toBe('600');
-      const beside = readdirSync(here).filter((f) => f.startsWith('demo.mwtrace.'));
-      expect(beside).toContain('demo.mwtrace.mwindex');
-      expect(beside.some((f) => f.endsWith('.panels'))).toBe(true);
-      for (const f of beside) expect(`${f} ${mode(path.join(here, f))}`).toBe(`${f} 600`);
+      const cache = path.join(here, 'demo.mwtrace.mwcache');
+      expect(mode(cache)).toBe('700');
+      const inside = readdirSync(cache);
+      expect(inside).toEqual(expect.arrayContaining(['cache.json', 'index', 'panels']));
+      for (const f of inside) expect(`${f} ${mode(path.join(cache, f))}`).toBe(`${f} 600`);
     });
   }
 

@@ -6,7 +6,7 @@ import { copyFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../../package-root.js';
-import { INDEX_THRESHOLD } from '../../host/trace-index.js';
+import { INDEX_THRESHOLD } from '../../host/index-cache.js';
 import { buildInstrumented, runTraced, scratch, traceOf } from '../support/programs.js';
 
 const cli = path.join(packageRoot, 'bin', 'cc-memwrap');

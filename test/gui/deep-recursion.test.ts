@@ -63,7 +63,7 @@ describe(`a recursion ${DEPTH.toLocaleString('en-US')} calls deep`, () => {
   describe('the viewer, the trace read through its index', () => {
     let viewer: Viewer;
     beforeAll(async () => {
-      viewer = await viewerOn(trace, { index: true, indexFile: path.join(dir, 'deep.mwindex') });
+      viewer = await viewerOn(trace, { index: true, cacheDir: path.join(dir, 'deep.mwcache') });
     }, 180_000);
     afterAll(() => viewer?.close());
 

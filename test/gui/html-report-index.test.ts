@@ -12,11 +12,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { runReport } from '../../cli/report.js';
 import type { Model } from '../../analysis/model.js';
 import { Kind } from '../../analysis/trace/format.js';
-import { SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/trace-index.js';
+import { SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/event-index.js';
 import type { EmbeddedIndex } from '../../host/embedded-types.js';
 import { boundedSources, indexReportCeiling, inlineTemplate, jsonBlockText, writeHtmlReport, writeSessionReport } from '../../host/html-report.js';
 import { EMBEDDED_PANELS_ID } from '../../host/embedded-types.js';
 import { TraceSession } from '../../host/trace-session.js';
+import { cacheDirFor, cacheFiles } from '../../host/index-cache.js';
 import { capture } from '../fixtures/cli-capture.js';
 import { programsDir, scratch } from '../support/programs.js';
 import { buildReportTemplate, clickEvent, launch, openPanel, openReportFile, paintedPixels, panelText, selectedEvent, shot, traceProgram, viewerOn, type Viewer } from './browser.js';
@@ -225,9 +226,9 @@ describe('the size of a report through the index', () => {
       jsonBlockText({ session: session.info, sources: {} }).length +
       jsonBlockText(embedded.report).length +
       jsonBlockText(embedded.leftOut).length;
-    // The panels' data, as `view`'s host serves it (kept beside the index): sized by the program, not its events.
+    // The panels' data, as `view`'s host serves it (kept in the trace's cache folder): sized by the program, not its events.
     const panels = block(html, EMBEDDED_PANELS_ID);
-    const kept = readFileSync(`${copy}.mwindex.panels`, 'utf8');
+    const kept = readFileSync(cacheFiles(cacheDirFor(copy)).panels, 'utf8');
     expect(JSON.parse(panels)).toEqual(JSON.parse(kept.slice(kept.indexOf('\n') + 1)));
     const ceiling = indexReportCeiling({ page: Buffer.byteLength(inlineTemplate(template)), buckets: embedded.meta.buckets, threadRows: embedded.meta.threadRows, facts, panels: Buffer.byteLength(panels), maxWindowBytes, maxSourcesBytes });
     expect(size).toBeLessThanOrEqual(ceiling);
@@ -295,7 +296,7 @@ describe('report --html on the command line', () => {
         expect(r.err).toMatch(new RegExp(`--html ${out}: cannot write ${out} \\((ENOENT|EISDIR)\\)`));
         expect(r.out).toBe('');
       }
-      expect(existsSync(`${fresh}.mwindex`)).toBe(false);
+      expect(existsSync(cacheFiles(cacheDirFor(fresh)).index)).toBe(false);
     } finally {
       if (saved === undefined) delete process.env.MEMWRAP_VIEW_INDEX;
       else process.env.MEMWRAP_VIEW_INDEX = saved;

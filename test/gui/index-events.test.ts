@@ -6,18 +6,23 @@ import { describe, expect, test } from 'vitest';
 import type { IndexApi } from '../../gui/renderer/src/backend.js';
 import { eventsBuilding, eventsNotice, EventsWatch, SupersededError } from '../../gui/renderer/src/index-events.js';
 import type { BuildState, IndexStatusReply } from '../../host/session-types.js';
-import type { IndexMeta } from '../../analysis/trace-index.js';
+import type { IndexMeta } from '../../analysis/event-index.js';
 
 /** A host whose events are building until `finish` (or `fail`); it counts the requests for events it answers. */
 function fakeHost() {
   let events: BuildState = { state: 'building', fraction: 0.25, phase: 'reading the events', seconds: 1 };
   const answered: string[] = [];
+  /** How often the status was asked. */
+  let asked = 0;
   const refuse = (): void => {
     if (events.state === 'building') throw new Error(`events: building ${Math.floor(events.fraction * 100)}% (the chart's summaries are ready; the events are indexed after them, then this works)`);
     if (events.state === 'failed') throw new Error(`the events could not be indexed: ${events.message}`);
   };
   const api: IndexApi = {
-    status: async (): Promise<IndexStatusReply> => ({ state: 'ready', seconds: 1, meta: {} as IndexMeta, events }),
+    status: async (): Promise<IndexStatusReply> => {
+      asked++;
+      return { state: 'ready', seconds: 1, meta: {} as IndexMeta, events };
+    },
     summary: async () => new ArrayBuffer(0),
     fine: async () => null,
     report: async () => ({ state: 'waiting' }),
@@ -40,6 +45,7 @@ function fakeHost() {
   return {
     api,
     answered,
+    asked: () => asked,
     finish: () => (events = { state: 'ready', seconds: 9 }),
     progress: (fraction: number) => (events = { state: 'building', fraction, phase: 'reading the events', seconds: 2 }),
     fail: (message: string) => (events = { state: 'failed', message }),
@@ -67,11 +73,12 @@ describe('requests for events while the host builds them', () => {
     const next = api.next(7, 1, 'free', null);
     let settled = false;
     void detail.then(() => (settled = true));
-    await new Promise((r) => setTimeout(r, 700));
+    // The watch has asked the status twice, and still holds both.
+    await expect.poll(() => host.asked(), { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(settled).toBe(false);
     expect(host.answered).toEqual([]);
     host.progress(0.6);
-    await new Promise((r) => setTimeout(r, 600));
+    await expect.poll(() => seen, { timeout: 10_000 }).toContain('building 60%');
     host.finish();
     expect((await detail).detail).toEqual({ event: 5 });
     expect(await next).toBe(8);

@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { chartSeries, eventClassMasks, instrumentedHeap, MaskPyramid, MinMaxPyramid } from '../../analysis/lod.js';
 import type { Model } from '../../analysis/model.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { encodeRange, type IndexReader } from '../../analysis/trace-index.js';
+import { encodeRange, type IndexReader } from '../../analysis/event-index.js';
 import type { IndexApi } from '../../gui/renderer/src/backend.js';
 import { IndexChartData, type IndexFilter } from '../../gui/renderer/src/index-view.js';
 import { foldTraces } from '../support/fold-traces.js';

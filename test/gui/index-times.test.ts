@@ -6,7 +6,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { lowerBound, monotonicTimes } from '../../analysis/lod.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import type { IndexRange } from '../../analysis/trace-index.js';
+import type { IndexRange } from '../../analysis/event-index.js';
 import { indexTimes } from '../../gui/renderer/src/index-times.js';
 import { memoryIndex } from '../support/memory-index.js';
 import { programsDir } from '../support/programs.js';

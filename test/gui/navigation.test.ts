@@ -177,15 +177,15 @@ function selectedMarkX(page: Page, axis: XAxis): Promise<number | null> {
   );
 }
 
-describe('deep zoom on a million-event trace (gui/bench/workload.c)', () => {
+describe('deep zoom on a million-event trace (bench/gui/workload.c)', () => {
   let viewer: Viewer;
   let page: Page;
 
   beforeAll(async () => {
     const dir = scratch('gui-nav-million');
     const exe = path.join(dir, 'workload');
-    buildInstrumented('gcc', ['-O2'], [path.join(packageRoot, 'gui', 'bench', 'workload.c')], exe);
-    const ran = runTraced(exe, ['1000000'], path.join(dir, 'traces'), { cwd: path.join(packageRoot, 'gui', 'bench') });
+    buildInstrumented('gcc', ['-O2'], [path.join(packageRoot, 'bench', 'gui', 'workload.c')], exe);
+    const ran = runTraced(exe, ['1000000'], path.join(dir, 'traces'), { cwd: path.join(packageRoot, 'bench', 'gui') });
     viewer = await viewerOn(traceOf(path.join(dir, 'traces'), ran.pid));
     page = viewer.page;
   });

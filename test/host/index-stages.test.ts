@@ -1,4 +1,4 @@
-// The viewer's index in two stages (host/trace-index.ts openTraceIndexStaged): the summaries file first — what the
+// The viewer's index in two stages (host/index-cache.ts openTraceIndexStaged): the summaries file first — what the
 // chart and the overview draw, the same as the whole index's — served while the events are indexed; requests that
 // need the events refused in words ("events: building N%", the server's 503) until they are built, then answered; the
 // summaries file removed once the index stands; a build stopped in the second stage leaves no index and a whole
@@ -8,10 +8,10 @@ import { existsSync, readdirSync, rmSync, statSync, truncateSync, utimesSync, wr
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventDetail } from '../../analysis/event-detail.js';
-import { decodeFine, S, SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/trace-index.js';
+import { decodeFine, S, SUMMARY_FIELDS, THREAD_FIELDS } from '../../analysis/event-index.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { buildSummaryFile, openTraceIndexStaged, summariesPathFor, TraceIndex, type BuildProgress } from '../../host/trace-index.js';
+import { buildSummaryFile, cacheDirFor, cacheFiles, openTraceIndexStaged, prepareCache, TraceIndex, type BuildProgress } from '../../host/index-cache.js';
 import { startServer } from '../../host/server.js';
 import { TraceSession, type SessionOptions } from '../../host/trace-session.js';
 import { RecentList } from '../../host/recent.js';
@@ -33,13 +33,14 @@ function write(name: string, bytes: Uint8Array): string {
 }
 
 /** A new trace of `events` events written as `name`, and a session whose index holds its second stage (the events) until `release`. */
-async function heldSession(name: string, events: number, options: SessionOptions = {}): Promise<{ bytes: Uint8Array; trace: string; file: string; release: () => void; session: TraceSession }> {
+async function heldSession(name: string, events: number, options: SessionOptions = {}): Promise<{ bytes: Uint8Array; trace: string; file: string; summaries: string; release: () => void; session: TraceSession }> {
   const bytes = bigTrace(events);
   const trace = write(name, bytes);
   let release!: () => void;
   const gate = new Promise<void>((r) => (release = r));
   const session = await TraceSession.open(trace, { ...options, index: true, beforeIndexEvents: () => gate });
-  return { bytes, trace, file: `${trace}.mwindex`, release, session };
+  const files = cacheFiles(cacheDirFor(trace));
+  return { bytes, trace, file: files.index, summaries: files.summaries, release, session };
 }
 
 /** The fields of the summary table the chart draws (not the byte offsets and times only the whole index has). */
@@ -53,20 +54,29 @@ function chartFields(summary: Float64Array): number[] {
 
 describe('the index in two stages', () => {
   test('the summaries are served before the events; requests for events are refused in words, then answered', async () => {
-    const { bytes, file, release, session } = await heldSession('staged.mwtrace', 20_000);
+    const { bytes, file, summaries: summariesFile, release, session } = await heldSession('staged.mwtrace', 20_000);
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
-    const get = async (p: string): Promise<Response> => apiGet(server, p);
-    try {
-      let status = (await (await get('api/index')).json()) as { state: string; meta: { events: number }; events: { state: string } };
-      while (status.state === 'building') {
-        await new Promise((r) => setTimeout(r, 20));
-        status = (await (await get('api/index')).json()) as typeof status;
+    // The build runs on this thread (tests run the sources, without the compiled worker): the server may close a
+    // connection that idled through it, and a request sent on it fails before it reaches the server: sent again.
+    const get = async (p: string): Promise<Response> => {
+      for (let tries = 1; ; tries++) {
+        try {
+          return await apiGet(server, p);
+        } catch (e) {
+          if (tries === 3) throw e;
+        }
       }
+    };
+    try {
+      // The first request starts the build; once the summaries stand, the status says so.
+      await get('api/index');
+      await session.summaries();
+      const status = (await (await get('api/index')).json()) as { state: string; meta: { events: number }; events: { state: string } };
       const model = decodeTrace(bytes);
       expect(status.state).toBe('ready');
       expect(status.meta.events).toBe(model.events.count);
       expect(status.events.state).toBe('building');
-      expect(existsSync(summariesPathFor(file))).toBe(true);
+      expect(existsSync(summariesFile)).toBe(true);
       expect(existsSync(file)).toBe(false);
       // What the chart draws: the summaries and the fine rows.
       const summary = new Float64Array(await (await get('api/index/summary')).arrayBuffer());
@@ -82,9 +92,6 @@ describe('the index in two stages', () => {
       }
       release();
       const ix = await session.index();
-      // The build ran on this thread (tests run the sources, without the compiled worker): the server closes the
-      // connections that idled through it before the next request.
-      await new Promise((r) => setTimeout(r, 100));
       expect(ix.events).toBe(true);
       expect(session.eventsState.state).toBe('ready');
       const after = (await (await get('api/index')).json()) as typeof status;
@@ -98,7 +105,7 @@ describe('the index in two stages', () => {
       expect(detail.stack).toEqual(callStackAt(model, 5));
       expect((await get('api/index/events?from=0&to=100')).status).toBe(200);
       expect(existsSync(file)).toBe(true);
-      expect(existsSync(summariesPathFor(file))).toBe(false);
+      expect(existsSync(summariesFile)).toBe(false);
     } finally {
       release();
       await server.close();
@@ -110,7 +117,7 @@ describe('the index in two stages', () => {
     const whole = path.join(dir, 'timed-whole.mwindex');
     const timed = path.join(dir, 'timed.summaries');
     const plain = path.join(dir, 'plain.summaries');
-    const { buildIndexFile } = await import('../../host/trace-index.js');
+    const { buildIndexFile } = await import('../../host/index-cache.js');
     buildIndexFile(trace, whole);
     buildSummaryFile(trace, timed, undefined, true);
     buildSummaryFile(trace, plain);
@@ -141,44 +148,48 @@ describe('the index in two stages', () => {
 
   test('a cached index serves both stages at once; a kept summaries file is reused, a stale or damaged one built again', async () => {
     const trace = write('kept.mwtrace', basicTrace().build());
-    const file = `${trace}.mwindex`;
-    const stages = (p: BuildProgress[]): string[] => [...new Set(p.map((x) => x.stage))];
+    const dir = cacheDirFor(trace);
+    const { index: file, summaries: summariesFile } = cacheFiles(dir);
+    const stages = (p: BuildProgress[]): string[] => [...new Set(p.filter((x) => x.note === undefined).map((x) => x.stage))];
     // A summaries file of the trace as it is: the next build starts from it.
-    buildSummaryFile(trace, summariesPathFor(file));
+    prepareCache(trace, dir);
+    buildSummaryFile(trace, summariesFile);
     let steps: BuildProgress[] = [];
-    let staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    let staged = openTraceIndexStaged(trace, (p) => steps.push(p), dir);
     expect((await staged.summaries).events).toBe(false);
     (await staged.index).close();
     expect(stages(steps)).toEqual(['events']);
-    expect(existsSync(summariesPathFor(file))).toBe(false);
+    expect(existsSync(summariesFile)).toBe(false);
     // The index cached: no build at all.
     steps = [];
-    staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    staged = openTraceIndexStaged(trace, (p) => steps.push(p), dir);
     expect(await staged.summaries).toBe(await staged.index);
     (await staged.index).close();
     expect(steps).toEqual([]);
-    // The trace changed after a summaries file was written: neither it nor the index is used.
-    buildSummaryFile(trace, summariesPathFor(file));
+    // The trace changed after a summaries file was written: neither it nor the index is used (the folder is cleared).
+    buildSummaryFile(trace, summariesFile);
     utimesSync(trace, new Date(), new Date(Date.now() + 5000));
-    expect(TraceIndex.open(summariesPathFor(file), trace, true)).toBeNull();
+    expect(TraceIndex.open(summariesFile, trace, true)).toBeNull();
     steps = [];
-    staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    staged = openTraceIndexStaged(trace, (p) => steps.push(p), dir);
     (await staged.summaries).close();
     (await staged.index).close();
     expect(stages(steps)).toEqual(['summaries', 'events']);
+    expect(steps.filter((p) => p.note !== undefined).map((p) => p.note)).toEqual([`the cache ${dir} was cleared and is built again: the trace changed since it was made`]);
     // A summaries file is not an index, nor the other way round.
     expect(TraceIndex.open(file, trace, true)).toBeNull();
-    buildSummaryFile(trace, summariesPathFor(file));
-    expect(TraceIndex.open(summariesPathFor(file), trace)).toBeNull();
-    // A summaries file cut short (a disk that filled up, say) is not read: built again.
+    buildSummaryFile(trace, summariesFile);
+    expect(TraceIndex.open(summariesFile, trace)).toBeNull();
+    // A summaries file cut short (a disk that filled up, say) is not read: built again, saying so.
     rmSync(file);
-    truncateSync(summariesPathFor(file), statSync(summariesPathFor(file)).size - 9);
-    expect(TraceIndex.open(summariesPathFor(file), trace, true)).toBeNull();
+    truncateSync(summariesFile, statSync(summariesFile).size - 9);
+    expect(TraceIndex.open(summariesFile, trace, true)).toBeNull();
     steps = [];
-    staged = openTraceIndexStaged(trace, (p) => steps.push(p), file);
+    staged = openTraceIndexStaged(trace, (p) => steps.push(p), dir);
     (await staged.summaries).close();
     (await staged.index).close();
     expect(stages(steps)).toEqual(['summaries', 'events']);
+    expect(steps.filter((p) => p.note !== undefined).map((p) => p.note)).toEqual([expect.stringMatching(/^.*summaries: .*cut short.*: built again$/)]);
   });
 
   test("Ctrl-C during `view`'s second stage leaves no index, a whole summaries file and no temporary file", async () => {
@@ -187,15 +198,16 @@ describe('the index in two stages', () => {
     expect(interrupted, err).toBe(true);
     expect(err).toMatch(/the chart's summaries ready \(\d+\.\d s\); indexing the events/);
     expect(code).toBe(130);
-    expect(readdirSync(dir).filter((n) => n.startsWith('second.mwtrace.'))).toEqual(['second.mwtrace.mwindex.summaries']);
-    const kept = TraceIndex.open(path.join(dir, 'second.mwtrace.mwindex.summaries'), trace, true);
+    expect(readdirSync(dir).filter((n) => n.startsWith('second.mwtrace.'))).toEqual(['second.mwtrace.mwcache']);
+    expect(readdirSync(path.join(dir, 'second.mwtrace.mwcache')).sort()).toEqual(['cache.json', 'summaries']);
+    const kept = TraceIndex.open(path.join(dir, 'second.mwtrace.mwcache', 'summaries'), trace, true);
     expect(kept?.meta.events).toBeGreaterThan(0);
     kept?.close();
   }, 120_000);
 });
 
 describe('the panels of index mode beside the two stages', () => {
-  test("the panels' data waits for the chart's summaries only: computed and served while the events are built, kept beside the index", async () => {
+  test("the panels' data waits for the chart's summaries only: computed and served while the events are built, kept in the cache folder", async () => {
     const { bytes, trace, file, release, session } = await heldSession('panels-staged.mwtrace', 3_000, { budgets: { heap: 128 } });
     // Asked before anything is built: it says what it waits for.
     expect(session.panels()).toEqual({ state: 'waiting', for: "the chart's summaries" });
@@ -215,12 +227,12 @@ describe('the panels of index mode beside the two stages', () => {
         source.close();
       }
       expect(panels.tables.summary.events).toBe(decodeTrace(bytes).events.count);
-      // Kept beside the index to come, not beside the summaries file (removed once the index stands).
-      expect(existsSync(`${file}.panels`)).toBe(true);
-      expect(existsSync(`${summariesPathFor(file)}.panels`)).toBe(false);
+      // Kept in the cache folder, where they stay once the index stands.
+      const panelsFile = cacheFiles(cacheDirFor(trace)).panels;
+      expect(existsSync(panelsFile)).toBe(true);
       release();
       await session.index();
-      expect(existsSync(`${file}.panels`)).toBe(true);
+      expect(existsSync(panelsFile)).toBe(true);
       // The next session reads them back from there, whichever stage it is in.
       const again = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
       again.panels();

@@ -361,7 +361,7 @@ describe('code tree-sitter cannot parse', () => {
 });
 
 describe('big units', () => {
-  it('rewrites a multi-megabyte unit with multibyte text in a few seconds', () => {
+  it('rewrites a multi-megabyte unit with multibyte text', () => {
     const N = 5000;
     const parts = ['# 1 "big.c"\n'];
     for (let i = 0; i < N; i++) {
@@ -372,9 +372,8 @@ describe('big units', () => {
     }
     const input = parts.join('');
     expect(Buffer.byteLength(input)).toBeGreaterThan(900_000); // many 64 Ki-unit chunks for the parser
-    const started = performance.now();
+    // Its speed is measured by `npm run bench -- --only readers`, as a ratio to parsing the unit alone.
     const r = rewrite(input);
-    const ms = performance.now() - started;
     expect(r).toMatchObject({ functions: N, sites: N * 9, skippedFunctions: 0 });
     expect(r.text.split('\n').length).toBe(input.split('\n').length);
     // 7 sites per function (ENTRY, FALLOFF, malloc, free, return, free, return), then the N statics, then one
@@ -382,6 +381,5 @@ describe('big units', () => {
     const last = `static int f${N - 1}(int x)\n{${frame(7 * N - 7, 7 * N - 6)}\n  char *p = (char *)__mw_malloc(&__mw_u, ${7 * N - 5}u, 16);`;
     expect(r.text.includes(last)).toBe(true);
     expect(r.text.endsWith(`{ &__mw_u, ${8 * N - 1}u, &s${N - 1}, sizeof(s${N - 1}) };\n`)).toBe(true);
-    expect(ms).toBeLessThan(10_000);
   });
 });

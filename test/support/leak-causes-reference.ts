@@ -1,81 +1,13 @@
-// The leak-cause analysis as it was before it became a fold (analysis/leak-causes.ts): the whole decoded model in,
-// read with random access (the freed and leaked blocks per site, the frame tree, every branch). Kept as the reference
-// the folds are compared with; the one known difference is the cut of a path longer than MAX_PATH_EVENTS steps, which
-// this version makes at an event (so a path may keep a few steps more), the fold at exactly MAX_PATH_EVENTS.
+// An oracle for the leak-cause analysis (analysis/leak-causes.ts): the whole decoded model in, read with random
+// access (the freed and leaked blocks per site, the frame tree, every branch), each step written from the rule it
+// follows (the common function's vote, a block's path back from that function's exit, loops folded, the separating
+// step) and sharing no code with the folds it checks but the model, the format's numbers and the analysis's output
+// types and limits (its contract, not its code). The one known difference is the cut of a path longer than
+// MAX_PATH_EVENTS steps, which this version makes at an event (so a path may keep a few steps more), the fold at
+// exactly MAX_PATH_EVENTS.
 import { NONE, type Model } from '../../analysis/model.js';
-import { siteInfo } from '../../analysis/sites.js';
 import { Kind, SiteKind } from '../../analysis/trace/format.js';
-
-export const LEAK_CAUSES_SCHEMA = 'cc-memwrap.leak-causes/1';
-
-/** Instances compared per suspect site and side (freed, leaked), picked evenly over the run. */
-export const MAX_INSTANCES = 64;
-/** Events kept per path, counted back from its end (the comparison is aligned at the end). */
-export const MAX_PATH_EVENTS = 4096;
-/** Longest repeated block folded by `foldRepeats`. */
-export const MAX_LOOP_BODY = 16;
-
-/** A place in the source: a function, its file and line (entry line for functions, the branch's line for branches). */
-export interface SourcePlace {
-  function: string;
-  file: string | null;
-  line: number;
-}
-
-/** One step of a path: entering or leaving a function, or a branch outcome. */
-export interface PathStep {
-  kind: 'enter' | 'exit' | 'branch';
-  /** The function entered or left, or the one holding the branch. */
-  function: string;
-  file: string | null;
-  line: number;
-  /** Branches: the branch's source text (`if (err == 1)`, `case 2:`, `n > 0 ?`, `p &&`); null otherwise. */
-  text: string | null;
-  /** Branches: true when the condition held (or the case label was jumped to); null otherwise. */
-  taken: boolean | null;
-}
-
-export interface LeakCulprit extends PathStep {
-  /** How many of the compared leaking paths have this step as their separating step. */
-  leakingPaths: number;
-}
-
-export interface SuspectSite {
-  /** The allocation site. */
-  site: number;
-  allocation: SourcePlace & { allocator: string };
-  freed: number;
-  leaked: number;
-  /** The lowest function common to the allocation's and the free's call stacks (the most frequent one), or null. */
-  commonFunction: SourcePlace | null;
-  /** Instances whose paths were compared. */
-  compared: { freeing: number; leaking: number };
-  /** The separating step of the leaking paths; null when none separates them (see `note`). */
-  culprit: LeakCulprit | null;
-  /** Functions some freeing path enters and no leaking path does (typically the one that frees). */
-  onlyInFreeing: SourcePlace[];
-  /** One freeing and one leaking path, repeats folded, ending with the common function's exit. */
-  freeingPath: PathStep[];
-  leakingPath: PathStep[];
-  /** Why there is no culprit or no comparison, or null. */
-  note: string | null;
-}
-
-export interface PlainLeakSite {
-  site: number;
-  allocation: SourcePlace & { allocator: string };
-  /** Blocks allocated there and never freed; no block of the site was freed. */
-  leaked: number;
-}
-
-export interface LeakCauses {
-  /** The trace holds branch outcomes (built with --mw-branches). */
-  branchesRecorded: boolean;
-  /** Sites with freed and leaked blocks, most leaked first. */
-  suspects: SuspectSite[];
-  /** Sites none of whose blocks was freed (a plain leak, or a cache kept to the end): not suspect. */
-  neverFreed: PlainLeakSite[];
-}
+import { MAX_INSTANCES, MAX_LOOP_BODY, MAX_PATH_EVENTS, type SourcePlace, type PathStep, type LeakCulprit, type SuspectSite, type PlainLeakSite, type LeakCauses } from '../../analysis/leak-causes.js';
 
 /** Path tokens: ENTER = entry site × 4, EXIT = entry site × 4 + 1, BRANCH = site × 4 + 2 + taken. */
 const ENTER_TOKEN = 0;
@@ -242,99 +174,90 @@ function firstBranchAfter(model: Model, event: number): number {
 }
 
 /**
- * Folds loops: wherever a block of up to `maxBody` tokens is repeated back to back, one copy is kept, until no such
- * repeat is left. So a loop body run 3 times and the same body run 300 times fold to the same single copy, and
- * paths that differ only in how often a loop ran compare equal (a simpler stand-in for a Sequitur grammar, which
- * would also keep the count: only whether a sub-sequence repeats matters to the comparison).
+ * Loops folded, written from the rule (analysis/README.md, leak causes) rather than from the fold's code: for each
+ * body length from 1 to `maxBody` in turn, the tokens are kept left to right, and whenever what is kept ends with the
+ * same body twice, the second copy is dropped; all lengths again, until a round drops nothing.
  */
 export function foldRepeats(tokens: readonly number[], maxBody = MAX_LOOP_BODY): number[] {
-  let seq = tokens.slice();
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (let len = 1; len <= maxBody && 2 * len <= seq.length; len++) {
-      const out: number[] = [];
-      let i = 0;
-      while (i < seq.length) {
-        out.push(seq[i]!);
-        // Once out ends with two copies of a block of `len` tokens, drop the second.
-        if (out.length >= 2 * len && sameBlock(out, out.length - 2 * len, out.length - len, len)) {
-          out.length -= len;
-          changed = true;
-        }
-        i++;
+  let seq = [...tokens];
+  for (;;) {
+    const before = seq.join(' ');
+    for (let len = 1; len <= maxBody; len++) {
+      const kept: number[] = [];
+      for (const t of seq) {
+        kept.push(t);
+        const n = kept.length;
+        if (n >= 2 * len && kept.slice(n - 2 * len, n - len).join(' ') === kept.slice(n - len).join(' ')) kept.splice(n - len, len);
       }
-      seq = out;
+      seq = kept;
     }
+    if (seq.join(' ') === before) return seq;
   }
-  return seq;
-}
-
-function sameBlock(a: readonly number[], x: number, y: number, len: number): boolean {
-  for (let j = 0; j < len; j++) if (a[x + j] !== a[y + j]) return false;
-  return true;
 }
 
 /**
- * The comparison, aligned at the end (the common function's exit): for each leaking path, walking back from its end,
- * the first token that no freeing path has at that distance from its end. Returns the token most leaking paths
- * name (ties: the one nearest the end, then the smallest), with how many name it; null when no path has one.
+ * The separating step, from its definition: a leaking path's step at distance d from its end (d from 2: the last
+ * step is the common function's exit, on every path) separates it when no freeing path has that step at distance
+ * d; each leaking path names its nearest such step. The step most paths name wins; on a tie the one found nearest
+ * an end, then the smallest token.
  */
 function separatingStep(freeing: Path[], leaking: Path[]): { token: number; count: number } | null {
-  const atDistance: Set<number>[] = [];
-  for (const p of freeing) {
-    for (let d = 1; d <= p.tokens.length; d++) (atDistance[d] ??= new Set()).add(p.tokens[p.tokens.length - d]!);
-  }
-  const counts = new Map<number, { count: number; distance: number }>();
+  const at = (p: Path, d: number): number | undefined => (d <= p.tokens.length ? p.tokens[p.tokens.length - d] : undefined);
+  const named: { token: number; distance: number }[] = [];
   for (const p of leaking) {
     for (let d = 2; d <= p.tokens.length; d++) {
-      const token = p.tokens[p.tokens.length - d]!;
-      if (atDistance[d]?.has(token)) continue;
+      const token = at(p, d)!;
+      if (freeing.some((f) => at(f, d) === token)) continue;
       p.culprit = token;
-      const c = counts.get(token) ?? { count: 0, distance: d };
-      c.count++;
-      c.distance = Math.min(c.distance, d);
-      counts.set(token, c);
+      named.push({ token, distance: d });
       break;
     }
   }
-  let best: { token: number; count: number; distance: number } | null = null;
-  for (const [token, c] of counts) {
-    if (best === null || c.count > best.count || (c.count === best.count && (c.distance < best.distance || (c.distance === best.distance && token < best.token)))) {
-      best = { token, ...c };
-    }
-  }
-  return best === null ? null : { token: best.token, count: best.count };
+  if (named.length === 0) return null;
+  const tokens = [...new Set(named.map((n) => n.token))].map((token) => {
+    const mine = named.filter((n) => n.token === token);
+    return { token, count: mine.length, distance: Math.min(...mine.map((n) => n.distance)) };
+  });
+  tokens.sort((a, b) => b.count - a.count || a.distance - b.distance || a.token - b.token);
+  return { token: tokens[0]!.token, count: tokens[0]!.count };
 }
 
-/** Functions (entry sites) entered on some freeing path and on no leaking path. */
+/** The functions some freeing path enters and no leaking path enters, by entry site, smallest first. */
 function onlyInFreeing(model: Model, freeing: Path[], leaking: Path[]): SourcePlace[] {
-  const entered = (paths: Path[]): Set<number> => {
-    const s = new Set<number>();
-    for (const p of paths) for (const t of p.tokens) if (t % 4 === ENTER_TOKEN) s.add(t / 4);
-    return s;
-  };
-  const leakingEntered = entered(leaking);
-  return [...entered(freeing)].filter((s) => !leakingEntered.has(s)).sort((a, b) => a - b).map((s) => functionPlace(model, s));
+  const entries = (paths: Path[]): number[] => paths.flatMap((p) => p.tokens.filter((t) => t % 4 === ENTER_TOKEN).map((t) => t / 4));
+  const inLeaking = entries(leaking);
+  const sites = [...new Set(entries(freeing))].filter((s) => !inLeaking.includes(s));
+  return sites.sort((a, b) => a - b).map((s) => functionPlace(model, s));
+}
+
+/** A site's names straight from the model's site table (not through analysis/sites.ts): file, function, name, line. */
+function siteNames(model: Model, site: number): { file: string | null; func: string; name: string; line: number } | null {
+  const S = model.sites;
+  if (site <= 0 || site >= S.count || S.kind[site] === 0) return null;
+  const str = (i: number): string | null => (i < 0 ? null : (S.strings[i] ?? null));
+  return { file: str(S.file[site]!), func: str(S.func[site]!) ?? '', name: str(S.name[site]!) ?? '', line: S.line[site]! };
 }
 
 function describeToken(model: Model, token: number): PathStep {
   const kind = token % 4;
   const site = (token - kind) / 4;
-  if (kind >= BRANCH_TOKEN) {
-    const info = siteInfo(model, site);
-    return { kind: 'branch', function: info?.func ?? '?', file: info?.file ?? null, line: info?.line ?? 0, text: info?.name ?? null, taken: kind === BRANCH_TOKEN + 1 };
+  if (kind === BRANCH_TOKEN || kind === BRANCH_TOKEN + 1) {
+    const n = siteNames(model, site);
+    return { kind: 'branch', function: n?.func ?? '?', file: n?.file ?? null, line: n?.line ?? 0, text: n?.name ?? null, taken: kind === BRANCH_TOKEN + 1 };
   }
   return { kind: kind === ENTER_TOKEN ? 'enter' : 'exit', ...functionPlace(model, site), text: null, taken: null };
 }
 
+/** A function by its entry site: its name (else the function the site is in), where it is defined. */
 function functionPlace(model: Model, entrySite: number): SourcePlace {
-  const info = siteInfo(model, entrySite);
-  return { function: info?.name || info?.func || `<site ${entrySite}>`, file: info?.file ?? null, line: info?.line ?? 0 };
+  const n = siteNames(model, entrySite);
+  return { function: (n?.name || n?.func) || `<site ${entrySite}>`, file: n?.file ?? null, line: n?.line ?? 0 };
 }
 
+/** An allocation site: the function it is in, where, and the allocator it calls (the site's name). */
 function allocationPlace(model: Model, site: number): SourcePlace & { allocator: string } {
-  const info = siteInfo(model, site);
-  return { function: info?.func ?? '?', file: info?.file ?? null, line: info?.line ?? 0, allocator: info?.name ?? '?' };
+  const n = siteNames(model, site);
+  return { function: n?.func ?? '?', file: n?.file ?? null, line: n?.line ?? 0, allocator: n?.name ?? '?' };
 }
 
 /** At most `n` items, spread evenly over the list (first and last included). */

@@ -1,8 +1,11 @@
 // How the renderer reaches files: the Electron preload API (window.ccMemwrap), the local server's API, or the data a self-contained HTML report carries in the page itself, behind one interface. The renderer never sees a path it did not get from these, and never reads files itself except ones the user picks.
+import type { AttributionBy } from '../../../analysis/attribution.js';
+import type { IndexMeta } from '../../../analysis/event-index.js';
 import type { IndexDetailReply, IndexPanelsReply, IndexReportReply, IndexStatusReply, RecentEntry, SessionReply, SourceResult } from '../../../host/session-types.js';
 import { EMBEDDED_SESSION_ID, EMBEDDED_TRACE_ID, type EmbeddedSession } from '../../../host/embedded-types.js';
 import { embeddedIndex } from './embedded-index.js';
 import { EventsWatch } from './index-events.js';
+import { localIndex } from './local-index.js';
 
 export type { RecentEntry, SourceResult };
 export type SessionInfo = SessionReply;
@@ -20,7 +23,13 @@ export interface Backend {
   index: IndexApi | null;
 }
 
-/** What the page asks the host about a trace opened through its index (host/index-api.ts answers). */
+/** The events of a table row (its group), of some blocks (their allocations) or of a call path (its allocations). */
+export type EventsQuery = { by: AttributionBy; key: string } | { blocks: number[] } | { callPath: string[] };
+
+/**
+ * What the page asks of a trace: of a large one, the host about its index (host/index-api.ts answers); of one the
+ * page holds whole, its own index in a worker (local-index.ts). The page reads every trace through this.
+ */
 export interface IndexApi {
   status(): Promise<IndexStatusReply>;
   /** The bucket summaries (Float64, SUMMARY_FIELDS per bucket). */
@@ -37,7 +46,17 @@ export interface IndexApi {
   panels(): Promise<IndexPanelsReply>;
   /** A host that builds the events after the summaries: their state, and requests for them held until they are ready. */
   eventsWatch?: EventsWatch;
+  /** The events `query` names, or why they cannot be listed (a large trace's host does not list them: its index has no such table). */
+  eventsOf(query: EventsQuery): Promise<Int32Array | string>;
+  /**
+   * The trace is held whole (the page's own index): every event and the panels come at once, so the page is ready
+   * when they are drawn; a host's index or a report's window is drawn from its summaries first.
+   */
+  readonly whole?: boolean;
 }
+
+/** Why a large trace's host lists no events of a row, blocks or path. */
+export const NO_EVENTS_OF = 'listing the events of a row, of blocks or of a call path needs the whole trace decoded, which the viewer does not do for a trace opened through its index';
 
 /** A host's index API with its requests for events held while the host still builds them (index-events.ts). */
 function heldForEvents(api: IndexApi): IndexApi {
@@ -88,6 +107,7 @@ function electronBackend(api: PreloadApi): Backend {
       report: () => api.indexReport(),
       panels: async () => JSON.parse(await api.indexPanels()) as IndexPanelsReply,
       next: async (from, direction, cls, thread) => (await api.indexNext(String(from), String(direction), cls, thread === null ? 'all' : String(thread))).event,
+      eventsOf: async () => NO_EVENTS_OF,
     }),
   };
 }
@@ -207,6 +227,7 @@ export function serverIndexApi(which = ''): IndexApi {
     panels: async () => json<IndexPanelsReply>(await fetch(url('./api/index/panels'), { headers: API_HEADERS })),
     next: async (from, direction, cls, thread) =>
       (await json<{ event: number | null }>(await fetch(url('./api/index/next', `from=${from}&direction=${direction}&class=${encodeURIComponent(cls)}&thread=${thread === null ? 'all' : thread}`), { headers: API_HEADERS }))).event,
+    eventsOf: async () => NO_EVENTS_OF,
   };
 }
 
@@ -262,4 +283,39 @@ export function pickBackend(): Backend {
   if (api) return electronBackend(api);
   const block = document.getElementById(EMBEDDED_SESSION_ID);
   return block ? fileBackend(block) : serverBackend();
+}
+
+/** The frame sizes of a trace handed to the page without its host: none, and why. */
+const NO_PROGRAM = { program: null, units: null, missing: 'this trace was opened without its program (open it with cc-memwrap view)' };
+
+/** A trace opened for the page: the interface it is read through, and what the page says of how it is read. */
+export interface OpenedTrace {
+  api: IndexApi & { close?(): void };
+  /** What the automation handle reports: 'index' for a host's index, 'whole' for the page's own. */
+  mode: 'whole' | 'index';
+  /** What the title adds. */
+  titleNote: string;
+  /** The status line once the chart is drawn: how it is drawn and where the events come from. */
+  statusNote(meta: IndexMeta): string;
+}
+
+/**
+ * The interface of the trace to show: the host's index when the host opened it through its index (a large trace),
+ * else the page's own index (local-index.ts) of its bytes, read from the host (`onProgress` told how far) or handed to
+ * the page.
+ */
+export async function openTrace(backend: Backend, trace: SessionInfo | ArrayBuffer, onProgress: (phase: string, fraction: number) => void): Promise<OpenedTrace> {
+  if (!(trace instanceof ArrayBuffer) && trace.mode === 'index' && backend.index !== null) {
+    const report = backend.name === 'file';
+    return {
+      api: backend.index,
+      mode: 'index',
+      titleNote: ' (through its index)',
+      statusNote: (meta) =>
+        `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each${report ? '' : `, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view`}; the events themselves are ${report ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
+    };
+  }
+  const info = trace instanceof ArrayBuffer ? null : trace;
+  const bytes = info === null ? (trace as ArrayBuffer) : await backend.traceBytes((f) => onProgress(`Reading ${info.trace.name}`, f));
+  return { api: localIndex(bytes, info?.budgets ?? null, info?.stack ?? NO_PROGRAM), mode: 'whole', titleNote: '', statusNote: () => '' };
 }

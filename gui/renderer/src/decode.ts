@@ -1,7 +1,5 @@
-// Opening a decoded trace, for the viewer and the compare page alike: the decoding worker run on trace bytes, and the
-// budget lines the chart draws from what it found.
+// Opening a decoded trace, for the compare and lanes pages: the decoding worker run on trace bytes.
 import type { Budgets } from '../../../analysis/budgets.js';
-import type { BudgetMark } from './chart/chart.js';
 import { startDecodeWorker } from './start-worker.js';
 import type { ViewData, WorkerMessage } from './view-data.js';
 
@@ -37,15 +35,4 @@ export function decodeInWorker(
     };
     worker.postMessage({ bytes, budgets }, [bytes]);
   });
-}
-
-/** The budgets checked on the run, as lines (and exceeded ranges) on the chart. */
-export function budgetMarks(v: ViewData): BudgetMark[] {
-  return v.budgets.map((b) => ({
-    label: b.kind,
-    side: b.kind === 'heap' ? 'heap' : 'above',
-    bytes: b.limitBytes,
-    ranges: b.ranges.map((r) => [r.startEvent, r.endEvent] as [number, number]),
-    ...(b.libraryBlocks === false ? { library: false } : {}),
-  }));
 }

@@ -5,10 +5,10 @@
 // as `view`'s host does. Outside the window every answer is an error saying which events the report holds and that
 // `cc-memwrap view` shows the rest.
 import { eventClassBit, EVENT_CLASSES, type EventClass } from '../../../analysis/event-detail.js';
-import { encodeRange, IndexBucket, IndexReader, NOT_FREED, S, SUMMARY_FIELDS } from '../../../analysis/trace-index.js';
+import { encodeRange, IndexBucket, IndexReader, NOT_FREED, S, SUMMARY_FIELDS } from '../../../analysis/event-index.js';
 import { EMBEDDED_BUCKETS_ID, EMBEDDED_INDEX_ID, EMBEDDED_PANELS_ID, EMBEDDED_SUMMARY_ID, type EmbeddedIndex } from '../../../host/embedded-types.js';
 import type { IndexPanels } from '../../../analysis/panel-data.js';
-import type { IndexApi } from './backend.js';
+import { NO_EVENTS_OF, type IndexApi } from './backend.js';
 
 /** An event the report does not hold: the message says which it holds and how to see the rest. */
 export class OutsideWindowError extends Error {
@@ -134,6 +134,7 @@ export function embeddedIndexApi(embedded: EmbeddedIndex, summaryBytes: Uint8Arr
     report: async () => ({ state: 'ready', text: embedded.report }),
     panels: async () =>
       panels !== null ? { state: 'ready', panels } : { state: 'failed', message: 'this report file carries the text report only; cc-memwrap view shows the interactive panels' },
+    eventsOf: async () => NO_EVENTS_OF,
   };
 }
 

@@ -1,5 +1,5 @@
 // Index mode while the host still builds the events of a trace's index (its second stage: the chart's summaries come
-// first, host/trace-index.ts openTraceIndexStaged). The host refuses a request that needs the events (the events in
+// first, host/index-cache.ts openTraceIndexStaged). The host refuses a request that needs the events (the events in
 // view, an event's detail, the next event of a class) in words starting "events: building N%" (host/index-api.ts);
 // here such a request is held, the host's status asked every half second, and the request sent again once the events
 // are ready. Whoever shows the page's notice ("events: building 42%") is told each change.

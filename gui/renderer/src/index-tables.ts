@@ -11,16 +11,22 @@ import type { Peaks } from '../../../analysis/peak.js';
 import type { StackReport } from '../../../analysis/stack-report.js';
 import type { AttributionWithBlocks, PanelTables } from './tables.js';
 import type { PanelView } from './view-data.js';
+import { NO_EVENTS_OF, type IndexApi } from './backend.js';
 
 export class IndexTables implements PanelTables {
   private readonly tables = new Map<PanelBy, AttributionWithBlocks & { firstEvent: Map<AttributionRow, number> }>();
 
   private readonly data: IndexPanels;
 
-  /** `data`: as the host's JSON has it (indexPanelsText). */
+  /**
+   * `data`: as the host's JSON has it (indexPanelsText); `eventsOf`: the index's listing of a call path's allocations;
+   * `timing`: how long the page's own worker took (a trace it holds whole), absent for a host's.
+   */
   constructor(
     readonly run: Pick<Model, 'sites' | 'program'>,
     data: IndexPanels,
+    private readonly eventsOf: IndexApi['eventsOf'] = async () => NO_EVENTS_OF,
+    private readonly timing?: { decodeMs: number; tablesMs: number },
   ) {
     this.data = indexPanelsOf(data);
   }
@@ -77,13 +83,15 @@ export class IndexTables implements PanelTables {
     return this.data.tables.stack;
   }
 
-  callPathAllocations(): string {
-    return 'listing the allocations of a call path needs the whole trace decoded, which the viewer does not do for a trace opened through its index: its source is shown';
+  /** The allocations of a call path, as the index lists them (a host's does not: why, and its source is shown). */
+  callPathAllocations(path: string[]): Promise<Int32Array | string> {
+    return this.eventsOf({ callPath: path }).then((r) => (typeof r === 'string' ? `listing the allocations of a call path needs the whole trace decoded, which the viewer does not do for a trace opened through its index: its source is shown` : r));
   }
 
   /** What the panels read beside the tables, as a decoded trace's view gives it. */
   view(): PanelView {
     const t = this.data.tables;
-    return { summary: t.summary, budgets: t.budgets, flame: this.data.extras.flame, consumed: this.data.extras.consumed, decodeMs: 0, tablesMs: 0, hostSeconds: this.data.seconds };
+    const extras = { summary: t.summary, budgets: t.budgets, flame: this.data.extras.flame, consumed: this.data.extras.consumed };
+    return this.timing !== undefined ? { ...extras, ...this.timing } : { ...extras, decodeMs: 0, tablesMs: 0, hostSeconds: this.data.seconds };
   }
 }

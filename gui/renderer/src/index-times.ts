@@ -3,7 +3,7 @@
 // bucket's first and last event (TIME_MIN, TIME_MAX); between them an event is placed by its position in its bucket
 // (linearly: the bucket is the resolution there); the events of the window fetched have their own times, exact. At a
 // window's edge inside a bucket the placed times are held to the exact ones, so the axis never steps back.
-import { S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
+import { S, SUMMARY_FIELDS, type IndexMeta, type IndexRange } from '../../../analysis/event-index.js';
 
 /**
  * `window()`: the events fetched now, or null; read at each access. `times` is the column; `eventAt`, the first event

@@ -1,5 +1,5 @@
 // The chart's data for a trace opened through the host's index (index mode): the bucket summaries the host sends
-// (analysis/trace-index.ts) drawn when the whole run or much of it is in view; the fine summaries (one per 256 events)
+// (analysis/event-index.ts) drawn when the whole run or much of it is in view; the fine summaries (one per 256 events)
 // of the part in view fetched from the host when a bucket would be wider than a column, so the chart never draws a
 // summary much wider than a column; and the events in view fetched when few enough of them are in view, drawn one by
 // one. Until a window arrives, and beyond it, the coarser level stands in. The page holds the summaries (about 180
@@ -12,7 +12,7 @@
 // stacks and instrumented heap, computed here (threadAbove) as the whole-trace viewer computes them.
 import { eventClassBit, eventClassOfKind } from '../../../analysis/event-detail.js';
 import { MaskPyramid, MinMaxPyramid, type Extent } from '../../../analysis/lod.js';
-import { decodeFine, decodeRange, F, FINE_FIELDS, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove, type IndexMeta, type IndexRange } from '../../../analysis/trace-index.js';
+import { decodeFine, decodeRange, F, FINE_FIELDS, S, SUMMARY_FIELDS, T, THREAD_FIELDS, threadAbove, type IndexMeta, type IndexRange } from '../../../analysis/event-index.js';
 import type { IndexApi } from './backend.js';
 import type { ChartData, SeriesColumn } from './chart/columns.js';
 import { indexTimes } from './index-times.js';

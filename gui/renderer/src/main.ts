@@ -1,19 +1,21 @@
-// The viewer page: loads a trace (from the host, a file dialog, drag and drop or the recent list), decodes it in a worker with a progress bar, and wires chart, detail, source, panels, search, keyboard and export together.
+// The viewer page: loads a trace (from the host, a file dialog, drag and drop or the recent list) and reads it through
+// one interface (backend.ts IndexApi): a large trace through the host's index, any other through the page's own index
+// in a worker (local-index.ts), with a progress bar; and wires chart, detail, source, panels, search, keyboard and
+// export together.
 import type { AttributionBy, AttributionRow } from '../../../analysis/attribution.js';
-import { callStackAt, eventDetail, type EventClass, type EventDetail, type StackEntry } from '../../../analysis/event-detail.js';
+import type { EventClass, EventDetail, StackEntry } from '../../../analysis/event-detail.js';
 import { explainStack, traceNamesCallLines } from '../../../analysis/frame-detail.js';
-import { allocationsOf, eventsOfGroup, findSites, findSitesIn, nextEventOfClass, type SiteMatch } from '../../../analysis/event-sets.js';
+import { findSitesIn, type SiteMatch } from '../../../analysis/event-sets.js';
 import type { Model, ThreadInfo } from '../../../analysis/model.js';
-import { decodeRange, siteTableOf } from '../../../analysis/trace-index.js';
-import { IndexChartData } from './index-view.js';
+import { decodeRange, siteTableOf } from '../../../analysis/event-index.js';
+import { DETAIL_SPAN, IndexChartData } from './index-view.js';
 import { eventsNotice } from './index-events.js';
 import type { BuildState, IndexPanelsReply } from '../../../host/session-types.js';
-import { chartSeries, distinctSteps, eventClassMasks, instrumentedHeap } from '../../../analysis/lod.js';
 import { formatBytesFine, plural } from '../../../analysis/units.js';
 import { describeEnd } from '../../../analysis/summary.js';
-import { pickBackend, summariesBuilt, type Backend, type SessionInfo } from './backend.js';
+import { openTrace, pickBackend, summariesBuilt, type Backend, type EventsQuery, type IndexApi, type OpenedTrace, type SessionInfo } from './backend.js';
 import { Chart, type DrawnValues } from './chart/chart.js';
-import { chartData, type ChartData } from './chart/columns.js';
+import type { ChartData } from './chart/columns.js';
 import { chartPng, chartSvg, download, type ExportTitle } from './chart/export.js';
 import { renderLegend } from './chart/legend.js';
 import { VOCABULARY_NOTES } from './vocabulary.js';
@@ -22,25 +24,23 @@ import { byId, el, fill, keysAreTheControls } from './dom.js';
 import { Panels } from './panels/panels.js';
 import { setupProjector } from './projector.js';
 import { SourcePane } from './source/source-pane.js';
-import { budgetMarks, decodeInWorker } from './decode.js';
-import { Tables } from './tables.js';
+import { budgetMarks } from './chart-budgets.js';
 import { IndexTables } from './index-tables.js';
 import { hideTooltip, showTooltip } from './tooltip.js';
-import type { ViewData } from './view-data.js';
 import './styles.css';
 
 /** Timings and controls for automation (tests, the benchmark): read-only views of the page's own state. */
 interface ViewHandle {
   ready: boolean;
-  /** 'index' while a trace opened through the host's index is shown. */
+  /** 'index' while a trace the host opened through its index is shown, 'whole' for one the page indexed itself. */
   mode: 'whole' | 'index';
   error: string | null;
   timings: { start: number; bytes: number; decoded: number; firstChart: number; detailShown: number };
-  /** Index mode: milliseconds each window of events took to arrive. */
+  /** Milliseconds each window of events took to arrive. */
   fetchTimes: number[];
-  /** Index mode: whether events [a, b) have arrived (drawn one by one, not from summaries). */
+  /** Whether events [a, b) have arrived (drawn one by one, not from summaries). */
   hasEvents(a: number, b: number): boolean;
-  /** Index mode: whether the fine summaries of events [a, b) have arrived (drawn instead of the buckets'). */
+  /** Whether the fine summaries of events [a, b) have arrived (drawn instead of the buckets'). */
   hasFine(a: number, b: number): boolean;
   drawTimes: number[];
   events: number;
@@ -61,26 +61,23 @@ interface ViewHandle {
 interface PageState {
   /** The host's session when the trace came from the host (sources, budgets, stack data); null for a file handed to the page. */
   hostSession: SessionInfo | null;
-  view: ViewData | null;
-  tables: Tables | null;
-  /** Chart columns of all threads, and those drawn (one thread's when the thread filter is set, else the same). */
-  allData: ChartData | null;
+  /** The trace's index: the host's, or the page's own (local-index.ts), and `close` to let go of the latter. */
+  api: (IndexApi & { close?(): void }) | null;
+  /** What the chart draws (one thread's when the thread filter is set). */
   data: ChartData | null;
   /** The selected event, or null. */
   selected: number | null;
   /** The trace's name: the title of exports. */
   traceTitle: string;
-  /** The heap of instrumented code alone (`instrumentedHeap`), made the first time the libc heap is hidden. */
-  instrumentedHeap: Float64Array | null;
-  /** Index mode: the chart's summaries and fetched events, and the run's sites (for names, search, call lines). */
+  /** The chart's summaries and fetched events, and the run's sites (for names, search, call lines). */
   index: IndexChartData | null;
   indexRun: Pick<Model, 'sites' | 'program'> | null;
-  /** Index mode: the panels' tables the host computed as it streamed the trace, once they have come. */
+  /** The panels' tables, once they have come. */
   indexTables: IndexTables | null;
 }
 
 const backend: Backend = pickBackend();
-const state: PageState = { hostSession: null, view: null, tables: null, allData: null, data: null, selected: null, traceTitle: 'trace', instrumentedHeap: null, index: null, indexRun: null, indexTables: null };
+const state: PageState = { hostSession: null, api: null, data: null, selected: null, traceTitle: 'trace', index: null, indexRun: null, indexTables: null };
 
 const chart = new Chart(byId('chart'), byId('overview'));
 const source = new SourcePane(() => (state.hostSession ? backend : null), byId('source-head'), byId('source-body'));
@@ -116,8 +113,7 @@ const panels = new Panels(byId('panel-tabs'), byId('panel-body'), {
   goto: (e) => select(e),
   source: (file, line, marks) => void source.show(file, marks ?? (line === null ? [] : [{ line, kind: 'selected' }])),
   blocks: (blocks, file, line) => {
-    if (!state.view) return;
-    setHighlight(allocationsOf(state.view.model, blocks));
+    void eventsOf({ blocks }).then((events) => events !== null && setHighlight(events));
     void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]);
   },
   note: (text) => fill(byId('status-line'), text),
@@ -156,34 +152,17 @@ function progress(label: string | null, fraction = 0): void {
 
 /** The exports' title band: the trace and its program, and the events shown. */
 function exportTitle(): ExportTitle {
-  const view = state.view;
-  const program = view?.summary.process.program ?? null;
+  const program = state.indexRun?.program?.path ?? null;
   const [a, b] = chart.visibleEvents();
   const thread = byId<HTMLSelectElement>('thread');
   const whose = thread.value === 'all' ? '' : `, ${thread.selectedOptions[0]?.textContent ?? ''}`;
   return {
     title: program === null ? state.traceTitle : `${program.split('/').pop()} — ${state.traceTitle}`,
-    subtitle: `events ${a.toLocaleString('en-US')}–${Math.max(a, b - 1).toLocaleString('en-US')} of ${(view?.model.events.count ?? 0).toLocaleString('en-US')}${whose}`,
+    subtitle: `events ${a.toLocaleString('en-US')}–${Math.max(a, b - 1).toLocaleString('en-US')} of ${handle.events.toLocaleString('en-US')}${whose}`,
   };
 }
 
-/** Decodes trace bytes in the worker, with the progress bar; resolves with everything the page shows. */
-function decode(bytes: ArrayBuffer, budgets: SessionInfo['budgets']): Promise<ViewData> {
-  let data: ViewData | null = null;
-  const shown = decodeInWorker(
-    bytes,
-    budgets,
-    (phase, fraction) => progress(`Decoding: ${phase}`, fraction),
-    (extras) => {
-      // The flame graph and consumed chart come after: the view shown by then gets them (a later one has its own worker).
-      if (data !== null) Object.assign(data, extras);
-      if (data !== null && state.view === data) panels.refresh();
-    },
-  );
-  return shown.then((v) => (data = v));
-}
-
-/** The thread filter's choices: all threads, or each thread row of the trace (the model's, or the index's). */
+/** The thread filter's choices: all threads, or each thread row of the trace. */
 function threadOptions(threads: readonly Pick<ThreadInfo, 'index' | 'osTid'>[]): void {
   const sel = byId<HTMLSelectElement>('thread');
   fill(sel, el('option', { value: 'all' }, 'all threads'), ...threads.map((t, row) => el('option', { value: String(row) }, `thread ${t.index}${t.osTid !== null ? ` (tid ${t.osTid})` : ''}`)));
@@ -195,56 +174,25 @@ function threadRow(): number | null {
   return value === 'all' ? null : Number(value);
 }
 
-/** Index mode: the chart drawn anew from the index under the toolbar's thread filter and libc toggle. */
-function applyIndexFilter(ix: IndexChartData): void {
+/** The chart drawn anew from the index under the toolbar's thread filter and libc toggle. */
+function applyFilter(): void {
+  const ix = state.index;
+  if (ix === null) return;
   ix.setFilter({ thread: threadRow(), instrumented: !byId<HTMLInputElement>('show-libc').checked });
   state.data = ix.data;
   chart.setData(ix.data, ix.kinds);
 }
 
-function applyThread(): void {
-  if (state.index !== null) return applyIndexFilter(state.index);
-  const view = state.view;
-  if (!view) return;
-  const row = threadRow();
-  if (row === null && state.allData) state.data = state.allData;
-  else state.data = chartData(chartSeries(view.model, row, view.statics, heapSeries(view)), eventClassMasks(view.model, row), view.times);
-  chart.setData(state.data, view.model.events.kind);
-}
-
-/** The heap the chart draws: every live block, or, with "libc heap" unticked, those of instrumented code alone. */
-function heapSeries(view: ViewData): Float64Array {
-  if (byId<HTMLInputElement>('show-libc').checked) return view.model.events.heapRequested;
-  state.instrumentedHeap ??= instrumentedHeap(view.model);
-  return state.instrumentedHeap;
-}
-
 /**
  * The "libc heap" toggle: redraws the heap with or without the blocks allocated inside libc or uninstrumented code,
- * and when they are hidden says how many there were and how much of them was live at most, so the totals stay whole.
+ * and when they are hidden says how many there were and how much of them was live at most (the index counts them as
+ * it is built), so the totals stay whole.
  */
 function applyLibcHeap(): void {
   const ix = state.index;
-  if (ix !== null) {
-    applyIndexFilter(ix);
-    // The index counts the blocks allocated elsewhere and the most of them live at once as it is built.
-    fill(byId('status-line'), byId<HTMLInputElement>('show-libc').checked ? '' : libcHidden(ix.meta.libcBlocks, ix.meta.maxLibcHeap));
-    return;
-  }
-  const view = state.view;
-  if (!view) return;
-  state.allData = chartData(chartSeries(view.model, null, view.statics, heapSeries(view)), eventClassMasks(view.model), view.times);
-  applyThread();
-  if (byId<HTMLInputElement>('show-libc').checked) {
-    fill(byId('status-line'));
-    return;
-  }
-  const { blocks, events } = view.model;
-  let count = 0;
-  for (let b = 0; b < blocks.count; b++) count += blocks.interposed[b]!;
-  let hidden = 0;
-  for (let i = 0; i < events.count; i++) hidden = Math.max(hidden, events.heapRequested[i]! - state.instrumentedHeap![i]!);
-  fill(byId('status-line'), libcHidden(count, hidden));
+  if (ix === null) return;
+  applyFilter();
+  fill(byId('status-line'), byId<HTMLInputElement>('show-libc').checked ? '' : libcHidden(ix.meta.libcBlocks, ix.meta.maxLibcHeap));
 }
 
 /** The status line while the libc heap is hidden. */
@@ -264,14 +212,9 @@ function applyXMode(): void {
     select.value = 'events';
     fill(byId('status-line'), `Wall time not used yet: ${NO_TIMES_YET}; the x axis stays in event order.`);
   }
-  if (select.value === 'time' && ix !== null && !(ix.data.times[0]! < ix.data.times[ix.meta.events - 1]!)) {
+  const n = ix?.meta.events ?? 0;
+  if (select.value === 'time' && ix !== null && n > 0 && !(ix.data.times[0]! < ix.data.times[n - 1]!)) {
     select.value = 'events';
-    fill(byId('status-line'), 'Wall time not used: all the events share one timestamp (the runtime reads the clock once every 256 records of a thread, and this run is shorter); the x axis stays in event order.');
-  }
-  const view = state.view;
-  if (select.value === 'time' && view && view.times.length > 0 && distinctSteps(view.times) < 2) {
-    select.value = 'events';
-    const n = view.times.length;
     fill(
       byId('status-line'),
       `Wall time not used: ${n === 1 ? 'the one event has' : `all ${n.toLocaleString('en-US')} events share`} one timestamp (the runtime reads the clock once every 256 records of a thread, and this run is shorter); the x axis stays in event order.`,
@@ -281,80 +224,58 @@ function applyXMode(): void {
   if (mode !== chart.xMode) chart.setMode(mode);
 }
 
-async function show(v: ViewData, name: string): Promise<void> {
-  leaveIndexMode();
-  state.view = v;
-  state.traceTitle = name;
-  state.selected = null;
-  handle.events = v.model.events.count;
-  shownTitle = `${name} — ${plural(v.model.events.count, 'event')}`;
-  title(shownTitle);
-  threadOptions(v.model.threads);
-  state.instrumentedHeap = null;
-  state.allData = chartData(chartSeries(v.model, null, v.statics, heapSeries(v)), eventClassMasks(v.model), v.times);
-  state.data = state.allData;
-  chart.budgets = budgetMarks(v);
-  chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
-  fill(byId('status-line'));
-  chart.setData(state.data, v.model.events.kind);
-  applyXMode();
-  handle.timings.firstChart = performance.now();
-  state.tables = new Tables(v.model, state.hostSession?.stack ?? null);
-  panels.set(v, state.tables);
-  source.reset();
-  fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block.'));
-  if (state.hostSession?.budgetProblem) showError(`Budgets not drawn: ${state.hostSession.budgetProblem}`);
-  handle.ready = true;
+function recentList(info: SessionInfo): void {
+  const sel = byId<HTMLSelectElement>('recent');
+  fill(sel, el('option', { value: '' }, 'Recent…'), ...info.recent.map((r) => el('option', { value: r.path, title: r.path }, r.name)));
+  // An empty list (a fresh machine, or the HTML report, which has none) is not offered.
+  sel.hidden = info.recent.length === 0;
 }
 
-async function loadBytes(bytes: ArrayBuffer, name: string, budgets: SessionInfo['budgets']): Promise<void> {
-  handle.ready = false;
-  showError(null);
-  handle.timings.bytes = performance.now();
-  progress('Decoding', 0);
-  try {
-    const v = await decode(bytes, budgets);
-    handle.timings.decoded = performance.now();
-    progress(null);
-    await show(v, name);
-  } catch (e) {
-    progress(null);
-    loadingTitle(null);
-    showError(`Cannot show ${name}: ${(e as Error).message}`);
-  }
-}
-
+/** The trace the host opened: through its index, or its bytes read and indexed in the page. */
 async function loadFromHost(info: SessionInfo): Promise<void> {
   handle.ready = false;
   state.hostSession = info;
   panels.ramMap = info.ramMap ? { map: info.ramMap, budgets: info.budgets } : null;
   recentList(info);
   loadingTitle(info.trace.name);
-  if (info.mode === 'index' && backend.index !== null) return loadIndex(info, backend.index);
+  showError(null);
   progress(`Reading ${info.trace.name}`, 0);
+  handle.timings.bytes = performance.now();
   try {
-    const bytes = await backend.traceBytes((f) => progress(`Reading ${info.trace.name}`, f));
-    await loadBytes(bytes, info.trace.name, info.budgets);
+    const opened = await openTrace(backend, info, (phase, fraction) => progress(phase, fraction));
+    await show(info.trace.name, opened);
   } catch (e) {
-    progress(null);
-    loadingTitle(null);
-    showError(`Cannot read ${info.trace.name}: ${(e as Error).message}`);
+    failed(info.trace.name, e);
   }
 }
 
-/** A trace the user handed the page directly (file input, drop): sources come only from a chosen folder. */
+/** A trace the user handed the page directly (file input, drop): indexed in the page; sources come only from a chosen folder. */
 async function loadFile(file: File): Promise<void> {
   handle.ready = false;
   state.hostSession = null;
   panels.ramMap = null;
   loadingTitle(file.name);
+  showError(null);
   progress(`Reading ${file.name}`, 0);
-  await loadBytes(await file.arrayBuffer(), file.name, null);
+  handle.timings.bytes = performance.now();
+  try {
+    const opened = await openTrace(backend, await file.arrayBuffer(), (phase, fraction) => progress(phase, fraction));
+    await show(file.name, opened);
+  } catch (e) {
+    failed(file.name, e);
+  }
 }
 
-/** Back to whole mode (a whole trace is shown): the index's data dropped, the controls on again. */
-function leaveIndexMode(): void {
-  if (state.index === null) return;
+function failed(name: string, e: unknown): void {
+  progress(null);
+  loadingTitle(null);
+  showError(`Cannot show ${name}: ${(e as Error).message}`);
+}
+
+/** Leaves the trace shown: its page-side index let go of, its view's handlers off. */
+function leave(): void {
+  state.api?.close?.();
+  state.api = null;
   byId('events-state').hidden = true;
   const time = byId<HTMLSelectElement>('x-mode').querySelector<HTMLOptionElement>('option[value=time]')!;
   time.disabled = false;
@@ -362,85 +283,88 @@ function leaveIndexMode(): void {
   state.index = null;
   state.indexRun = null;
   state.indexTables = null;
-  handle.mode = 'whole';
   chart.onTransform = () => {};
 }
 
 /**
- * A trace opened through the host's index: waits for the index (its build's progress in the bar), then draws the
- * chart from its summaries; the events in view are fetched as the view narrows (IndexChartData), details on a click.
+ * A trace through its index (the host's, or the page's own): waits for its summaries (their build's progress in the
+ * bar), then draws the chart from them; the fine summaries and the events in view are fetched as the view narrows
+ * (IndexChartData), details on a click. The page is ready once the chart is drawn and, when the whole trace is few
+ * enough events to be fetched and its index answers them without holding them back, once they are drawn one by one.
  */
-async function loadIndex(info: SessionInfo, api: NonNullable<Backend['index']>): Promise<void> {
-  showError(null);
-  handle.timings.bytes = performance.now();
-  try {
-    const status = await summariesBuilt(api.status, (phase, fraction) => progress(`Indexing ${info.trace.name}: ${phase}`, fraction));
-    if (status.state === 'failed') throw new Error(status.message);
-    const meta = status.meta;
-    const summary = new Float64Array(await api.summary());
-    handle.timings.decoded = performance.now();
-    progress(null);
-    state.view = null;
-    state.tables = null;
-    state.allData = null;
-    state.instrumentedHeap = null;
-    const data = new IndexChartData(meta, summary, api.eventsWatch?.latestWindow() ?? api);
-    state.index = data;
-    state.indexRun = { sites: siteTableOf(meta), program: meta.program };
-    state.traceTitle = info.trace.name;
-    state.selected = null;
-    handle.mode = 'index';
-    handle.events = meta.events;
-    shownTitle = `${info.trace.name} — ${plural(meta.events, 'event')} (through its index)`;
-    title(shownTitle);
-    // The thread filter lists the index's threads; it and the libc toggle draw from the index's thread table and instrumented heap.
-    threadOptions(meta.threads);
-    byId<HTMLSelectElement>('x-mode').value = 'events';
-    data.setFilter({ thread: null, instrumented: !byId<HTMLInputElement>('show-libc').checked });
-    state.data = data.data;
-    chart.budgets = [];
-    chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
-    data.onWindow = () => chart.redraw();
-    let pending = 0;
-    chart.onTransform = () => {
-      // A tooltip asked for before the view moved would name an event no longer under the pointer.
-      hovering++;
-      hovered = null;
-      hideTooltip(byId('tooltip'));
-      // The events in view are asked for once the view rests a moment (not on every frame of a drag).
-      clearTimeout(pending);
-      pending = window.setTimeout(() => {
-        const [a, b] = chart.visibleEvents();
-        data.want(a, b);
-      }, 40);
+async function show(name: string, opened: OpenedTrace): Promise<void> {
+  const api = opened.api;
+  const status = await summariesBuilt(api.status, (phase, fraction) => progress(`Indexing ${name}: ${phase}`, fraction));
+  if (status.state === 'failed') throw new Error(status.message);
+  const meta = status.meta;
+  const summary = new Float64Array(await api.summary());
+  handle.timings.decoded = performance.now();
+  progress(null);
+  leave();
+  const data = new IndexChartData(meta, summary, api.eventsWatch?.latestWindow() ?? api);
+  state.api = api;
+  state.index = data;
+  state.indexRun = { sites: siteTableOf(meta), program: meta.program };
+  state.traceTitle = name;
+  state.selected = null;
+  handle.mode = opened.mode;
+  handle.events = meta.events;
+  shownTitle = `${name} — ${plural(meta.events, 'event')}${opened.titleNote}`;
+  title(shownTitle);
+  // The thread filter lists the index's threads; it and the libc toggle draw from the index's thread table and instrumented heap.
+  threadOptions(meta.threads);
+  byId<HTMLSelectElement>('x-mode').value = 'events';
+  data.setFilter({ thread: null, instrumented: !byId<HTMLInputElement>('show-libc').checked });
+  state.data = data.data;
+  chart.budgets = [];
+  chart.marks = { selected: null, related: new Int32Array(0), orphaned: new Int32Array(0), highlight: new Int32Array(0) };
+  // The events in view, drawn one by one: the first window (the whole run, when it is few enough events) is asked for at once.
+  const firstWindow = new Promise<void>((arrived) => {
+    data.onWindow = () => {
+      chart.redraw();
+      if (data.covers(0, Math.min(meta.events, DETAIL_SPAN))) arrived();
     };
-    if (chart.xMode !== 'events') chart.setMode('events');
-    chart.setData(data.data, data.kinds);
-    handle.timings.firstChart = performance.now();
-    source.reset();
-    fill(
-      byId('status-line'),
-      `Opened through its index: ${meta.buckets.toLocaleString('en-US')} summaries of ${meta.bucketSize.toLocaleString('en-US')} events each${backend.name === 'file' ? '' : `, finer ones of ${meta.fineSize.toLocaleString('en-US')} events for the part in view`}; the events themselves are ${backend.name === 'file' ? 'in this report only where the notice above says' : 'read from the host when you zoom in'}.`,
-    );
-    void indexPanels(api, data, info);
-    followEvents(api, data, status.events);
-    fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
-    handle.ready = true;
-  } catch (e) {
-    progress(null);
-    loadingTitle(null);
-    showError(`Cannot show ${info.trace.name}: ${(e as Error).message}`);
+  });
+  let pending = 0;
+  chart.onTransform = () => {
+    // A tooltip asked for before the view moved would name an event no longer under the pointer.
+    hovering++;
+    hovered = null;
+    hideTooltip(byId('tooltip'));
+    // The events in view are asked for once the view rests a moment (not on every frame of a drag).
+    clearTimeout(pending);
+    pending = window.setTimeout(() => {
+      const [a, b] = chart.visibleEvents();
+      data.want(a, b);
+    }, 40);
+  };
+  if (chart.xMode !== 'events') chart.setMode('events');
+  chart.setData(data.data, data.kinds);
+  data.want(0, meta.events);
+  handle.timings.firstChart = performance.now();
+  source.reset();
+  fill(byId('status-line'), opened.statusNote(meta));
+  const panelsShown = showPanels(api, data, name);
+  followEvents(api, data, status.events);
+  fill(byId('detail'), el('p', { class: 'hint' }, 'Click a bar to see its source line, its call stack and, for a heap event, the other end of its block. Type an event number in the search box to jump to it.'));
+  if (state.hostSession?.budgetProblem) showError(`Budgets not drawn: ${state.hostSession.budgetProblem}`);
+  // A trace held whole has its events and panels at once: the page is ready when they are drawn. Another is ready with
+  // its summaries' chart, the rest coming as the host has it.
+  if (api.whole === true) {
+    if (meta.events <= DETAIL_SPAN) await firstWindow;
+    await panelsShown;
   }
+  if (state.index === data) handle.ready = true;
 }
 
-/** Why the wall-time axis waits in index mode while the events are built. */
+/** Why the wall-time axis waits while the events are built. */
 const NO_TIMES_YET = "the chart's summaries are built first, without times (reading the trace's times would slow the first chart); the wall-time axis comes with the events";
 
 /**
- * Index mode: the wall-time choice of the x axis, off with its reason while the summaries carry no times; when the
- * events are ready, the buckets' times taken from the whole index's summaries and the choice on.
+ * The wall-time choice of the x axis, off with its reason while the summaries carry no times; when the events are
+ * ready, the buckets' times taken from the whole index's summaries and the choice on.
  */
-function timeChoice(api: NonNullable<Backend['index']>, ix: IndexChartData, events: BuildState): void {
+function timeChoice(api: IndexApi, ix: IndexChartData, events: BuildState): void {
   const option = byId<HTMLSelectElement>('x-mode').querySelector<HTMLOptionElement>('option[value=time]')!;
   const on = (yes: boolean): void => {
     option.disabled = !yes;
@@ -461,8 +385,8 @@ function timeChoice(api: NonNullable<Backend['index']>, ix: IndexChartData, even
   );
 }
 
-/** Index mode: the notice of the events while the host builds them (index-events.ts), until they are ready; the wall-time choice with them. */
-function followEvents(api: NonNullable<Backend['index']>, ix: IndexChartData, events: BuildState | undefined): void {
+/** The notice of the events while the host builds them (index-events.ts), until they are ready; the wall-time choice with them. */
+function followEvents(api: IndexApi, ix: IndexChartData, events: BuildState | undefined): void {
   const box = byId('events-state');
   const show = (s: BuildState): void => {
     const text = eventsNotice(s);
@@ -476,10 +400,11 @@ function followEvents(api: NonNullable<Backend['index']>, ix: IndexChartData, ev
 }
 
 /**
- * Index mode's panels: whole mode's panels, from the data the host computes as it streams the trace (IndexTables),
- * its progress shown until it comes (a report file carries them). Where there are none, the host's report instead.
+ * The panels, from the data the index computes as it reads the trace (IndexTables), its progress shown until it
+ * comes (a report file carries them); the budgets it checked drawn on the chart. Where there are none, the host's
+ * report instead.
  */
-async function indexPanels(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo): Promise<void> {
+async function showPanels(api: IndexApi, ix: IndexChartData, name: string): Promise<void> {
   fill(byId('panel-tabs'), el('button', { type: 'button', class: 'active' }, 'Panels'));
   const waiting = el('p', { class: 'empty' });
   fill(byId('panel-body'), waiting);
@@ -495,46 +420,45 @@ async function indexPanels(api: NonNullable<Backend['index']>, ix: IndexChartDat
     }
     if (state.index !== ix) return;
     if (r.state === 'ready') {
-      state.indexTables = new IndexTables(state.indexRun!, r.panels);
+      state.indexTables = new IndexTables(state.indexRun!, r.panels, (q) => api.eventsOf(q), r.timing);
       panels.set(state.indexTables.view(), state.indexTables);
+      chart.budgets = budgetMarks(r.panels.tables.budgets);
+      chart.redraw();
       return;
     }
-    if (r.state === 'failed') return indexReportPanel(api, ix, info, r.message);
+    if (r.state === 'failed') return reportPanel(api, ix, name, r.message);
     const how = r.state === 'waiting' ? (r.for === undefined ? 'starting' : `waiting for ${r.for}`) : `${Math.floor(r.fraction * 100)} %, ${r.phase}`;
     const events = api.eventsWatch?.current;
     const report = reportShown ? '' : events?.state === 'building' ? ` The text report comes after the events are indexed (${Math.floor(events.fraction * 100)}%).` : '';
-    fill(waiting, `The host is computing the tables, flame graph and budgets as it streams the trace (${how})…${report}`);
+    fill(waiting, `Computing the tables, flame graph and budgets as the trace is read (${how})…${report}`);
     if (!reportShown) {
       const report = await api.report().catch(() => null);
       if (state.index !== ix) return;
       if (report?.state === 'ready') {
         reportShown = true;
-        byId('panel-body').append(el('p', { class: 'hint' }, `Meanwhile, \`cc-memwrap report --by function --peak --leaks ${info.trace.name}\`, computed on the host as it streamed the trace:`), el('pre', { class: 'report-text' }, report.text));
+        byId('panel-body').append(el('p', { class: 'hint' }, `Meanwhile, \`cc-memwrap report --by function --peak --leaks ${name}\`, computed on the host as it streamed the trace:`), el('pre', { class: 'report-text' }, report.text));
       }
     }
-    await new Promise((done) => setTimeout(done, 500));
+    await new Promise((done) => setTimeout(done, api.whole === true ? 50 : 500));
   }
 }
 
-/** Index mode: an attribution row's first event, jumped to (its events are not listed one by one: that needs the whole trace decoded). */
+/** A table row's first event, jumped to (where the index lists no row's events). */
 function jumpToRow(tables: IndexTables, by: 'function' | 'site' | 'thread' | 'library', row: AttributionRow): void {
   const e = tables.firstEventOf(by, row);
   if (e === null) return fill(byId('status-line'), `${row.label}: no heap event to jump to.`);
   setHighlight(new Int32Array(0));
   jumpTo(e);
-  fill(
-    byId('status-line'),
-    `${row.label}: its first heap event, ${e.toLocaleString('en-US')}. Highlighting all of a row's events needs the whole trace decoded, which the viewer does not do for a trace opened through its index.`,
-  );
+  fill(byId('status-line'), `${row.label}: its first heap event, ${e.toLocaleString('en-US')}. Highlighting all of a row's events needs the whole trace decoded, which the viewer does not do for a trace opened through its index.`);
 }
 
 /**
- * Index mode's panel where the host has no panels' data (`why`): the report the host computes by streaming the trace
- * once (summary, heap by function, peaks, leaks), when it is ready.
+ * The panel where the index has no panels' data (`why`): the report the host computes by streaming the trace once
+ * (summary, heap by function, peaks, leaks), when it is ready.
  */
-async function indexReportPanel(api: NonNullable<Backend['index']>, ix: IndexChartData, info: SessionInfo, why: string): Promise<void> {
+async function reportPanel(api: IndexApi, ix: IndexChartData, name: string, why: string): Promise<void> {
   fill(byId('panel-tabs'), el('button', { type: 'button', class: 'active' }, 'Report'));
-  const note = `No interactive tables, flame graph or budgets: ${why}. This is \`cc-memwrap report --by function --peak --leaks ${info.trace.name}\`, computed on the host as it streams the trace.`;
+  const note = `No interactive tables, flame graph or budgets: ${why}. This is \`cc-memwrap report --by function --peak --leaks ${name}\`, computed on the host as it streams the trace.`;
   for (;;) {
     if (state.index !== ix) return;
     let r: Awaited<ReturnType<typeof api.report>>;
@@ -555,13 +479,6 @@ async function indexReportPanel(api: NonNullable<Backend['index']>, ix: IndexCha
   }
 }
 
-function recentList(info: SessionInfo): void {
-  const sel = byId<HTMLSelectElement>('recent');
-  fill(sel, el('option', { value: '' }, 'Recent…'), ...info.recent.map((r) => el('option', { value: r.path, title: r.path }, r.name)));
-  // An empty list (a fresh machine, or the HTML report, which has none) is not offered.
-  sel.hidden = info.recent.length === 0;
-}
-
 // ---- selection ----
 
 function setHighlight(events: Int32Array): void {
@@ -569,10 +486,23 @@ function setHighlight(events: Int32Array): void {
   chart.redraw();
 }
 
+/** The events of a row, blocks or call path as the index lists them, or null (said in the status line) where it does not. */
+async function eventsOf(query: EventsQuery): Promise<Int32Array | null> {
+  const api = state.api;
+  if (api === null) return null;
+  const r = await api.eventsOf(query);
+  return typeof r === 'string' || state.api !== api ? null : r;
+}
+
+/** A table row: its events highlighted; where the index lists none, its first event jumped to. */
 function highlightRow(by: AttributionBy, row: AttributionRow): void {
-  if (state.indexTables !== null && by !== 'file' && by !== 'entry' && by !== 'library-function') return jumpToRow(state.indexTables, by, row);
-  if (!state.view) return;
-  highlight(eventsOfGroup(state.view.model, { by }, row.key), row.label, row.file, row.line);
+  const api = state.api;
+  if (api === null) return;
+  void api.eventsOf({ by, key: row.key }).then((r) => {
+    if (state.api !== api) return;
+    if (typeof r !== 'string') return highlight(r, row.label, row.file, row.line);
+    if (state.indexTables !== null && by !== 'file' && by !== 'entry' && by !== 'library-function') jumpToRow(state.indexTables, by, row);
+  });
 }
 
 /** Highlights events on the chart, says how many in the status line, opens the source line they are named by. */
@@ -582,26 +512,12 @@ function highlight(events: Int32Array, label: string, file: string | null, line:
   if (file !== null) void source.show(file, line === null ? [] : [{ line, kind: 'selected' }]);
 }
 
-/** Selects an event: chart marks, detail, call stack, source with its related lines. */
-function select(e: number): void {
-  if (state.index !== null) {
-    void selectIndexed(e);
-    return;
-  }
-  const view = state.view;
-  if (!view) return;
-  const m = view.model;
-  if (e < 0 || e >= m.events.count) return;
-  state.selected = e;
-  showSelection(eventDetail(m, e, view.statics, view.orphanedBy), callStackAt(m, e), m, view.summary.end.description);
-}
-
-/** The latest selection asked of the host: an older answer arriving late is dropped. */
+/** The latest selection asked of the index: an older answer arriving late is dropped. */
 let selecting = 0;
 
-/** Index mode: the event's detail and call stack from the host, shown as select() shows them. */
-async function selectIndexed(e: number): Promise<void> {
-  const api = backend.index;
+/** Selects an event: its detail and call stack from the index, shown with the chart's marks and the source. */
+async function select(e: number): Promise<void> {
+  const api = state.api;
   const ix = state.index;
   if (api === null || ix === null || e < 0 || e >= ix.meta.events) return;
   const ticket = ++selecting;
@@ -637,31 +553,28 @@ function showSelection(d: EventDetail, stack: StackEntry[], run: Pick<Model, 'si
 
 // ---- chart pointer ----
 
-chart.onPick = (e) => select(e);
-/** Index mode: the latest hover asked of the host (older answers are dropped), and the last detail it gave. */
+chart.onPick = (e) => void select(e);
+/** The latest hover asked of the index (older answers are dropped), and the last detail it gave. */
 let hovering = 0;
 let hovered: EventDetail | null = null;
 chart.onHover = (e, clientX, clientY, columnEvents) => {
-  const view = state.view;
-  const api = backend.index;
-  if (e !== null && state.index !== null && api !== null) {
-    if (hovered?.event === e) return showTooltip(byId('tooltip'), byId('chart-area'), hovered, { clientX, clientY, columnEvents });
-    // No tooltip while the host builds the events (a hover does not wait for them as a click does).
-    if (api.eventsWatch?.current.state === 'building') return hideTooltip(byId('tooltip'));
-    const ticket = ++hovering;
-    api.detail(e).then(
-      (r) => {
-        if (ticket !== hovering) return;
-        hovered = r.detail;
-        showTooltip(byId('tooltip'), byId('chart-area'), r.detail, { clientX, clientY, columnEvents });
-      },
-      () => hideTooltip(byId('tooltip')),
-    );
-    return;
+  const api = state.api;
+  if (e === null || state.index === null || api === null) {
+    hovering++;
+    return hideTooltip(byId('tooltip'));
   }
-  hovering++;
-  if (e === null || !view) hideTooltip(byId('tooltip'));
-  else showTooltip(byId('tooltip'), byId('chart-area'), eventDetail(view.model, e, view.statics, view.orphanedBy), { clientX, clientY, columnEvents });
+  if (hovered?.event === e) return showTooltip(byId('tooltip'), byId('chart-area'), hovered, { clientX, clientY, columnEvents });
+  // No tooltip while the host builds the events (a hover does not wait for them as a click does).
+  if (api.eventsWatch?.current.state === 'building') return hideTooltip(byId('tooltip'));
+  const ticket = ++hovering;
+  api.detail(e).then(
+    (r) => {
+      if (ticket !== hovering) return;
+      hovered = r.detail;
+      showTooltip(byId('tooltip'), byId('chart-area'), r.detail, { clientX, clientY, columnEvents });
+    },
+    () => hideTooltip(byId('tooltip')),
+  );
 };
 
 // ---- toolbar, search, keyboard ----
@@ -669,44 +582,33 @@ chart.onHover = (e, clientX, clientY, columnEvents) => {
 function walk(direction: 1 | -1): void {
   const cls = byId<HTMLSelectElement>('walk-kind').value as EventClass;
   const ix = state.index;
-  if (ix !== null && backend.index !== null) {
-    const from = state.selected ?? (direction === 1 ? -1 : ix.meta.events);
-    backend.index.next(from, direction, cls, threadRow()).then(
-      (next) => {
-        if (next !== null && state.index === ix) select(next);
-      },
-      (err: unknown) => showError((err as Error).message),
-    );
-    return;
-  }
-  const view = state.view;
-  if (!view) return;
-  const threadValue = byId<HTMLSelectElement>('thread').value;
-  const next = nextEventOfClass(view.model, state.selected ?? (direction === 1 ? -1 : view.model.events.count), direction, cls, threadValue === 'all' ? null : Number(threadValue));
-  if (next !== null) select(next);
+  const api = state.api;
+  if (ix === null || api === null) return;
+  const from = state.selected ?? (direction === 1 ? -1 : ix.meta.events);
+  api.next(from, direction, cls, threadRow()).then(
+    (next) => {
+      if (next !== null && state.index === ix) void select(next);
+    },
+    (err: unknown) => showError((err as Error).message),
+  );
 }
 
 function jumpToPeak(): void {
   const ix = state.index;
-  // Index mode, once the host's panels' data has come: the total peak it found, event for event.
+  const api = state.api;
+  if (ix === null || api === null) return;
+  // Once the panels' data has come: the total peak it found, event for event.
   const exact = state.indexTables?.peaks();
-  if (ix !== null && exact !== undefined && (exact.total.event ?? exact.heap.event) !== null) return jumpTo((exact.total.event ?? exact.heap.event)!);
-  if (ix !== null && backend.index !== null) {
-    // The bucket with the most in use, then its fullest event, read from the host.
-    const B = ix.meta.bucketSize;
-    const k = Math.floor(ix.representative(0, ix.meta.events) / B);
-    backend.index.events(k * B, Math.min(ix.meta.events, (k + 1) * B)).then((bytes) => {
-      const r = decodeRange(bytes);
-      let best = 0;
-      for (let i = 1; i < r.count; i++) if (r.above[i]! + r.heap[i]! > r.above[best]! + r.heap[best]!) best = i;
-      if (state.index === ix) jumpTo(r.first + best);
-    }, (err: unknown) => showError((err as Error).message));
-    return;
-  }
-  if (!state.tables) return;
-  const p = state.tables.peaks();
-  const e = p.total.event ?? p.heap.event;
-  if (e !== null) select(e);
+  if (exact !== undefined && (exact.total.event ?? exact.heap.event) !== null) return jumpTo((exact.total.event ?? exact.heap.event)!);
+  // Before: the bucket with the most in use, then its fullest event, read from the index.
+  const B = ix.meta.bucketSize;
+  const k = Math.floor(ix.representative(0, ix.meta.events) / B);
+  api.events(k * B, Math.min(ix.meta.events, (k + 1) * B)).then((bytes) => {
+    const r = decodeRange(bytes);
+    let best = 0;
+    for (let i = 1; i < r.count; i++) if (r.above[i]! + r.heap[i]! > r.above[best]! + r.heap[best]!) best = i;
+    if (state.index === ix) jumpTo(r.first + best);
+  }, (err: unknown) => showError((err as Error).message));
 }
 
 /** Closes the search's list and gives the keys back to the page (n, p, + and the rest act on the chart again). */
@@ -715,19 +617,18 @@ function closeSearch(): void {
   byId('search').blur();
 }
 
-/** Shows event e: zoomed in around it when the view is wide (its bars one by one), then selected. */
+/** Shows event e: zoomed in around it when it is out of view, or in a wide view whose events are not drawn one by one; then selected. */
 function jumpTo(e: number): void {
   const [a, b] = chart.visibleEvents();
-  if (b - a > 2000 || e < a || e >= b) chart.zoomToEvents(Math.max(0, e - 200), Math.min(handle.events, e + 200));
-  select(e);
+  if (e < a || e >= b || (b - a > 2000 && !(state.index?.covers(a, b) ?? false))) chart.zoomToEvents(Math.max(0, e - 200), Math.min(handle.events, e + 200));
+  void select(e);
 }
 
 function runSearch(): void {
   const list = byId('search-results');
   const q = byId<HTMLInputElement>('search').value;
-  const view = state.view;
   const ix = state.index;
-  if ((!view && !ix) || q.trim() === '') {
+  if (ix === null || q.trim() === '') {
     list.hidden = true;
     return;
   }
@@ -747,7 +648,7 @@ function runSearch(): void {
     }
     jump.push(li);
   }
-  const found: SiteMatch[] = ix !== null ? findSitesIn(state.indexRun!, ix.meta.siteFirst, ix.meta.siteEvents, q, 30) : findSites(view!.model, q, 30);
+  const found: SiteMatch[] = findSitesIn(state.indexRun!, ix.meta.siteFirst, ix.meta.siteEvents, q, 30);
   fill(
     list,
     ...jump,
@@ -758,8 +659,7 @@ function runSearch(): void {
           const go = (): void => {
             closeSearch();
             setHighlight(new Int32Array(0));
-            if (state.index !== null) jumpTo(s.firstEvent);
-            else select(s.firstEvent);
+            jumpTo(s.firstEvent);
           };
           li.addEventListener('click', go);
           li.addEventListener('keydown', (e) => e.key === 'Enter' && go());
@@ -817,7 +717,7 @@ document.addEventListener('keydown', (e) => {
 
 byId('peak').addEventListener('click', jumpToPeak);
 byId('x-mode').addEventListener('change', applyXMode);
-byId('thread').addEventListener('change', applyThread);
+byId('thread').addEventListener('change', applyFilter);
 byId('show-libc').addEventListener('change', applyLibcHeap);
 byId('export-svg').addEventListener('click', () => download(new Blob([chartSvg(chart, exportTitle())], { type: 'image/svg+xml' }), `${state.traceTitle}.svg`));
 byId('export-png').addEventListener('click', () => {

@@ -39,8 +39,8 @@ export interface PanelTables {
   linked(): { frees: LinkedFree[]; count: number };
   leakCauses(): LeakCauses;
   stack(): StackReport;
-  /** The allocations made on a call path and below it, or why they cannot be listed. */
-  callPathAllocations(path: string[]): Int32Array | string;
+  /** The allocations made on a call path and below it, or why they cannot be listed (now, or once asked of the trace's index). */
+  callPathAllocations(path: string[]): Int32Array | string | Promise<Int32Array | string>;
 }
 
 export class Tables implements PanelTables {

@@ -16,7 +16,7 @@ import { formatCount } from '../../../../analysis/units.js';
 import { POLL_MS } from '../backend.js';
 import { Chart, withBudgets } from '../chart/chart.js';
 import { renderLegend } from '../chart/legend.js';
-import { budgetMarks } from '../decode.js';
+import { budgetMarks } from '../chart-budgets.js';
 import { noSourceText, renderDetail, selectionMarks } from '../detail-pane.js';
 import { byId, el, fill, keysAreTheControls } from '../dom.js';
 import { setupZoom } from '../projector.js';
@@ -187,7 +187,7 @@ async function start(): Promise<void> {
   fill(byId('run-b-title'), runTitle('B', b));
   renderLegend(byId('legend'), VOCABULARY_NOTES);
   // Shared axes: the longer run's events, the larger values of both runs on each side (and the budgets near them).
-  const marks = [a, b].map((r) => (r.view !== null ? budgetMarks(r.view) : limitMarks(r)));
+  const marks = [a, b].map((r) => (r.view !== null ? budgetMarks(r.view.budgets) : limitMarks(r)));
   const widest = (side: 'above' | 'heap'): number =>
     withBudgets(Math.max(...[a, b].map((r) => (side === 'above' ? r.data.above : r.data.heap).extent(0, r.data.count).max)), marks.flat(), side);
   const shared = { count: Math.max(a.data.count, b.data.count), up: widest('above'), down: widest('heap') };

@@ -6,7 +6,7 @@ import { callStackAt, eventDetail, type EventDetail, type StackEntry } from '../
 import type { Model } from '../../../../analysis/model.js';
 import { chartSeries, eventClassMasks } from '../../../../analysis/lod.js';
 import { describeEnd } from '../../../../analysis/summary.js';
-import { siteTableOf } from '../../../../analysis/trace-index.js';
+import { siteTableOf } from '../../../../analysis/event-index.js';
 import { EMBEDDED_RUN_IDS, type EmbeddedSession } from '../../../../host/embedded-types.js';
 import type { SourceResult } from '../../../../host/session-types.js';
 import { fromBase64, serverIndexApi, summariesBuilt, type IndexApi, type SessionInfo } from '../backend.js';

@@ -150,10 +150,12 @@ export class Panels {
 
   /** A flame graph frame: the allocations made on its call path (and below it) highlighted, its function's source opened. */
   private frame(path: string[], n: FlameNode, t: PanelTables): void {
-    const events = t.callPathAllocations(path);
-    if (typeof events !== 'string') return this.act.highlight(events, path.join(';'), n.file, n.line);
-    this.act.source(n.file, n.line);
-    this.act.note(`${path.join(';')}: ${events}.`);
+    // The allocations may be asked of the trace's index: shown when they come.
+    void Promise.resolve(t.callPathAllocations(path)).then((events) => {
+      if (typeof events !== 'string') return this.act.highlight(events, path.join(';'), n.file, n.line);
+      this.act.source(n.file, n.line);
+      this.act.note(`${path.join(';')}: ${events}.`);
+    });
   }
 
   /** A consumed band: its site's events highlighted and its source opened (as its By site row does). */

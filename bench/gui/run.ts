@@ -1,5 +1,4 @@
-// `npm run bench:gui`: records a trace of about five million events (gui/bench/workload.c built through cc-memwrap), serves it with the viewer, and measures in real Chromium the time to the first chart and the time of each frame while zooming and panning. Prints the numbers; the targets are a first chart under 3 s and frames under 16 ms. `npm run bench:gui -- 1000000 --html` measures the self-contained HTML report instead: its size, and the same times with the file opened from file://.
-import { spawnSync } from 'node:child_process';
+// `npm run bench:gui`: records a trace of about five million events (bench/gui/workload.c built through cc-memwrap), serves it with the viewer, and measures in real Chromium the time to the first chart and the time of each frame while zooming and panning. Prints the numbers; the targets are a first chart under 3 s and frames under 16 ms. `npm run bench:gui -- 1000000 --html` measures the self-contained HTML report instead: its size, and the same times with the file opened from file://.
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,9 +9,9 @@ import { startServer } from '../../host/server.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { REPORT_TEMPLATE_DIR, writeHtmlReport } from '../../host/html-report.js';
 import { pathToFileURL } from 'node:url';
-import { median } from '../../bench/measure.js';
+import { median, sh } from '../measure.js';
 import { copyFileSync, rmSync } from 'node:fs';
-import { indexPathFor } from '../../host/trace-index.js';
+import { cacheDirFor, cacheFiles } from '../../host/index-cache.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
@@ -29,19 +28,14 @@ interface Handle {
   visibleEvents(): [number, number];
 }
 
-function must(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, cwd?: string): void {
-  const r = spawnSync(cmd, args, { env, cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed:\n${r.stderr}`);
-}
-
 /** Builds the workload through cc-memwrap and runs it once; returns its trace. */
 function recordTrace(events: number): string {
   const dir = path.join(os.tmpdir(), 'cc-memwrap-gui-bench');
   mkdirSync(dir, { recursive: true });
-  for (const f of readdirSync(dir)) if (f.endsWith('.mwtrace')) spawnSync('rm', ['-f', path.join(dir, f)]);
+  for (const f of readdirSync(dir)) if (f.endsWith('.mwtrace')) rmSync(path.join(dir, f), { force: true });
   const exe = path.join(dir, 'workload');
-  must(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'gui', 'bench', 'workload.c'), '-o', exe]);
-  must(exe, [String(events)], { ...process.env, MEMWRAP_TRACE: path.join(dir, 'workload.mwtrace') }, path.join(packageRoot, 'gui', 'bench'));
+  sh(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'bench', 'gui', 'workload.c'), '-o', exe]);
+  sh(exe, [String(events)], { env: { ...process.env, MEMWRAP_TRACE: path.join(dir, 'workload.mwtrace') }, cwd: path.join(packageRoot, 'bench', 'gui') });
   return path.join(dir, 'workload.mwtrace');
 }
 
@@ -128,8 +122,8 @@ function recordBinaryTrees(): string {
   const dir = path.join(os.tmpdir(), 'cc-memwrap-gui-bench-big');
   mkdirSync(dir, { recursive: true });
   const exe = path.join(dir, 'binary-trees');
-  must(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'bench', 'workloads', 'binary-trees.c'), '-o', exe]);
-  must(exe, ['16'], { ...process.env, MEMWRAP_TRACE: path.join(dir, 'bt16.mwtrace') }, dir);
+  sh(path.join(packageRoot, 'bin', 'cc-memwrap'), ['gcc', '-O2', path.join(packageRoot, 'bench', 'workloads', 'binary-trees.c'), '-o', exe]);
+  sh(exe, ['16'], { env: { ...process.env, MEMWRAP_TRACE: path.join(dir, 'bt16.mwtrace') }, cwd: dir });
   return path.join(dir, 'bt16.mwtrace');
 }
 
@@ -137,7 +131,7 @@ function recordBinaryTrees(): string {
 async function indexServer(trace: string): Promise<{ url: string; session: TraceSession; close(): Promise<void> }> {
   const session = await TraceSession.open(trace, { index: true });
   const server = await startServer({ rendererDir: RENDERER, session, recent: new RecentList(path.join(path.dirname(trace), 'recent.json')) });
-  return { url: server.url, session, close: () => server.close() };
+  return { url: server.pageUrl(), session, close: () => server.close() };
 }
 
 /**
@@ -252,7 +246,7 @@ async function bigMain(named: string | undefined): Promise<void> {
     process.stdout.write('recording binary-trees at depth 16…\n');
     trace = recordBinaryTrees();
   }
-  rmSync(indexPathFor(trace), { force: true });
+  rmSync(cacheDirFor(trace), { recursive: true, force: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   const lines: string[] = [];
   try {
@@ -336,9 +330,9 @@ async function bigMain(named: string | undefined): Promise<void> {
     const free = await framesIn(UNTHROTTLED_ARGS, host.url);
     const rss = process.resourceUsage().maxRSS / 1024;
     const mib = statSync(trace).size / 1048576;
-    const indexMib = statSync(indexPathFor(trace)).size / 1048576;
+    const indexMib = statSync(cacheFiles(cacheDirFor(trace)).index).size / 1048576;
     lines.push(
-      `trace: ${events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace}); index ${indexMib.toFixed(1)} MiB (${indexPathFor(trace)})`,
+      `trace: ${events.toLocaleString('en-US')} events, ${mib.toFixed(1)} MiB (${trace}); index ${indexMib.toFixed(1)} MiB (${cacheFiles(cacheDirFor(trace)).index})`,
       `first chart with the index built on the way: ${(built.timings.firstChart / 1000).toFixed(1)} s (its summaries built in ${summariesS.toFixed(1)} s, host CPU ${((cpuFirst.user + cpuFirst.system) / 1e6).toFixed(1)} s; target ≤ 30 s)`,
       `  then the events indexed: whole index ready ${buildS.toFixed(1)} s after the build began (host CPU ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s for both stages and the panels' passes under way beside the events); a jump asked for at the first chart shown after ${earlyJump.toFixed(1)} s, the page saying "${(notice ?? '').split(' — ')[0]}" meanwhile`,
       `first chart with the index cached, 3 page loads: median ${(median(cached) / 1000).toFixed(2)} s (${cached.map((t) => (t / 1000).toFixed(2)).join(', ')}; target ≤ 3 s)`,
@@ -376,7 +370,7 @@ async function main(): Promise<void> {
   // Whole mode, whatever the trace's size (5 million events is over the index's threshold; --big measures index mode).
   const session = await TraceSession.open(trace, { index: false });
   const server = await startServer({ rendererDir: RENDERER, session, recent: new RecentList(path.join(path.dirname(trace), 'recent.json')) });
-  const url = html ? htmlReportOf(session) : server.url;
+  const url = html ? htmlReportOf(session) : server.pageUrl();
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const runs: Handle[] = [];

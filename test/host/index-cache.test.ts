@@ -1,17 +1,17 @@
-// The viewer's index file (host/trace-index.ts) and what the hosts answer from it (host/index-api.ts, the local
-// server): built once and reused, built again when the trace changes, never left half-written, a truncated trace
-// indexed up to its last whole record, and bad requests said plainly.
+// The viewer's index in the trace's cache folder (host/index-cache.ts, host/index-file.ts) and what the hosts answer
+// from it (host/index-api.ts, the local server): built once and reused, built again when the trace changes, never left
+// half-written, a truncated trace indexed up to its last whole record, and bad requests said plainly.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
 import { chartSeries, instrumentedHeap } from '../../analysis/lod.js';
-import { decodeFine, F, FINE_FIELDS, INDEX_FINE, INDEX_VERSION } from '../../analysis/trace-index.js';
+import { decodeFine, F, FINE_FIELDS, INDEX_FINE, INDEX_VERSION } from '../../analysis/event-index.js';
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { buildIndexFile, indexPathFor, openTraceIndex, TraceIndex, useIndex, INDEX_THRESHOLD } from '../../host/trace-index.js';
+import { buildIndexFile, cacheDirFor, cacheFiles, keepText, openTraceIndex, TraceIndex, useIndex, INDEX_THRESHOLD } from '../../host/index-cache.js';
 import { API_HEADER, startServer, type RunningServer } from '../../host/server.js';
 import { runView } from '../../cli/view.js';
 import { capture } from '../fixtures/cli-capture.js';
@@ -139,8 +139,8 @@ describe('index file', () => {
   test('built once beside the trace, then reused; built again when the trace changes', async () => {
     const bytes = bigTrace(3000);
     const trace = write('reuse.mwtrace', bytes);
-    const file = indexPathFor(trace);
-    expect(file).toBe(`${trace}.mwindex`);
+    const file = cacheFiles(cacheDirFor(trace)).index;
+    expect(file).toBe(`${trace}.mwcache/index`);
     let steps = 0;
     const first = await openTraceIndex(trace, () => steps++);
     expect(steps).toBeGreaterThan(0);
@@ -167,7 +167,7 @@ describe('index file', () => {
   test('a damaged or foreign index file is not used: it is built again', async () => {
     const bytes = basicTrace().build();
     const trace = write('damaged.mwtrace', bytes);
-    const file = indexPathFor(trace);
+    const file = cacheFiles(cacheDirFor(trace)).index;
     (await openTraceIndex(trace)).close();
     truncateSync(file, statSync(file).size - 9);
     expect(TraceIndex.open(file, trace)).toBeNull();
@@ -211,15 +211,15 @@ describe('index file', () => {
   test('the folder cannot be written: the index goes to the user cache folder', () => {
     const cache = path.join(dir, 'cache');
     // /proc is never writable: the index of a trace there would go to the cache folder.
-    const p = indexPathFor('/proc/self/some.mwtrace', { XDG_CACHE_HOME: cache });
+    const p = cacheDirFor('/proc/self/some.mwtrace', { XDG_CACHE_HOME: cache });
     expect(p.startsWith(path.join(cache, 'cc-memwrap', 'index') + path.sep)).toBe(true);
-    expect(p.endsWith('.mwindex')).toBe(true);
+    expect(p.endsWith('.mwcache')).toBe(true);
   });
 
   test('a build killed outright leaves no index; the next build removes its temporary files', async () => {
     const trace = write('killed.mwtrace', bigTrace(400_000));
     const file = `${trace}.mwindex`;
-    const script = `import { buildIndexFile } from ${JSON.stringify(path.join(packageRoot, 'dist/host/trace-index.js'))};
+    const script = `import { buildIndexFile } from ${JSON.stringify(path.join(packageRoot, 'dist/host/index-cache.js'))};
       buildIndexFile(${JSON.stringify(trace)}, ${JSON.stringify(file)}, (p) => { if (p.fraction > 0.1) process.stdout.write('x'); });`;
     const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
@@ -236,12 +236,14 @@ describe('index file', () => {
     const { interrupted, err, code } = await interruptViewAt(trace, /indexing interrupted\.mwtrace: [1-9]/);
     expect(interrupted, err).toBe(true);
     expect(code).toBe(130);
-    expect(readdirSync(dir).filter((n) => n.startsWith('interrupted.mwtrace.'))).toEqual([]);
+    // The cache folder holds its manifest, nothing else.
+    expect(readdirSync(dir).filter((n) => n.startsWith('interrupted.mwtrace.'))).toEqual(['interrupted.mwtrace.mwcache']);
+    expect(readdirSync(path.join(dir, 'interrupted.mwtrace.mwcache'))).toEqual(['cache.json']);
   }, 120_000);
 });
 
 describe('the report of index mode', () => {
-  test('computed after the index, kept beside it, and read back by the next session', async () => {
+  test('computed after the index, kept in its cache folder, and read back by the next session', async () => {
     const trace = write('report.mwtrace', bigTrace(500));
     const session = await TraceSession.open(trace, { index: true });
     const ix = await session.index();
@@ -250,8 +252,11 @@ describe('the report of index mode', () => {
     expect(text).toMatch(/^Trace {8}report\.mwtrace /);
     expect(text).toContain(`Events       ${ix.meta.events.toLocaleString('en-US')}`);
     expect(text).toMatch(/Heap by function/);
-    expect(existsSync(`${ix.file}.report`)).toBe(true);
-    writeFileSync(`${ix.file}.report`, JSON.stringify({ ...JSON.parse(readFileSync(`${ix.file}.report`, 'utf8')), text: 'kept' }));
+    const kept = cacheFiles(cacheDirFor(trace)).report;
+    expect(existsSync(kept)).toBe(true);
+    // Kept under the same key, another text: the next session reads what is kept.
+    const content = readFileSync(kept, 'utf8');
+    keepText(kept, (JSON.parse(content.slice(0, content.indexOf('\n'))) as { key: unknown }).key, 'kept');
     const again = await TraceSession.open(trace, { index: true });
     await again.index();
     await expect.poll(() => again.reportState).toEqual({ state: 'ready', text: 'kept' });
@@ -259,11 +264,12 @@ describe('the report of index mode', () => {
 });
 
 describe('the panels of index mode', () => {
-  test('computed once the page asks, served by the local server as the streamed panels\' data, kept beside the index', async () => {
+  test('computed once the page asks, served by the local server as the streamed panels\' data, kept in the cache folder', async () => {
     const bytes = bigTrace(400);
     const trace = write('panels.mwtrace', bytes);
     const session = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
-    const ix = await session.index();
+    await session.index();
+    const panelsFile = cacheFiles(cacheDirFor(trace)).panels;
     const server = await startServer({ rendererDir: dir, session, recent: new RecentList(path.join(dir, 'recent.json')) });
     const get = async (): Promise<{ state: string; panels?: IndexPanels }> => (await apiGet(server, 'api/index/panels')).json() as Promise<{ state: string; panels?: IndexPanels }>;
     try {
@@ -281,22 +287,25 @@ describe('the panels of index mode', () => {
       expect(panels!.tables.summary.events).toBe(model.events.count);
       expect(panels!.tables.budgets[0]!.exceeded).toBe(true);
       expect(typeof panels!.extras.flame).toBe('object');
-      expect(existsSync(`${ix.file}.panels`)).toBe(true);
+      expect(existsSync(panelsFile)).toBe(true);
     } finally {
       await server.close();
     }
-    // The next session reads them back; other budgets make them again.
-    const kept = readFileSync(`${ix.file}.panels`, 'utf8');
-    writeFileSync(`${ix.file}.panels`, kept.replace('"events":', '"events":7,"was":'));
+    // The next session reads them back (kept under the same key, with a checksum of its own); other budgets make them again.
+    const kept = readFileSync(panelsFile, 'utf8');
+    const key = (JSON.parse(kept.slice(0, kept.indexOf('\n'))) as { key: unknown }).key;
+    keepText(panelsFile, key, kept.slice(kept.indexOf('\n') + 1).replace('"events":', '"events":7,"was":'));
     const again = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
     again.panels();
     await expect.poll(() => again.panelsState.state, { timeout: 60_000 }).toBe('ready');
     expect((again.panelsState as { json: string }).json).toContain('"events":7,"was":');
-    // A damaged body is computed again, not handed to the page.
-    writeFileSync(`${ix.file}.panels`, kept.slice(0, kept.length - 40));
+    // A damaged body (one byte changed: it no longer matches its checksum) is computed again, saying so, not handed to the page.
+    const flipped = kept.slice(0, kept.length - 40) + String.fromCharCode(kept.charCodeAt(kept.length - 40) ^ 1) + kept.slice(kept.length - 39);
+    writeFileSync(panelsFile, flipped);
     const damaged = await TraceSession.open(trace, { index: true, budgets: { heap: 128 } });
     damaged.panels();
     await expect.poll(() => damaged.panelsState.state, { timeout: 60_000 }).toBe('ready');
+    expect(damaged.notes).toEqual([`${panelsFile} does not match its checksum (damaged): computed again`]);
     const original = JSON.parse(kept.slice(kept.indexOf('\n') + 1)) as IndexPanels;
     expect((JSON.parse((damaged.panelsState as { json: string }).json) as IndexPanels).tables).toEqual(original.tables);
     const other = await TraceSession.open(trace, { index: true, budgets: { heap: 4096 } });

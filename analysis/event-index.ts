@@ -12,7 +12,7 @@
 //
 // Memory while building: one bucket's bytes, the summaries (136 bytes per bucket, 40 more per thread with events in
 // it), one batch of fine rows (128 KiB; the sink writes them out, the fine level is never held whole), per site two
-// numbers, per thread three, and the folds' live blocks and open frames; nothing per event. Pure TypeScript: the host (host/trace-index.ts) owns the file.
+// numbers, per thread three, and the folds' live blocks and open frames; nothing per event. Pure TypeScript: the host (host/index-cache.ts) owns the file.
 import { eventClassBit, eventClassOfKind, frameEntryOf, placeOf, type EventDetail, type StackEntry } from './event-detail.js';
 import type { EventFold, FoldEvent, FoldTables, TraceEnd, TraceStart } from './event-fold.js';
 import { leakClassName } from './leaks.js';
@@ -23,8 +23,8 @@ import { Flag, Kind, kindName } from './trace/format.js';
 import { grown } from './trace/typed-arrays.js';
 import { lowerBound } from './lod.js';
 
-/** Format of the index file; a cache of another version is built again. */
-export const INDEX_VERSION = 5;
+/** Format of the index file (runtime/INDEX-FORMAT.md); a cache of another version is built again. */
+export const INDEX_VERSION = 6;
 /** Events per bucket: 10^9 events make 61,036 buckets, about 11 MB of summaries for one thread. */
 export const INDEX_BUCKET = 16384;
 /** Events per fine summary: the chart draws the fine level for the part in view when a bucket is wider than a column. */
@@ -941,7 +941,8 @@ export class IndexBucket {
 
 /** How an index reader reaches its file: a bucket's bytes, and the free column. */
 export interface IndexStore {
-  bucketBytes(offset: number, length: number): Uint8Array;
+  /** Bucket `bucket`'s bytes: `length` of them from `offset` in the bucket section. */
+  bucketBytes(offset: number, length: number, bucket: number): Uint8Array;
   /** The event that freed block `row`, or NOT_FREED. */
   freeOf(row: number): number;
   /** Fine rows [first, first + count) (FINE_FIELDS numbers each). */
@@ -1040,7 +1041,7 @@ export class IndexReader {
     const r = SUMMARY_FIELDS * k;
     const first = k * this.meta.bucketSize;
     const count = Math.min(this.meta.bucketSize, this.meta.events - first);
-    b = new IndexBucket(this.store.bucketBytes(s[r + S.OFFSET]!, s[r + S.LENGTH]!), first, count, s[r + S.BLOCK_START]!, s[r + S.FRAME_START]!);
+    b = new IndexBucket(this.store.bucketBytes(s[r + S.OFFSET]!, s[r + S.LENGTH]!, k), first, count, s[r + S.BLOCK_START]!, s[r + S.FRAME_START]!);
     this.cache.set(k, b);
     if (this.cache.size > this.keep) this.cache.delete(this.cache.keys().next().value!);
     return b;

@@ -1,4 +1,4 @@
-// `node dist/gui/bench/pages.js lanes A B…` or `… compare A B`: serves the lanes page of `cc-memwrap view A B…` or
+// `node dist/bench/gui/pages.js lanes A B…` or `… compare A B`: serves the lanes page of `cc-memwrap view A B…` or
 // the compare page of `cc-memwrap view A --compare B` in this process, with the sessions `view` opens for them
 // (cli/view.ts: the first lane's and each lane's index with times and the panel's report deferred; both compared
 // runs' report deferred), opens it in Chromium with
@@ -13,7 +13,7 @@ import path from 'node:path';
 import { RecentList } from '../../host/recent.js';
 import { startServer, type RunningServer } from '../../host/server.js';
 import { TraceFile } from '../../host/trace-file.js';
-import { useIndex } from '../../host/trace-index.js';
+import { useIndex } from '../../host/index-cache.js';
 import { TraceSession } from '../../host/trace-session.js';
 import { packageRoot } from '../../package-root.js';
 
@@ -23,7 +23,7 @@ const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-backgrou
 async function main(): Promise<number> {
   const [what, ...files] = process.argv.slice(2);
   if ((what !== 'lanes' && what !== 'compare') || files.length < 2 || (what === 'compare' && files.length !== 2)) {
-    process.stderr.write('usage: node dist/gui/bench/pages.js lanes A B… | compare A B\n');
+    process.stderr.write('usage: node dist/bench/gui/pages.js lanes A B… | compare A B\n');
     return 2;
   }
   const rendererDir = path.join(packageRoot, 'dist', 'gui', 'renderer');

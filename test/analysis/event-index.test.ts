@@ -1,4 +1,4 @@
-// The viewer's index (analysis/trace-index.ts) read back gives every event exactly as the decoded model does: the
+// The viewer's index (analysis/event-index.ts) read back gives every event exactly as the decoded model does: the
 // chart's series, each event's detail (eventDetail) and call stack (callStackAt), the next event of a class.
 import { describe, expect, it } from 'vitest';
 import { callStackAt, eventClassBit, eventClassOfKind, eventDetail } from '../../analysis/event-detail.js';
@@ -7,7 +7,7 @@ import { chartSeries, instrumentedHeap, monotonicTimes } from '../../analysis/lo
 import { orphaningEvents } from '../../analysis/linked.js';
 import { staticSeries } from '../../analysis/timeline.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
-import { decodeFine, decodeRange, encodeFine, encodeRange, F, FINE_FIELDS, SUMMARY_FIELDS, S } from '../../analysis/trace-index.js';
+import { decodeFine, decodeRange, encodeFine, encodeRange, F, FINE_FIELDS, SUMMARY_FIELDS, S } from '../../analysis/event-index.js';
 import { foldTraces } from '../support/fold-traces.js';
 import { memoryIndex } from '../support/memory-index.js';
 
