@@ -28,7 +28,7 @@ export { TraceIndex, traceStamp, track, untrack, buildIndexFile, buildSummaryFil
 /**
  * Traces larger than this open in index mode (MEMWRAP_VIEW_INDEX=1 forces it for any trace, =0 never uses it). A page
  * in whole mode holds about 117 bytes of JS heap per event, and format 1.4 encodes as little as about 1 byte per
- * event: at 4 MiB a trace holds up to about 4 million events, 453 MiB of heap in the page (README, "Traces of a
+ * event: at 4 MiB a trace holds up to about 4 million events, 453 MiB of heap in the page (docs/viewer.md, "Traces of a
  * hundred million events and more"), where 8 MiB measured 900 MiB.
  */
 export const INDEX_THRESHOLD = 4 << 20;
