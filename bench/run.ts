@@ -25,18 +25,18 @@ const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIS
 
 Runs each workload plain and recorded, alternating, N times (--runs, 5), Massif and heaptrack --peer-runs times (2),
 and prints every figure as a ratio to the plain run's median in this one run:
-  cc-memwrap          the default build (-O2: leaf call trees summarised) with the encoder thread where a processor
-                      is free (MEMWRAP_ENCODER=auto)
-  encoded inline      the same build, the program's threads encoding (MEMWRAP_ENCODER=inline)
+  cc-memwrap          the default build (-O2: leaf call trees summarised), the program's threads encoding
+  encoder thread      the same build with the encoder thread where a processor is free (MEMWRAP_ENCODER=auto, not
+                      the default: on the 2-processor machine measured it cost more than it saved)
   every call, inline  --mw-calls=all and MEMWRAP_ENCODER=inline: the recorder before both parts, with its events and
                       trace bytes per event
   online mode, calls left out (expr-eval), Massif, heaptrack, events and trace bytes per event of the default run
 then a line per workload saying what each part is worth (every call -> summarised -> encoder thread).
 
 Speed needs an idle machine (uptime's load average below 0.5). The two runs that give the figures:
-  npm run bench                    all processors: the encoder thread starts where one is free
+  npm run bench                    all processors: the encoder thread's column starts it where one is free
   npm run bench -- --cpus 0        every run under taskset -c 0, a machine of one processor: no encoder thread,
-                                   so cc-memwrap and encoded inline should match`;
+                                   so cc-memwrap and the encoder thread's column should match`;
 
 const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
 const work = path.join(packageRoot, '.cache', 'bench');
@@ -103,18 +103,20 @@ function main(): void {
     // Online mode: the same program keeping only the --by tables (one small file, replaced each round).
     const onlineFile = path.join(dir, 'online.mwtrace');
     const onlineEnv = { ...process.env, MEMWRAP_MODE: 'online', MEMWRAP_TRACE: onlineFile };
-    // The two parts apart: the default build with the program's threads encoding (no encoder thread), and every call
-    // recorded that way too (the recorder before either part).
-    const inlineEnv = { ...process.env, MEMWRAP_ENCODER: 'inline', MEMWRAP_TRACE: path.join(dir, 'inline.mwtrace') };
-    const times: Record<string, number[]> = { plain: [], inst: [], inline: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
+    // The two parts apart: the default build with the encoder thread where a processor is free, and every call
+    // recorded with the program's threads encoding (the recorder before either part).
+    const encoderTrace = path.join(dir, 'encoder.mwtrace');
+    const encoderEnv = { ...process.env, MEMWRAP_ENCODER: 'auto', MEMWRAP_TRACE: encoderTrace };
+    const inlineEnv = { ...process.env, MEMWRAP_ENCODER: 'inline' };
+    const times: Record<string, number[]> = { plain: [], inst: [], encoder: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
     const time = (argv: string[], env?: NodeJS.ProcessEnv) => timeRun([...on, ...argv, ...w.args], { stdin: w.stdin, env, cwd: dir });
     for (let r = 0; r < runs; r++) {
       console.error(`[${w.name}] round ${r + 1}/${runs}`);
       times.plain!.push(time([plain]));
       if (r > 0) rmSync(traceDir, { recursive: true, force: true }), mkdirSync(traceDir);
       times.inst!.push(time([inst], instEnv));
-      rmSync(inlineEnv.MEMWRAP_TRACE, { force: true });
-      times.inline!.push(time([inst], inlineEnv));
+      rmSync(encoderTrace, { force: true });
+      times.encoder!.push(time([inst], encoderEnv));
       rmSync(everyCallTrace, { force: true });
       times.everyCall!.push(time([everyCall], { ...inlineEnv, MEMWRAP_TRACE: everyCallTrace }));
       rmSync(onlineFile, { force: true });
@@ -138,16 +140,16 @@ function main(): void {
     };
     const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${eventsOf(leftTrace)})`;
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.inline!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)}) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.encoder!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)}) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
-    const both = median(times.inst!) / base;
-    owes.push(`- ${w.name}: ${owedTo(median(times.everyCall!) / base, median(times.inline!) / base, both, encoderRan(traceDir))}; ${againstTarget(w.name, both, times.heaptrack!.length ? median(times.heaptrack!) / base : null)}`);
+    const leaves = median(times.inst!) / base;
+    owes.push(`- ${w.name}: ${owedTo(median(times.everyCall!) / base, leaves, median(times.encoder!) / base, encoderRan(encoderTrace))}; ${againstTarget(w.name, leaves, times.heaptrack!.length ? median(times.heaptrack!) / base : null)}`);
   }
   if (rows.length > 0) {
-    console.log('\n| workload | kind | plain (median) | cc-memwrap | encoded inline | every call, inline | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | encoder thread | every call, inline | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
     console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const row of rows) console.log(row);
-    console.log('- cc-memwrap: the default build (`-O2`: leaf call trees summarised) and encoder (`MEMWRAP_ENCODER=auto`); encoded inline: the same build, `MEMWRAP_ENCODER=inline`; every call, inline: `--mw-calls=all`, `MEMWRAP_ENCODER=inline`');
+    console.log('- cc-memwrap: the default build (`-O2`: leaf call trees summarised), encoded by the program\'s threads; encoder thread: the same build, `MEMWRAP_ENCODER=auto`; every call, inline: `--mw-calls=all`, `MEMWRAP_ENCODER=inline`');
     for (const line of legend) console.log(line);
     console.log('\nWhat each part is worth, ratios to plain:');
     for (const line of owes) console.log(line);
@@ -162,16 +164,13 @@ function main(): void {
   if (!values.only || values.only === 'readers') readersTable(work, runs);
 }
 
-/** Whether the default run's traces have raw segments (header flag bit 3): the encoder thread ran. */
-function encoderRan(dir: string): boolean {
-  const flags = (file: string): number => {
-    const fd = openSync(file, 'r');
-    const b = Buffer.alloc(1);
-    readSync(fd, b, 0, 1, 17);
-    closeSync(fd);
-    return b[0]!;
-  };
-  return readdirSync(dir).some((f) => f.endsWith('.mwtrace') && (flags(path.join(dir, f)) & HeaderFlag.RAW_SEGMENTS) !== 0);
+/** Whether a trace has raw segments (header flag bit 3): the encoder thread ran. */
+function encoderRan(trace: string): boolean {
+  const fd = openSync(trace, 'r');
+  const b = Buffer.alloc(1);
+  readSync(fd, b, 0, 1, 17);
+  closeSync(fd);
+  return (b[0]! & HeaderFlag.RAW_SEGMENTS) !== 0;
 }
 
 /** The default build's ratio each workload is to stay within (issue 33), and below heaptrack's in the same run. */
@@ -186,11 +185,12 @@ function againstTarget(name: string, ratio: number, heaptrack: number | null): s
   return `target ≤ ${target}×: ${within}, ${peer}`;
 }
 
-/** Which of the two parts a workload's figure owes what: the summaries (every call → leaves) and the encoder. */
-function owedTo(everyCall: number, leaves: number, both: number, ran: boolean): string {
+/** Which of the two parts a workload's figure owes what: the summaries (every call → leaves, the default) and the
+ *  encoder thread (MEMWRAP_ENCODER=auto, beside the default). */
+function owedTo(everyCall: number, leaves: number, encoder: number, ran: boolean): string {
   const x = (v: number) => `${v.toFixed(2)}×`;
-  const encoder = ran ? `the encoder thread ${x(leaves)} → ${x(both)}` : `no encoder thread (no processor free for it): ${x(both)}`;
-  return `leaf call trees summarised ${x(everyCall)} → ${x(leaves)}; ${encoder}`;
+  const thread = ran ? `the encoder thread would make it ${x(encoder)}` : `no encoder thread (no processor free for it): ${x(encoder)}`;
+  return `leaf call trees summarised ${x(everyCall)} → ${x(leaves)} (the default); ${thread}`;
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events

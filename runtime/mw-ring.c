@@ -28,7 +28,7 @@
  * END into the ring without waiting: the words stay for a reader.  A fork
  * child forgets the parent's rings and encoder unwritten and starts its own.
  *
- * Started (MEMWRAP_ENCODER=auto) only where a processor is free: two or more
+ * Asked for by MEMWRAP_ENCODER=thread, or by =auto only where a processor is free: two or more
  * in the process's CPU affinity and its cgroup's quota, and not under
  * Valgrind; otherwise the trace file's own sink encodes in the program's
  * threads as before.  x86-64 only (MW_RING in mw-internal.h).
@@ -238,16 +238,18 @@ static long mw_processors(void)
   return quota > 0 && quota < n ? quota : n;
 }
 
-/* MEMWRAP_ENCODER: inline (the program's threads encode), thread (the encoder, wherever it can run), or auto (the
- * default: the encoder where a processor is free for it). */
+/* MEMWRAP_ENCODER: inline (the default: the program's threads encode), thread (the encoder, wherever it can run), or
+ * auto (the encoder where a processor is free for it).  Not the default: on a machine of two processors the encoder
+ * thread cost more than it saved (docs/benchmarks.md: binary-trees 10.95× against 6.75× inline, SQLite 4.05× against
+ * 3.07×), the program's threads waiting on it where they would have encoded their records themselves. */
 int mw_ring_wanted(void)
 {
   const char *v = mw_getenv("MEMWRAP_ENCODER");
-  if (v && strcmp(v, "inline") == 0) return 0;
   if (v && strcmp(v, "thread") == 0) return 1;
-  if (v && *v && strcmp(v, "auto") != 0)
-    mw_say("MEMWRAP_ENCODER=", v, ": use inline, thread or auto; auto is used\n", NULL, NULL);
-  return mw_processors() >= 2;
+  if (v && strcmp(v, "auto") == 0) return mw_processors() >= 2;
+  if (v && *v && strcmp(v, "inline") != 0)
+    mw_say("MEMWRAP_ENCODER=", v, ": use inline, thread or auto; inline is used\n", NULL, NULL);
+  return 0;
 }
 
 /* ---- a thread joins and leaves a ring ---- */
