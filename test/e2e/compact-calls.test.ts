@@ -10,6 +10,7 @@ import { walkRecords } from '../../analysis/trace/records.js';
 import { readHeader } from '../../analysis/trace/header.js';
 import { memorySource } from '../../analysis/trace/byte-source.js';
 import { ProblemLog } from '../../analysis/problems.js';
+import { chunkStructure } from '../support/dump-records.js';
 import { buildInstrumented, must, runTraced, scratch, traceOf } from '../support/programs.js';
 
 const cli = path.join(packageRoot, 'bin', 'cc-memwrap');
@@ -21,14 +22,15 @@ function reportOf(trace: string): unknown {
   return JSON.parse(json, (key, value) => (['file', 'pid', 'osTid', 'startTimeNs', 'timeNs', 'ppid'].includes(key) ? '…' : value));
 }
 
-/** Every record `dump` prints but TIME, the chunk seals (which fall where a chunk fills, so at other records in a
- *  smaller trace) and RAW_MARK (where an encoder thread had got to: not an event), without its offset, addresses and
- *  thread ids: the events in their order. */
+/** Every record `dump` prints but TIME and the chunks' own (chunkStructure), without its offset, addresses and thread
+ *  ids: the events in their order. */
 function eventsOf(trace: string): string[] {
   return must(process.execPath, [cli, 'dump', trace])
     .stdout.split('\n')
-    .filter((l) => /^ +0x[0-9a-f]+ t\d+ [A-Z]/.test(l) && !/ TIME | EXT SEAL | EXT RAW_MARK /.test(l))
-    .map((l) => l.replace(/^ +0x[0-9a-f]+ /, '').replace(/(addr|tid)=\w+/g, '$1=…'));
+    .filter((l) => /^ +0x[0-9a-f]+ t\d+ [A-Z]/.test(l) && !/ TIME /.test(l))
+    .map((l) => l.replace(/^ +0x[0-9a-f]+ /, ''))
+    .filter((r) => !chunkStructure(r.replace(/^t\d+ /, '')))
+    .map((r) => r.replace(/(addr|tid)=\w+/g, '$1=…'));
 }
 
 /** The bytes of records the trace holds (the chunks' `used`; the file is rounded up to whole chunks). */

@@ -15,6 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { dumpTrace } from '../../analysis/dump.js';
 import { HeaderFlag } from '../../analysis/trace/format.js';
 import { packageRoot } from '../../package-root.js';
+import { chunkStructure } from '../support/dump-records.js';
 import { buildInstrumented, must, programsDir, run, scratch } from '../support/programs.js';
 
 const workloads = path.join(packageRoot, 'bench', 'workloads');
@@ -241,12 +242,6 @@ function cgroupWritable(): boolean {
   } catch {
     return false;
   }
-}
-
-/** A record that says where the chunks and the ring stand, no event: a mark, or a chunk's seal (which falls where the
- *  chunk fills, the marks taking room in it, and whose CRC covers the marks). */
-function chunkStructure(record: string): boolean {
-  return record.startsWith('EXT RAW_MARK') || record.startsWith('EXT SEAL');
 }
 
 /** The hash of the first `records` records of a trace's thread 0, as eventsOf hashes them. */
