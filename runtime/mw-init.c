@@ -188,7 +188,7 @@ static void mw_fork_child(void)
 /* ---- start-up ---- */
 
 /* Where records go: online mode's tables (MEMWRAP_MODE=online), the program's memwrap_write, or a trace file,
- * encoded by a thread of the runtime where a processor is free for it (mw-ring.c) or else by the program's. */
+ * encoded by the program's threads or, where MEMWRAP_ENCODER asks for it, by a thread of the runtime (mw-ring.c). */
 static void mw_sink_choose(void)
 {
   int online = mw_online_wanted();
