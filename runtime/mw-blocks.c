@@ -269,11 +269,11 @@ static void mw_lookup_in(struct mw_stripe *s, uintptr_t addr, struct mw_ref *ref
 
 /* Locks addr's stripe and finds addr's block.  The stripe stays locked
  * either way: the caller reads (or copies) the block and releases it with
- * mw_unlock(&ref->s->lock). */
+ * mw_heap_unlock(&ref->s->lock). */
 static void mw_lookup_locked(uintptr_t addr, struct mw_ref *ref)
 {
   struct mw_stripe *s = mw_stripe_at(addr);
-  mw_lock(&s->lock);
+  mw_heap_lock(&s->lock);
   mw_lookup_in(s, addr, ref);
 }
 
@@ -313,7 +313,7 @@ void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
   struct mw_stripe *s = mw_stripe_at(addr);
   struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_of(addr, 1);
   mw_widen(addr, size);
-  mw_lock(&s->lock);
+  mw_heap_lock(&s->lock);
   if (MW_LIKELY(r != NULL)) {
     size_t g = mw_granule(r, addr);
     int was = mw_bit(r, g);
@@ -330,14 +330,14 @@ void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
         mw_bit_set(r, g, 0); /* no memory for the index: the block stays unknown */
         s->count--;
       }
-      mw_unlock(&s->lock);
+      mw_heap_unlock(&s->lock);
       return;
     }
     if (!was) {
       mw_bit_set(r, g, 1);
       s->count++;
     }
-    mw_unlock(&s->lock);
+    mw_heap_unlock(&s->lock);
     return;
   }
   size_t i;
@@ -346,7 +346,7 @@ void mw_index_insert(uintptr_t addr, uint64_t id, size_t size)
     if (!was) s->count++;
     __atomic_store_n(&mw_blocks_hashed, 1, __ATOMIC_RELAXED); /* read by mw_index_maybe_fast */
   }
-  mw_unlock(&s->lock); /* without memory for the index the block stays unknown */
+  mw_heap_unlock(&s->lock); /* without memory for the index the block stays unknown */
 }
 
 /* Removes addr's block and returns it; 0 if addr is not a live block.  The
@@ -356,7 +356,7 @@ int mw_index_take(uintptr_t addr, struct mw_block *out)
 {
   struct mw_stripe *s = mw_stripe_at(addr);
   struct mw_region *r = (addr & (MW_G - 1)) ? NULL : mw_region_find(addr);
-  mw_lock(&s->lock);
+  mw_heap_lock(&s->lock);
   if (MW_LIKELY(r != NULL)) {
     size_t g = mw_granule(r, addr);
     uint64_t e = r->entries[g];
@@ -365,7 +365,7 @@ int mw_index_take(uintptr_t addr, struct mw_block *out)
       out->size = (size_t)(e & MW_SIZE_SIDE);
       mw_bit_set(r, g, 0);
       s->count--;
-      mw_unlock(&s->lock);
+      mw_heap_unlock(&s->lock);
       return 1;
     }
   }
@@ -376,7 +376,7 @@ int mw_index_take(uintptr_t addr, struct mw_block *out)
     *out = ref.b;
     mw_ref_remove(&ref);
   }
-  mw_unlock(&s->lock);
+  mw_heap_unlock(&s->lock);
   return found;
 }
 
@@ -388,13 +388,13 @@ void mw_index_forget(uintptr_t addr, int may_wait)
   if (!__atomic_load_n(&mw_blocks_hi, __ATOMIC_RELAXED)) return; /* nothing was ever indexed */
   struct mw_stripe *s = mw_stripe_at(addr);
   if (may_wait)
-    mw_lock(&s->lock);
-  else if (!mw_trylock(&s->lock))
+    mw_heap_lock(&s->lock);
+  else if (!mw_heap_trylock(&s->lock))
     return;
   struct mw_ref ref;
   mw_lookup_in(s, addr, &ref);
   if (ref.found) mw_ref_remove(&ref);
-  mw_unlock(&s->lock);
+  mw_heap_unlock(&s->lock);
 }
 
 /* Unlocked and cheap: 0 when addr is surely not a live block's start (the
@@ -409,7 +409,7 @@ int mw_index_drop(uintptr_t addr, uint64_t id)
   mw_lookup_locked(addr, &ref);
   int found = ref.found && ref.b.id == id;
   if (found) mw_ref_remove(&ref);
-  mw_unlock(&ref.s->lock);
+  mw_heap_unlock(&ref.s->lock);
   return found;
 }
 
@@ -428,7 +428,7 @@ int mw_index_copy(uintptr_t addr, struct mw_block *out, void *buf, size_t max, s
     if (n) memcpy(buf, (const void *)addr, n);
     *copied = n;
   }
-  mw_unlock(&ref.s->lock);
+  mw_heap_unlock(&ref.s->lock);
   return ref.found;
 }
 
@@ -447,7 +447,7 @@ size_t mw_index_live(struct mw_live_block *out, size_t max)
   size_t n = 0;
   for (unsigned k = 0; k < MW_STRIPES; k++) {
     struct mw_stripe *s = &mw_stripes[k];
-    mw_lock(&s->lock);
+    mw_heap_lock(&s->lock);
     for (size_t i = 0; s->mask && i <= s->mask; i++) {
       uintptr_t a = s->slots[i].addr;
       if (!a) continue;
@@ -460,7 +460,7 @@ size_t mw_index_live(struct mw_live_block *out, size_t max)
       }
       n++;
     }
-    mw_unlock(&s->lock);
+    mw_heap_unlock(&s->lock);
   }
   /* the bitmap: one word (64 granules, within one page) at a time under the
    * lock of that page's stripe; untouched words read the zero page */
@@ -469,7 +469,7 @@ size_t mw_index_live(struct mw_live_block *out, size_t max)
       if (!__atomic_load_n(&r->bits[w], __ATOMIC_RELAXED)) continue;
       uintptr_t at = r->base + ((uintptr_t)w * MW_WORD_BITS << MW_G_SHIFT);
       struct mw_stripe *s = mw_stripe_at(at);
-      mw_lock(&s->lock);
+      mw_heap_lock(&s->lock);
       unsigned long bits = __atomic_load_n(&r->bits[w], __ATOMIC_RELAXED);
       while (bits) {
         size_t g = w * MW_WORD_BITS + (size_t)__builtin_ctzl(bits);
@@ -490,7 +490,7 @@ size_t mw_index_live(struct mw_live_block *out, size_t max)
         }
         n++;
       }
-      mw_unlock(&s->lock);
+      mw_heap_unlock(&s->lock);
     }
   }
   return n;
@@ -516,7 +516,7 @@ size_t mw_index_read(uintptr_t addr, uint64_t id, size_t off, void *buf, size_t 
     got = ref.b.size - off < n ? ref.b.size - off : n;
     memcpy(buf, (const unsigned char *)addr + off, got);
   }
-  mw_unlock(&ref.s->lock);
+  mw_heap_unlock(&ref.s->lock);
   return got;
 }
 
@@ -529,12 +529,12 @@ void mw_index_bounds(uintptr_t *lo, uintptr_t *hi)
 
 void mw_index_lock_all(void)
 {
-  for (unsigned i = 0; i < MW_STRIPES; i++) mw_lock(&mw_stripes[i].lock);
+  for (unsigned i = 0; i < MW_STRIPES; i++) mw_heap_lock(&mw_stripes[i].lock);
 }
 
 void mw_index_unlock_all(void)
 {
-  for (unsigned i = 0; i < MW_STRIPES; i++) mw_unlock(&mw_stripes[i].lock);
+  for (unsigned i = 0; i < MW_STRIPES; i++) mw_heap_unlock(&mw_stripes[i].lock);
 }
 
 /* In a fork child: unlock, and forget the parent's blocks (the child's trace

@@ -236,6 +236,7 @@ static int mw_setup(struct mw_thread *t)
   mw_g.start_real = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
   mw_g.start_mono = mw_now_mono();
   mw_valgrind_detect();
+  mw_recorders_begin(t);
   if (!mw_sink.open()) return 0;
   if (mw_g.valgrind_heap && !mw_g.forked)
     mw_say("running under Valgrind, whose allocator replaces malloc: the trace holds the allocations made by ",

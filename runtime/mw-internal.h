@@ -206,6 +206,8 @@ struct mw_global {
     int ready;                  /* faulted in: chunks may be taken from it */
   } prepared[32];
 #endif
+  int recorders;                /* MW_RECORDERS_*: may the heap index and sequence skip their atomics (mw-threads.c) */
+  struct mw_thread *first_recorder; /* the thread recording while recorders == MW_RECORDERS_SOLO */
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */
@@ -266,13 +268,49 @@ static inline void mw_unlock(int *l)
   __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
+/* The heap's own locks (the live-block index's stripes) and its sequence
+ * number are touched only by threads of the program that record, never by
+ * the runtime's pre-fault or encoder threads — whose start clears
+ * __libc_single_threaded for good.  So they ask a narrower question: has a
+ * second thread of the program recorded yet?  MW_RECORDERS_SOLO: no, one
+ * thread (first_recorder) does all heap work, without atomics.  A second
+ * thread's first record moves the state to MANY (mw_recorder_join), first
+ * making sure the first thread's heap call in progress, if any, has ended.
+ * MW_RECORDERS_LIBC (zero, before start-up, or where the kernel has no
+ * expedited membarrier, or under Valgrind): ask glibc, as the other locks do. */
+enum { MW_RECORDERS_LIBC = 0, MW_RECORDERS_SOLO, MW_RECORDERS_JOINING, MW_RECORDERS_MANY };
+static inline int mw_one_recorder(void)
+{
+#if MW_TARGET
+  return 1;
+#else
+  int r = __atomic_load_n(&mw_g.recorders, __ATOMIC_RELAXED);
+  return r == MW_RECORDERS_SOLO || (r == MW_RECORDERS_LIBC && mw_single_threaded());
+#endif
+}
+static inline void mw_heap_lock(int *l)
+{
+  if (mw_one_recorder()) return;
+  if (MW_UNLIKELY(__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))) mw_lock_slow(l);
+}
+static inline int mw_heap_trylock(int *l)
+{
+  if (mw_one_recorder()) return 1;
+  return !__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
+}
+static inline void mw_heap_unlock(int *l)
+{
+  if (mw_one_recorder()) return;
+  __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
 static inline int mw_state(void) { return __atomic_load_n(&mw_g.state, __ATOMIC_ACQUIRE); }
 
 /* One process-wide heap sequence number (64-bit; __sync works on 32-bit ARM
  * through libgcc's kernel helpers where there is no ldrexd). */
 static inline uint64_t mw_next_seq(void)
 {
-  if (mw_single_threaded()) return ++mw_seq_counter;
+  if (mw_one_recorder()) return ++mw_seq_counter;
   return __sync_add_and_fetch(&mw_seq_counter, 1);
 }
 
@@ -608,6 +646,13 @@ uint64_t mw_caller_library(struct mw_thread *t, uintptr_t ra);
 
 /* ---- threads (mw-threads.c) and calls (core/mw-calls.c) ---- */
 int mw_thread_ready(struct mw_thread *t);
+#if MW_TARGET
+static inline void mw_recorder_join(struct mw_thread *t) { (void)t; } /* one thread */
+#else
+void mw_recorders_begin(struct mw_thread *t);
+void mw_recorder_join(struct mw_thread *t);
+void mw_recorder_leave(struct mw_thread *t);
+#endif
 int mw_thread_start(struct mw_thread *t);
 void mw_thread_dtor(void *arg);
 int mw_frames_grow(struct mw_thread *t);

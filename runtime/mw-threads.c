@@ -6,13 +6,19 @@
  */
 #define _GNU_SOURCE 1
 #include <limits.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mw-internal.h"
+
+#ifdef SYS_membarrier
+#include <linux/membarrier.h>
+#endif
 
 extern void *__libc_stack_end;
 
@@ -84,6 +90,80 @@ static void mw_stack_setup(struct mw_thread *t)
   t->depth_cap = size > max ? max : size;
 }
 
+/* ---- one recording thread or several (mw_one_recorder) ----
+ *
+ * While one thread records, its heap calls take no atomic instruction: it
+ * sets `busy` and then reads `recorders` with only a compiler barrier
+ * between.  A second thread, at its first record, publishes JOINING and
+ * then makes every running thread of the process execute a full memory
+ * barrier (the kernel's expedited membarrier): afterwards either the first
+ * thread's heap call sees JOINING and uses the atomics, or its `busy` is
+ * visible here and we wait for that call to end.  The asymmetric fence of
+ * userspace RCU; the one system call is paid once per process. */
+
+static int mw_membarrier(int cmd)
+{
+#ifdef SYS_membarrier
+  return syscall(SYS_membarrier, cmd, 0, 0) == 0;
+#else
+  (void)cmd;
+  return 0;
+#endif
+}
+
+/* At start-up (and in a fork child, where one thread is left): t records alone. */
+void mw_recorders_begin(struct mw_thread *t)
+{
+  int solo = 0;
+#ifdef SYS_membarrier
+  /* Valgrind runs threads one at a time but switches between any two
+   * instructions, and does not carry the barrier out: the atomics stay */
+  solo = !mw_g.valgrind && mw_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
+#endif
+  __atomic_store_n(&mw_g.first_recorder, t, __ATOMIC_RELAXED);
+  __atomic_store_n(&mw_g.recorders, solo ? MW_RECORDERS_SOLO : MW_RECORDERS_LIBC, __ATOMIC_RELEASE);
+}
+
+/* From SOLO to MANY, by a thread other than `first`, or by `first` as it
+ * ends (its thread-local state is about to go). */
+static void mw_recorders_many(struct mw_thread *t, struct mw_thread *first)
+{
+  int r = MW_RECORDERS_SOLO;
+  if (__atomic_compare_exchange_n(&mw_g.recorders, &r, MW_RECORDERS_JOINING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    if (t != first) {
+#ifdef SYS_membarrier
+      mw_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
+#endif
+      for (unsigned spins = 0; __atomic_load_n(&first->busy, __ATOMIC_ACQUIRE); spins++) {
+        if (spins < 100) mw_relax();
+        else sched_yield(); /* e.g. the program's memwrap_write running at the end */
+      }
+    }
+    __atomic_store_n(&mw_g.recorders, MW_RECORDERS_MANY, __ATOMIC_RELEASE);
+    return;
+  }
+  while (r == MW_RECORDERS_JOINING) { /* another thread is joining: its wait covers ours */
+    mw_relax();
+    r = __atomic_load_n(&mw_g.recorders, __ATOMIC_ACQUIRE);
+  }
+}
+
+/* A thread's first record (before its THREAD_BEGIN draws a sequence number). */
+void mw_recorder_join(struct mw_thread *t)
+{
+  int r = __atomic_load_n(&mw_g.recorders, __ATOMIC_ACQUIRE);
+  if (r == MW_RECORDERS_LIBC || r == MW_RECORDERS_MANY) return;
+  struct mw_thread *first = __atomic_load_n(&mw_g.first_recorder, __ATOMIC_ACQUIRE);
+  if (first != t) mw_recorders_many(t, first);
+}
+
+/* A thread's end: the first recorder leaving takes the solo state with it,
+ * so that no later thread waits on its `busy`. */
+void mw_recorder_leave(struct mw_thread *t)
+{
+  if (__atomic_load_n(&mw_g.first_recorder, __ATOMIC_ACQUIRE) == t) mw_recorders_many(t, t);
+}
+
 /* Called with busy = MW_BUSY_INTERNAL: gives the thread a chunk, and a new
  * thread (or the survivor of a fork) its THREAD_BEGIN and TIME. */
 int mw_thread_start(struct mw_thread *t)
@@ -100,6 +180,7 @@ int mw_thread_start(struct mw_thread *t)
   /* a fork child's new trace starts its table empty, as a reader does */
   if (t->predict) memset(t->predict, 0, MW_PREDICT_BYTES);
   t->dtor_rounds = 0;
+  mw_recorder_join(t);
   if (!mw_chunk_next(t, 256, 0)) return 0;
   t->state = MW_T_LIVE;
   mw_write_thread_begin(t);
@@ -150,6 +231,7 @@ void mw_thread_dtor(void *arg)
     t->busy = 0;
   }
   if (t->state == MW_T_LIVE) t->state = MW_T_ENDED;
+  mw_recorder_leave(t);
   mw_sink.thread_end(t);
   mw_sink.drop(t);
   mw_frames_release(t);

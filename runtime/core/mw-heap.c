@@ -36,8 +36,13 @@ static inline struct mw_thread *mw_heap_begin(void)
 
 static inline void mw_heap_end(struct mw_thread *t)
 {
+#if MW_TARGET
   mw_fence();
   t->busy = 0;
+#else
+  /* release: a thread joining the recorders waits for this (mw_recorder_join), then sees the index as we left it */
+  __atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
+#endif
 }
 
 static inline unsigned mw_site(struct mw_thread *t, struct __mw_unit *u, unsigned local)

@@ -116,6 +116,7 @@ static int mw_write_end_fatal(struct mw_thread *t, int signo)
 {
   if (t->state == MW_T_NEW) {
     t->index = __atomic_fetch_add(&mw_g.threads, 1, __ATOMIC_RELAXED);
+    mw_recorder_join(t);
     if (!mw_chunk_next(t, 64, 1)) return 0;
     t->state = MW_T_LIVE;
     unsigned char *p = t->cur, *tag = p;
