@@ -17,7 +17,8 @@
 import { findBranches } from './branches.js';
 import type { KnownCalls } from './known-calls.js';
 import { locallyDeclared } from './locate.js';
-import { query, type SyntaxNode } from './parser.js';
+import { readDeclarator } from './declarators.js';
+import { nodes, query, type SyntaxNode } from './parser.js';
 import { ALLOCATOR_KINDS, SETJMP_NAMES } from './sites.js';
 
 /** A function definition of the unit, as the rewrite sees it. */
@@ -37,6 +38,8 @@ export interface LeafTreeOptions {
   readonly parseText: string;
   /** Allocator names the unit defines itself: calls of those are ordinary calls. */
   readonly ownAllocators: ReadonlySet<string>;
+  /** The unit's typedef names: `(u32)(x)` is a cast to one, which tree-sitter reads as a call. */
+  readonly typeNames: ReadonlySet<string>;
   /** Branches are recorded (--mw-branches): a function with one is not summarised. */
   readonly branches: boolean;
   readonly known: KnownCalls;
@@ -90,6 +93,28 @@ export function findLeafTrees(definitions: readonly Definition[], options: LeafT
   return { summarised, leaves: leaf, callees };
 }
 
+/** The names the unit's typedefs declare. */
+export function typedefNames(typedefs: readonly SyntaxNode[], text: string): Set<string> {
+  const names = new Set<string>();
+  for (const node of typedefs) {
+    for (const declarator of nodes(node.childrenForFieldName('declarator'))) {
+      const declared = readDeclarator(declarator);
+      if (declared !== null) names.add(text.slice(declared.name.startIndex, declared.name.endIndex));
+    }
+  }
+  return names;
+}
+
+/** The type name when a call's "function" is a parenthesised typedef name — `(u32)(p[0] & 0x7f)` is a cast of
+ *  `(p[0] & 0x7f)`, which tree-sitter, knowing no typedefs, reads as a call of `(u32)`; null for a real call. */
+function castType(callee: SyntaxNode, text: string, typeNames: ReadonlySet<string>): string | null {
+  if (callee.type !== 'parenthesized_expression' || callee.namedChildCount !== 1) return null;
+  const inner = callee.namedChild(0);
+  if (inner === null || inner.type !== 'identifier') return null;
+  const name = text.slice(inner.startIndex, inner.endIndex);
+  return typeNames.has(name) ? name : null;
+}
+
 /** Why a definition can never be summarised, before its body is read; null if nothing rules it out yet. */
 function ownBarrier(d: Definition, values: ReadonlySet<string>, options: LeafTreeOptions): string | null {
   if (d.role === 'skipped' || d.role === 'uncalled') return 'not instrumented';
@@ -108,13 +133,17 @@ function readBody(d: Definition, options: LeafTreeOptions): Body {
   const named: { name: string }[] = [];
   const sizes: SyntaxNode[] = [];
   const parameters: SyntaxNode[] = [];
+  const casts: { name: string }[] = [];
   for (const { name, node } of query('leaf-calls').captures(d.body)) {
     if (name === 'asm') found.barrier ??= 'inline assembly';
     else if (name === 'nested') found.barrier ??= 'a nested function';
     else if (name === 'array_size') sizes.push(node);
     else if (name === 'parameters') parameters.push(node);
-    else if (node.type !== 'identifier') found.barrier ??= 'a call through a pointer';
-    else named.push({ name: text.slice(node.startIndex, node.endIndex) });
+    else if (node.type !== 'identifier') {
+      const cast = castType(node, text, options.typeNames);
+      if (cast === null) found.barrier ??= 'a call through a pointer';
+      else casts.push({ name: cast });
+    } else named.push({ name: text.slice(node.startIndex, node.endIndex) });
   }
   // An array whose size is not a constant takes stack at run time, in whichever frame it is inlined into; a
   // parameter's array is a pointer. (An enum constant in a size counts as run-time too: a tree recorded, no harm.)
@@ -125,8 +154,9 @@ function readBody(d: Definition, options: LeafTreeOptions): Body {
     else if (ALLOCATOR_KINDS.has(name) && !options.ownAllocators.has(name)) found.barrier ??= 'heap calls';
     else found.callees.add(name);
   }
-  // A parameter or local of a callee's name makes that call one through a pointer.
-  if (found.barrier === null && locallyDeclared(d.node, parseText, named).size > 0) found.barrier = 'a call through a pointer';
+  // A parameter or local of a callee's name makes that call one through a pointer; of a cast's type name, too (the
+  // local hides the typedef: `(u32)(x)` is then a call of u32).
+  if (found.barrier === null && locallyDeclared(d.node, parseText, [...named, ...casts]).size > 0) found.barrier = 'a call through a pointer';
   if (found.barrier === null && options.branches && d.role === 'recorded') {
     const branches = findBranches(d.body, parseText, text);
     if (branches.conditions.length + branches.switches.length > 0) found.barrier = 'branches to record';

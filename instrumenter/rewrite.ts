@@ -10,7 +10,7 @@ import { forEachChild, INLINE_WORDS, readDeclarator, storageClasses } from './de
 import { EditList } from './edits.js';
 import { readLinemarkers, type LineMap } from './linemarkers.js';
 import type { KnownCalls } from './known-calls.js';
-import { findLeafTrees, type Definition } from './leaf-calls.js';
+import { findLeafTrees, typedefNames, type Definition } from './leaf-calls.js';
 import type { CallFilter } from './left-out.js';
 import { findInFunction, findTopLevel, locallyDeclared } from './locate.js';
 import { fileScopeObjects, staticLocals } from './objects.js';
@@ -177,7 +177,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
   const leaves =
     options.summarise === undefined
       ? null
-      : findLeafTrees(definitions, { text, parseText, ownAllocators, branches: options.branches === true, ...options.summarise });
+      : findLeafTrees(definitions, { text, parseText, ownAllocators, typeNames: typedefNames(top.typedefs, text), branches: options.branches === true, ...options.summarise });
   for (const fn of chosen) {
     if (leaves?.summarised.has(nameOf(fn.name)) !== true) continue;
     fn.calls = false;

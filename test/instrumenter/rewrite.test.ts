@@ -2,6 +2,7 @@
 // inserted code, what is left alone, static objects, warnings, big inputs.
 // compile.test.ts does the same with real gcc and clang output.
 import { describe, expect, it } from 'vitest';
+import { knownCalls } from '../../instrumenter/known-calls.js';
 import { rewriteTranslationUnit, type RewriteResult } from '../../instrumenter/rewrite.js';
 
 const HEADER = '/opt/mw/memwrap.h';
@@ -381,5 +382,28 @@ describe('big units', () => {
     const last = `static int f${N - 1}(int x)\n{${frame(7 * N - 7, 7 * N - 6)}\n  char *p = (char *)__mw_malloc(&__mw_u, ${7 * N - 5}u, 16);`;
     expect(r.text.includes(last)).toBe(true);
     expect(r.text.endsWith(`{ &__mw_u, ${8 * N - 1}u, &s${N - 1}, sizeof(s${N - 1}) };\n`)).toBe(true);
+  });
+});
+
+describe('leaf call trees: a cast to a typedef name is not a call', () => {
+  // tree-sitter knows no typedefs, so `(u32)(x)` reads as a call of `(u32)`; a leaf that casts that way is still a leaf
+  const summarised = (text: string): string[] => {
+    const result = rewriteTranslationUnit(Buffer.from(text, 'utf8'), { headerPath: HEADER, summarise: { known: knownCalls(true), exclude: new Set() } });
+    return [...(result.leafTrees?.summarised ?? [])].sort();
+  };
+  const unit = [
+    'typedef unsigned int u32;',
+    'typedef int (*callback)(int);',
+    'static u32 cast(const unsigned char *p) { return (u32)(p[0] & 0x7f) << 7 | (u32)(p[1]); }',
+    'static int shadowed(int (*u32)(int), int v) { return (u32)(v); }',
+    'static int through(callback f, int v) { return (f)(v); }',
+    'static int (*table[1])(int);',
+    'static int from_table(int v) { return (table[0])(v); }',
+    'int main(void) { unsigned char b[2] = {1, 2}; return (int)cast(b) + shadowed(0, 1) + through(0, 2) + from_table(3); }',
+    '',
+  ].join('\n');
+
+  it('summarises the function that casts, and none that calls through a pointer (a parameter hiding the typedef too)', () => {
+    expect(summarised(unit)).toEqual(['cast']);
   });
 });
