@@ -206,8 +206,10 @@ struct mw_global {
     int ready;                  /* faulted in: chunks may be taken from it */
   } prepared[32];
 #endif
+#if !MW_TARGET
   int recorders;                /* MW_RECORDERS_*: may the heap index and sequence skip their atomics (mw-threads.c) */
   struct mw_thread *first_recorder; /* the thread recording while recorders == MW_RECORDERS_SOLO */
+#endif
   unsigned link_blocks;         /* linked-scan limits, 0 = off */
   size_t link_bytes;
   unsigned nextra;              /* units registered outside any image */
