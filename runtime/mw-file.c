@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "mw-internal.h"
@@ -145,25 +146,48 @@ static void mw_file_stop(struct mw_thread *t, int err)
 }
 
 /* Grows the file to hold `need` bytes; fallocate where possible, so that a
- * full disk fails here rather than as SIGBUS in a mapped write. */
-int mw_file_grow(uint64_t need)
+ * full disk fails here rather than as SIGBUS in a mapped write.  0, or
+ * -errno without touching errno where the host allows (mw_sys): the
+ * pre-fault thread calls it too. */
+long mw_file_grow_quiet(uint64_t need)
 {
-  if (need <= mw_g.file_size) return 1;
+  if (need <= mw_g.file_size) return 0;
   uint64_t size = (need + MW_GROW_STEP - 1) / MW_GROW_STEP * MW_GROW_STEP;
+#if MW_RAW_SYSCALL
+  long r = mw_sys(SYS_fallocate, mw_g.fd, 0, (long)mw_g.file_size, (long)(size - mw_g.file_size), 0, 0);
+  if (r == -EOPNOTSUPP || r == -ENOSYS || r == -EINVAL) r = mw_sys(SYS_ftruncate, mw_g.fd, (long)size, 0, 0, 0, 0);
+  if (r != 0) return r;
+#else
   if (fallocate(mw_g.fd, 0, (off_t)mw_g.file_size, (off_t)(size - mw_g.file_size)) != 0) {
-    if (errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) return 0;
-    if (ftruncate(mw_g.fd, (off_t)size) != 0) return 0;
+    if (errno != EOPNOTSUPP && errno != ENOSYS && errno != EINVAL) return -errno;
+    if (ftruncate(mw_g.fd, (off_t)size) != 0) return -errno;
   }
+#endif
   mw_g.file_size = size;
-  return 1;
+  return 0;
 }
 
-/* Is mw_g.fd still our trace file (a program may close or reuse fds)? */
+/* The same for the program's threads: 1, or 0 with errno saying why. */
+int mw_file_grow(uint64_t need)
+{
+  long r = mw_file_grow_quiet(need);
+  if (r == 0) return 1;
+  errno = (int)-r;
+  return 0;
+}
+
+/* Is mw_g.fd still our trace file (a program may close or reuse fds)?  The
+ * pre-fault thread asks too: no errno where the host allows (mw_sys). */
 int mw_fd_ok(void)
 {
   struct stat st;
-  return mw_g.fd >= 0 && fstat(mw_g.fd, &st) == 0 && (uint64_t)st.st_dev == mw_g.fd_dev &&
-         (uint64_t)st.st_ino == mw_g.fd_ino;
+  if (mw_g.fd < 0) return 0;
+#if MW_RAW_SYSCALL
+  if (mw_sys(SYS_fstat, mw_g.fd, (long)&st, 0, 0, 0, 0) != 0) return 0;
+#else
+  if (fstat(mw_g.fd, &st) != 0) return 0;
+#endif
+  return (uint64_t)st.st_dev == mw_g.fd_dev && (uint64_t)st.st_ino == mw_g.fd_ino;
 }
 
 /* Creates the file a run records into (`what` begins the message if it cannot: "cannot create the trace file "), named by mw_trace_name, or for

@@ -207,6 +207,9 @@ struct mw_global {
   } prepared[32];
 #endif
 #if !MW_TARGET
+  int hidden_threads;           /* a thread of the runtime's that glibc does not know of runs (mw-prefault.c) */
+  void *hidden_map;             /* its stack and thread pointer's mapping, and the mapping's length */
+  size_t hidden_len;
   int recorders;                /* MW_RECORDERS_*: may the heap index and sequence skip their atomics (mw-threads.c) */
   struct mw_thread *first_recorder; /* the thread recording while recorders == MW_RECORDERS_SOLO */
 #endif
@@ -253,20 +256,34 @@ static inline int mw_single_threaded(void)
 #endif
 }
 
+/* No other thread can take a runtime lock: glibc knows of one thread, and
+ * the runtime has started none glibc does not know of.  The pre-fault thread
+ * is such a thread (started without pthread_create, so that glibc's own
+ * allocator keeps its single-threaded paths: mw-prefault.c); it takes the
+ * file lock, so from its start every lock is taken for real. */
+static inline int mw_alone(void)
+{
+#if MW_TARGET
+  return 1;
+#else
+  return mw_single_threaded() && !__atomic_load_n(&mw_g.hidden_threads, __ATOMIC_ACQUIRE);
+#endif
+}
+
 void mw_lock_slow(int *l);
 static inline void mw_lock(int *l)
 {
-  if (mw_single_threaded()) return;
+  if (mw_alone()) return;
   if (MW_UNLIKELY(__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))) mw_lock_slow(l);
 }
 static inline int mw_trylock(int *l)
 {
-  if (mw_single_threaded()) return 1;
+  if (mw_alone()) return 1;
   return !__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
 }
 static inline void mw_unlock(int *l)
 {
-  if (mw_single_threaded()) return;
+  if (mw_alone()) return;
   __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
@@ -464,7 +481,32 @@ int mw_file_chunk(struct mw_thread *t, size_t need, int nonblocking);
 void mw_file_end(struct mw_thread *t, int how, int code);
 void mw_file_child(void);
 int mw_file_grow(uint64_t need);
+long mw_file_grow_quiet(uint64_t need);
 int mw_fd_ok(void);
+
+/* System calls that touch no thread-local state (not even errno): the
+ * result, or -errno.  The pre-fault thread, which has no thread-local storage
+ * of its own, makes its calls this way.  Where the host has no such form
+ * (MW_RAW_SYSCALL 0) they go through libc, and that thread is a pthread. */
+#if !MW_TARGET && defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#define MW_RAW_SYSCALL 1
+static inline long mw_sys(long n, long a, long b, long c, long d, long e, long f)
+{
+#if defined(__x86_64__)
+  register long r10 __asm__("r10") = d, r8 __asm__("r8") = e, r9 __asm__("r9") = f;
+  long ret;
+  __asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
+  return ret;
+#else
+  register long x8 __asm__("x8") = n, x0 __asm__("x0") = a, x1 __asm__("x1") = b, x2 __asm__("x2") = c,
+                x3 __asm__("x3") = d, x4 __asm__("x4") = e, x5 __asm__("x5") = f;
+  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
+  return x0;
+#endif
+}
+#else
+#define MW_RAW_SYSCALL 0
+#endif
 void mw_chunk_drop(struct mw_thread *t);
 void mw_chunk_release_tail(struct mw_thread *t);
 void mw_trace_close_child(void);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,7 +31,11 @@ void mw_lock_slow(int *l)
         mw_relax();
       } else {
         spins = 0;
+#if MW_RAW_SYSCALL
+        (void)mw_sys(SYS_sched_yield, 0, 0, 0, 0, 0, 0); /* the pre-fault thread takes locks: no libc call there */
+#else
         sched_yield();
+#endif
       }
     }
   } while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE));

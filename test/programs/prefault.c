@@ -7,7 +7,9 @@
  *   prefault fork     the work, then a child does it again (its own trace)
  *   prefault kill     the work, then SIGKILL: the trace has no END
  *
- * Prints "prefault thread: yes|no" per process; the work is deterministic,
+ * Prints "prefault thread: yes|no" per process, and whether glibc still
+ * takes the process for single-threaded (the pre-fault thread is none of
+ * its threads: its allocator keeps its fast paths); the work is deterministic,
  * so every trace's events are the same with the pre-fault thread and
  * without it (MEMWRAP_PREFAULT=0). */
 #include <dirent.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/single_threaded.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -92,7 +95,8 @@ int main(int argc, char **argv) {
     }
     waitpid(child, NULL, 0);
   }
-  printf("sum %u, prefault thread: %s\n", sum, prefault_running() ? "yes" : "no");
+  printf("sum %u, prefault thread: %s, glibc single-threaded: %s\n", sum, prefault_running() ? "yes" : "no",
+         __libc_single_threaded ? "yes" : "no");
   fflush(stdout);
   if (strcmp(mode, "kill") == 0) raise(SIGKILL);
   return 0;
