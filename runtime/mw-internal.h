@@ -270,27 +270,31 @@ static inline int mw_alone(void)
 #endif
 }
 
+/* A spin lock, taken only when another thread could want it (`alone` 0). */
 void mw_lock_slow(int *l);
-static inline void mw_lock(int *l)
+static inline void mw_lock_unless(int *l, int alone)
 {
-  if (mw_alone()) return;
+  if (alone) return;
   if (MW_UNLIKELY(__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))) mw_lock_slow(l);
 }
-static inline int mw_trylock(int *l)
+static inline int mw_trylock_unless(int *l, int alone)
 {
-  if (mw_alone()) return 1;
+  if (alone) return 1;
   return !__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
 }
-static inline void mw_unlock(int *l)
+static inline void mw_unlock_unless(int *l, int alone)
 {
-  if (mw_alone()) return;
+  if (alone) return;
   __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
+static inline void mw_lock(int *l) { mw_lock_unless(l, mw_alone()); }
+static inline int mw_trylock(int *l) { return mw_trylock_unless(l, mw_alone()); }
+static inline void mw_unlock(int *l) { mw_unlock_unless(l, mw_alone()); }
 
 /* The heap's own locks (the live-block index's stripes) and its sequence
  * number are touched only by threads of the program that record, never by
- * the runtime's pre-fault or encoder threads — whose start clears
- * __libc_single_threaded for good.  So they ask a narrower question: has a
+ * the runtime's pre-fault or encoder threads (the encoder, a pthread, clears
+ * __libc_single_threaded for good).  So they ask a narrower question: has a
  * second thread of the program recorded yet?  MW_RECORDERS_SOLO: no, one
  * thread (first_recorder) does all heap work, without atomics.  A second
  * thread's first record moves the state to MANY (mw_recorder_join), first
@@ -307,21 +311,9 @@ static inline int mw_one_recorder(void)
   return r == MW_RECORDERS_SOLO || (r == MW_RECORDERS_LIBC && mw_single_threaded());
 #endif
 }
-static inline void mw_heap_lock(int *l)
-{
-  if (mw_one_recorder()) return;
-  if (MW_UNLIKELY(__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))) mw_lock_slow(l);
-}
-static inline int mw_heap_trylock(int *l)
-{
-  if (mw_one_recorder()) return 1;
-  return !__atomic_load_n(l, __ATOMIC_RELAXED) && !__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE);
-}
-static inline void mw_heap_unlock(int *l)
-{
-  if (mw_one_recorder()) return;
-  __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
+static inline void mw_heap_lock(int *l) { mw_lock_unless(l, mw_one_recorder()); }
+static inline int mw_heap_trylock(int *l) { return mw_trylock_unless(l, mw_one_recorder()); }
+static inline void mw_heap_unlock(int *l) { mw_unlock_unless(l, mw_one_recorder()); }
 
 static inline int mw_state(void) { return __atomic_load_n(&mw_g.state, __ATOMIC_ACQUIRE); }
 
