@@ -271,6 +271,7 @@ static inline int mw_alone(void)
 }
 
 /* A spin lock, taken only when another thread could want it (`alone` 0). */
+void mw_backoff(unsigned *spins);
 void mw_lock_slow(int *l);
 static inline void mw_lock_unless(int *l, int alone)
 {

@@ -121,14 +121,26 @@ static int mw_scan_words(struct mw_scan *s, const uintptr_t *words, size_t count
   return 1;
 }
 
+/* Might any of the `count` words be a live block's start?  The first look at
+ * a freed block: most hold none (no pointers, or pointers to blocks already
+ * freed), and then the scan's scratch is never touched. */
+static int mw_any_start_each(const uintptr_t *words, size_t count, uintptr_t lo, uintptr_t hi)
+{
+  const uintptr_t span = hi - lo, align = 2 * sizeof(void *) - 1;
+  for (size_t k = 0; k < count; k++) {
+    uintptr_t w = words[k];
+    if (MW_LIKELY((w & align) || w - lo >= span)) continue;
+    if (mw_index_maybe_fast(w)) return 1;
+  }
+  return 0;
+}
+
 #if UINTPTR_MAX > 0xffffffffu && defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 /* Eight words at a time, as 32-bit vector lanes (SSE2 on x86-64, NEON on
  * AArch64): a word can only be a block start if its high half lies in the
  * live blocks' range of high halves.  A freed buffer of text or numbers — a
  * large block's common contents — fails that for every word, at two compares
- * per two words; a group where a word passes is looked at word by word.
- * Returns the words left to look at one by one, or ~0 when a group held a
- * live block's start. */
+ * per two words; a group where a word passes is looked at word by word. */
 typedef int32_t mw_lanes __attribute__((vector_size(16)));
 
 /* Lanes 1 and 3 (the high halves of two words) set where above > lane > below;
@@ -140,12 +152,11 @@ static inline mw_lanes mw_lanes_between(const uintptr_t *w, int32_t below, int32
   return (v > below) & (v < above); /* signed: a user-space address's high half is below 2^31 */
 }
 
-static size_t mw_any_start_wide(const uintptr_t *words, size_t count, uintptr_t lo, uintptr_t hi)
+static int mw_any_start(const uintptr_t *words, size_t count, uintptr_t lo, uintptr_t hi)
 {
   const uintptr_t top_lo = lo >> 32, top_hi = (hi - 1) >> 32;
-  if (top_hi >= 0x7fffffffu) return count; /* not a user-space range: one by one */
+  if (top_hi >= 0x7fffffffu) return mw_any_start_each(words, count, lo, hi); /* not a user-space range */
   const int32_t below = (int32_t)top_lo - 1, above = (int32_t)top_hi + 1;
-  const uintptr_t span = hi - lo;
   size_t k = 0;
   for (; k + 8 <= count; k += 8) {
     mw_lanes any = (mw_lanes_between(words + k, below, above) | mw_lanes_between(words + k + 2, below, above) |
@@ -153,35 +164,16 @@ static size_t mw_any_start_wide(const uintptr_t *words, size_t count, uintptr_t 
                    (mw_lanes){0, -1, 0, -1};
     uint64_t halves[2];
     memcpy(halves, &any, sizeof halves);
-    if (MW_LIKELY(!(halves[0] | halves[1]))) continue;
-    for (size_t j = k; j < k + 8; j++) {
-      uintptr_t w = words[j];
-      if (!(w & 15) && w - lo < span && mw_index_maybe_fast(w)) return ~(size_t)0;
-    }
+    if (MW_UNLIKELY(halves[0] | halves[1]) && mw_any_start_each(words + k, 8, lo, hi)) return 1;
   }
-  return count - k;
+  return mw_any_start_each(words + k, count - k, lo, hi);
 }
-#endif
-
-/* Might any of the `count` words be a live block's start?  The first look at
- * a freed block: most hold none (no pointers, or pointers to blocks already
- * freed), and then the scan's scratch is never touched. */
+#else
 static int mw_any_start(const uintptr_t *words, size_t count, uintptr_t lo, uintptr_t hi)
 {
-  const uintptr_t span = hi - lo, align = 2 * sizeof(void *) - 1;
-  size_t k = 0;
-#if UINTPTR_MAX > 0xffffffffu && defined(__GNUC__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  size_t left = mw_any_start_wide(words, count, lo, hi);
-  if (left == ~(size_t)0) return 1;
-  k = count - left;
-#endif
-  for (; k < count; k++) {
-    uintptr_t w = words[k];
-    if (MW_LIKELY((w & align) || w - lo >= span)) continue;
-    if (mw_index_maybe_fast(w)) return 1;
-  }
-  return 0;
+  return mw_any_start_each(words, count, lo, hi);
 }
+#endif
 
 unsigned mw_link_scan(struct mw_thread *t, const void *block, size_t size, int *partial)
 {

@@ -22,22 +22,27 @@ uint64_t mw_now_mono(void)
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* One round of waiting for another thread: a pause, and every 100th round the processor given up.  No libc call: the
+ * pre-fault thread takes locks too (mw_sys). */
+void mw_backoff(unsigned *spins)
+{
+  if (++*spins < 100) {
+    mw_relax();
+    return;
+  }
+  *spins = 0;
+#if MW_RAW_SYSCALL
+  (void)mw_sys(SYS_sched_yield, 0, 0, 0, 0, 0, 0);
+#else
+  sched_yield();
+#endif
+}
+
 void mw_lock_slow(int *l)
 {
   unsigned spins = 0;
   do {
-    while (__atomic_load_n(l, __ATOMIC_RELAXED)) {
-      if (++spins < 100) {
-        mw_relax();
-      } else {
-        spins = 0;
-#if MW_RAW_SYSCALL
-        (void)mw_sys(SYS_sched_yield, 0, 0, 0, 0, 0, 0); /* the pre-fault thread takes locks: no libc call there */
-#else
-        sched_yield();
-#endif
-      }
-    }
+    while (__atomic_load_n(l, __ATOMIC_RELAXED)) mw_backoff(&spins);
   } while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE));
 }
 

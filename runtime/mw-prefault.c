@@ -62,7 +62,7 @@ static void *mw_span_map(uint64_t from, int fd)
   long r = mw_sys(SYS_mmap, 0, MW_AHEAD_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (long)from);
   return r < 0 && r > -4096 ? MAP_FAILED : (void *)r;
 #else
-  return mmap(NULL, MW_AHEAD_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)from);
+  return mmap(NULL, MW_AHEAD_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)from); /* 32-bit hosts have no SYS_mmap */
 #endif
 }
 

@@ -6,7 +6,6 @@
  */
 #define _GNU_SOURCE 1
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -14,11 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "mw-internal.h"
-
-#ifdef SYS_membarrier
 #include <linux/membarrier.h>
-#endif
+
+#include "mw-internal.h"
 
 extern void *__libc_stack_end;
 
@@ -114,12 +111,9 @@ static int mw_membarrier(int cmd)
 /* At start-up (and in a fork child, where one thread is left): t records alone. */
 void mw_recorders_begin(struct mw_thread *t)
 {
-  int solo = 0;
-#ifdef SYS_membarrier
   /* Valgrind runs threads one at a time but switches between any two
    * instructions, and does not carry the barrier out: the atomics stay */
-  solo = !mw_g.valgrind && mw_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
-#endif
+  int solo = !mw_g.valgrind && mw_membarrier(MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED);
   __atomic_store_n(&mw_g.first_recorder, t, __ATOMIC_RELAXED);
   __atomic_store_n(&mw_g.recorders, solo ? MW_RECORDERS_SOLO : MW_RECORDERS_LIBC, __ATOMIC_RELEASE);
 }
@@ -131,21 +125,16 @@ static void mw_recorders_many(struct mw_thread *t, struct mw_thread *first)
   int r = MW_RECORDERS_SOLO;
   if (__atomic_compare_exchange_n(&mw_g.recorders, &r, MW_RECORDERS_JOINING, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
     if (t != first) {
-#ifdef SYS_membarrier
+      unsigned spins = 0;
       mw_membarrier(MEMBARRIER_CMD_PRIVATE_EXPEDITED);
-#endif
-      for (unsigned spins = 0; __atomic_load_n(&first->busy, __ATOMIC_ACQUIRE); spins++) {
-        if (spins < 100) mw_relax();
-        else sched_yield(); /* e.g. the program's memwrap_write running at the end */
-      }
+      /* its heap call ends soon; its busy can last longer (the program's memwrap_write at the end) */
+      while (__atomic_load_n(&first->busy, __ATOMIC_ACQUIRE)) mw_backoff(&spins);
     }
     __atomic_store_n(&mw_g.recorders, MW_RECORDERS_MANY, __ATOMIC_RELEASE);
     return;
   }
-  while (r == MW_RECORDERS_JOINING) { /* another thread is joining: its wait covers ours */
-    mw_relax();
-    r = __atomic_load_n(&mw_g.recorders, __ATOMIC_ACQUIRE);
-  }
+  for (unsigned spins = 0; r == MW_RECORDERS_JOINING; r = __atomic_load_n(&mw_g.recorders, __ATOMIC_ACQUIRE))
+    mw_backoff(&spins); /* another thread is joining: its wait covers ours */
 }
 
 /* A thread's first record (before its THREAD_BEGIN draws a sequence number). */
