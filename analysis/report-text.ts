@@ -49,12 +49,20 @@ function renderUncalled(list: NonNullable<Summary['uncalledFunctions']>, field: 
 }
 
 /** The head's lines for summarised leaf call trees: their names, then the most stack one takes. */
-function renderSummarised(list: NonNullable<Summary['summarisedFunctions']>, field: (name: string, value: string) => void): void {
-  const names = [...new Set(list.map((f) => f.name))];
-  renderFunctionNames('Summarised', `calls of ${plural(names.length, 'function')} (leaf call trees):`, names, field);
-  const known = list.map((f) => f.stackBytes).filter((b): b is number => b !== null);
-  const most = known.length === 0 ? 'unknown' : `at most ${formatBytes(Math.max(...known))}`;
-  field('', `(calls not recorded; peak stack counts the stack they take, ${most})`);
+function renderSummarised(all: NonNullable<Summary['summarisedFunctions']>, field: (name: string, value: string) => void): void {
+  const list = all.filter((f) => f.measured !== true);
+  const measured = [...new Set(all.filter((f) => f.measured === true).map((f) => f.name))];
+  if (list.length > 0) {
+    const names = [...new Set(list.map((f) => f.name))];
+    renderFunctionNames('Summarised', `calls of ${plural(names.length, 'function')} (leaf call trees):`, names, field);
+    const known = list.map((f) => f.stackBytes).filter((b): b is number => b !== null);
+    const most = known.length === 0 ? 'unknown' : `at most ${formatBytes(Math.max(...known))}`;
+    field('', `(calls not recorded; peak stack counts the stack they take, ${most})`);
+  }
+  if (measured.length > 0) {
+    renderFunctionNames('Measured', `calls of ${plural(measured.length, 'function')} (recursion, no heap work):`, measured, field);
+    field('', '(a call recorded only when deeper than any since the last record: peak stack exact)');
+  }
 }
 
 /** `lead a, b, …` on up to three lines under `title`. */

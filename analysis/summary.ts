@@ -1,5 +1,5 @@
 // The numbers `cc-memwrap report` prints (text or JSON), one fold over the events: run end, totals, peaks, leaks, Valgrind-style counts, top sites.
-import { Flag, Kind, SiteKind, siteKindName } from './trace/format.js';
+import { Flag, Kind, MEASURED_TREE, SiteKind, siteKindName } from './trace/format.js';
 import { NONE, type EndHowName, type Model } from './model.js';
 import type { Problem } from './problems.js';
 import { signalName } from './signals.js';
@@ -75,9 +75,11 @@ export interface Summary {
   /**
    * Functions whose calls were not recorded because their whole call tree is known (`--mw-calls=leaves`), by file and
    * name, with the most stack that tree takes (null: unknown); absent when none was. Peak stack counts the most
-   * their calls can add to each recorded caller's frame.
+   * their calls can add to each recorded caller's frame. `measured`: the function is in recursion that does no heap
+   * work, so no bound exists before the run; its calls were recorded only when deeper than any since the thread's
+   * last other record, which keeps the peak stack exact (stackBytes null).
    */
-  summarisedFunctions?: { name: string; file: string | null; line: number; stackBytes: number | null }[];
+  summarisedFunctions?: { name: string; file: string | null; line: number; stackBytes: number | null; measured?: true }[];
 }
 
 export interface SummaryOptions {
@@ -291,7 +293,9 @@ function uncalled(sites: TraceStart['sites']): Pick<Summary, 'uncalledFunctions'
 function summarised(sites: TraceStart['sites']): Pick<Summary, 'summarisedFunctions'> {
   const list = functionsOfKind(sites, SiteKind.SUMMARISED, (id) => {
     const bound = sites.strings[sites.name[id]!] ?? '';
-    return { name: sites.strings[sites.func[id]!] ?? '?', stackBytes: /^\d{1,10}$/.test(bound) ? Number(bound) : null };
+    const name = sites.strings[sites.func[id]!] ?? '?';
+    if (bound === MEASURED_TREE) return { name, stackBytes: null, measured: true as const };
+    return { name, stackBytes: /^\d{1,10}$/.test(bound) ? Number(bound) : null };
   });
   return list.length === 0 ? {} : { summarisedFunctions: list };
 }

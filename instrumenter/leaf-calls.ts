@@ -52,6 +52,8 @@ export interface LeafTrees {
   readonly summarised: ReadonlySet<string>;
   /** Every function of the unit whose call tree is known: the summarised ones and `static` ones of system headers. */
   readonly leaves: ReadonlySet<string>;
+  /** The instrumented functions in recursion that does no heap work: probed, recorded only at a new deepest call. */
+  readonly measured: ReadonlySet<string>;
   /** The named calls of every function summarised or calling one (the call graph the bounds follow). */
   readonly callees: ReadonlyMap<string, readonly string[]>;
 }
@@ -66,7 +68,8 @@ interface Body {
 export function findLeafTrees(definitions: readonly Definition[], options: LeafTreeOptions): LeafTrees {
   const byName = new Map<string, Definition>();
   for (const d of definitions) byName.set(d.name, d);
-  const values = namesUsedAsValues(options.parseText, new Set(byName.keys()));
+  // The original text: the parsed copy blanks attributes, and `alias("f")` is in one.
+  const values = namesUsedAsValues(options.text, new Set(byName.keys()));
   const bodies = new Map<string, Body>();
   for (const d of byName.values()) {
     const own = ownBarrier(d, values, options);
@@ -86,11 +89,27 @@ export function findLeafTrees(definitions: readonly Definition[], options: LeafT
     }
   }
   const summarised = new Set([...leaf].filter((name) => byName.get(name)!.role === 'recorded'));
+  const measured = new Set([...heapFree(bodies, options)].filter((name) => !leaf.has(name) && byName.get(name)!.role === 'recorded'));
   const callees = new Map<string, readonly string[]>();
   for (const [name, body] of bodies) {
     if (leaf.has(name) || [...body.callees].some((c) => summarised.has(c))) callees.set(name, [...body.callees]);
   }
-  return { summarised, leaves: leaf, callees };
+  return { summarised, leaves: leaf, measured, callees };
+}
+
+/** Greatest fixed point: the functions nothing rules out whose every call is of a known library function or of a
+ *  function still in the set — every call tree that does no heap work, recursive or not. */
+function heapFree(bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): Set<string> {
+  const kept = new Set([...bodies].filter(([, body]) => body.barrier === null).map(([name]) => name));
+  for (let shrank = true; shrank; ) {
+    shrank = false;
+    for (const name of kept) {
+      if ([...bodies.get(name)!.callees].every((c) => (bodies.has(c) ? kept.has(c) : options.known.bytes(c) !== null))) continue;
+      kept.delete(name);
+      shrank = true;
+    }
+  }
+  return kept;
 }
 
 /** The names the unit's typedefs declare. */
@@ -174,8 +193,10 @@ function isConstantSize(size: string): boolean {
 
 /**
  * The names among `names` that the unit uses other than by calling them: an identifier not followed by `(` (its
- * address taken, stored, passed), outside comments and character constants, not a member after `.` or `->`; and
- * names in strings, which `alias("f")` and the like refer to. Declarations and definitions are followed by `(`.
+ * address taken, stored, passed), outside comments and character constants, not a member after `.` or `->`; a
+ * string that is one name (`alias("f")`, `dlsym(h, "f")`); and any name in the strings of an `asm` (`call f`). A
+ * word of other text in a string (`printf("%d check\n")`) is no use of a function. Declarations and definitions
+ * are followed by `(`.
  */
 export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set<string> {
   const used = new Set<string>();
@@ -183,6 +204,10 @@ export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set
   const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36;
   const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57);
   let i = 0;
+  // Parentheses open, the depth at which an asm's operands close (-1: not in one), and an asm keyword just read.
+  let depth = 0;
+  let asmDepth = -1;
+  let asmNext = false;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 47 && text.charCodeAt(i + 1) === 42) {
@@ -193,24 +218,40 @@ export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set
       i = end < 0 ? n : end;
     } else if (c === 34 || c === 39) {
       const end = literalEnd(text, i);
-      if (c === 34) for (const m of text.slice(i + 1, end - 1).matchAll(/[A-Za-z_$][\w$]*/g)) if (names.has(m[0])) used.add(m[0]);
+      const content = text.slice(i + 1, end - 1);
+      if (c === 34 && (asmDepth >= 0 || /^[A-Za-z_$][\w$]*$/.test(content))) {
+        for (const m of content.matchAll(/[A-Za-z_$][\w$]*/g)) if (names.has(m[0])) used.add(m[0]);
+      }
       i = end;
     } else if (isIdentStart(c)) {
       let j = i + 1;
       while (j < n && isIdent(text.charCodeAt(j))) j++;
       const word = text.slice(i, j);
       if (names.has(word) && !afterMemberOperator(text, i) && !beforeParenthesis(text, j)) used.add(word);
+      if (ASM_WORDS.has(word)) asmNext = true;
+      else if (!ASM_QUALIFIERS.has(word)) asmNext = false;
       i = j;
     } else if (c >= 48 && c <= 57) {
       let j = i + 1;
       while (j < n && isIdent(text.charCodeAt(j))) j++; // a number with its suffix (0x1fULL, 1e5f)
       i = j;
     } else {
+      if (c === 40) {
+        depth++;
+        if (asmNext && asmDepth < 0) asmDepth = depth;
+      } else if (c === 41) {
+        if (depth === asmDepth) asmDepth = -1;
+        depth--;
+      }
+      if (c !== 32 && c !== 10 && c !== 9) asmNext = false;
       i++;
     }
   }
   return used;
 }
+
+const ASM_WORDS = new Set(['asm', '__asm', '__asm__']);
+const ASM_QUALIFIERS = new Set(['volatile', '__volatile__', '__volatile', 'goto', 'inline', '__inline', '__inline__']);
 
 /** The offset just past the string or character literal that opens at `at`. */
 function literalEnd(text: string, at: number): number {

@@ -10,7 +10,7 @@ import { forEachChild, INLINE_WORDS, readDeclarator, storageClasses } from './de
 import { EditList } from './edits.js';
 import { readLinemarkers, type LineMap } from './linemarkers.js';
 import type { KnownCalls } from './known-calls.js';
-import { findLeafTrees, typedefNames, type Definition } from './leaf-calls.js';
+import { findLeafTrees, typedefNames, type Definition, type LeafTrees } from './leaf-calls.js';
 import type { CallFilter } from './left-out.js';
 import { findInFunction, findTopLevel, locallyDeclared } from './locate.js';
 import { fileScopeObjects, staticLocals } from './objects.js';
@@ -18,6 +18,7 @@ import { makeParseCopy } from './parse-copy.js';
 import { nodes, withTree, type SyntaxNode } from './parser.js';
 import { ALLOCATOR_KINDS, cStringLiteral, renderStaticRef, SETJMP_NAMES, SiteKind, SiteTable } from './sites.js';
 import { SourceText } from './source-text.js';
+import { MEASURED_TREE } from '../analysis/trace/format.js';
 
 export interface RewriteWarning {
   file: string;
@@ -44,6 +45,8 @@ export interface RewriteResult {
 export interface LeafTreeResult {
   /** Functions whose calls are not recorded. */
   readonly summarised: ReadonlySet<string>;
+  /** Functions in recursion without heap work: probed, a call recorded only when deeper than any since the last record. */
+  readonly measured: ReadonlySet<string>;
   /** Every function of the unit whose call tree is known (the summarised ones and `static` ones of system headers). */
   readonly leaves: ReadonlySet<string>;
   /** The named calls of every summarised function and of every function that calls one. */
@@ -81,6 +84,8 @@ interface Instrumented {
   calls: boolean;
   /** Its call tree is summarised (no heap calls, nothing recorded below it). */
   summarised: boolean;
+  /** Recursion without heap work: a probe instead of the frame (leaf-calls.ts). */
+  measured: boolean;
 }
 
 /** What every step of one rewrite shares. */
@@ -169,7 +174,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
       continue;
     }
     const calls = options.noCalls?.leavesOut(nameOf(name), lines.file(name.startPosition.row).name, options.compileDir ?? process.cwd()) !== true;
-    chosen.push({ node, name, body, calls, summarised: false });
+    chosen.push({ node, name, body, calls, summarised: false, measured: false });
     define(calls ? 'recorded' : 'uncalled');
   }
   const objects = fileScopeObjects(top.declarations, top.typedefs, lines, text, parseText);
@@ -179,9 +184,11 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
       ? null
       : findLeafTrees(definitions, { text, parseText, ownAllocators, typeNames: typedefNames(top.typedefs, text), branches: options.branches === true, ...options.summarise });
   for (const fn of chosen) {
-    if (leaves?.summarised.has(nameOf(fn.name)) !== true) continue;
+    const name = nameOf(fn.name);
+    if (leaves?.summarised.has(name) !== true && leaves?.measured.has(name) !== true) continue;
     fn.calls = false;
-    fn.summarised = true;
+    fn.summarised = leaves.summarised.has(name);
+    fn.measured = !fn.summarised;
   }
 
   const unit: Unit = {
@@ -211,14 +218,15 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
   const foreign = foreignFunctions(top.declarations, lines, text);
   const never = new Set<string>([...ALLOCATOR_KINDS.keys(), ...SETJMP_NAMES]);
   for (const fn of chosen) {
+    // The stack a measured function's summarised calls add goes on top of its deepest call's depth.
+    if (fn.measured) addCallsBound(unit, fn, leaves);
     if (!fn.calls) continue; // no frame to explain
     const func = nameLiteral(unit, fn.name);
     const found = frameSites(fn.body, text, parseText, lines, foreign, never);
     for (const call of found.calls) addSite(unit, SiteKind.CALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
     for (const call of found.libCalls) addSite(unit, SiteKind.LIBCALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
     for (const local of found.locals) addSite(unit, SiteKind.LOCAL, local.node, func, labelLiteral(unit, local.label));
-    // The most stack its summarised calls add, written by the driver once the unit is compiled.
-    if (leaves?.callees.get(nameOf(fn.name))?.some((c) => leaves.summarised.has(c)) === true) addBoundSite(unit, SiteKind.CALLS_BOUND, fn, 'caller');
+    addCallsBound(unit, fn, leaves);
   }
   if (options.hashSource) addSourceSites(unit, options.hashSource);
   const table = unit.sites.renderUnit();
@@ -246,7 +254,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     functions: chosen.length,
     sites: unit.sites.size,
     skippedFunctions,
-    uncalledFunctions: chosen.filter((fn) => !fn.calls && !fn.summarised).length,
+    uncalledFunctions: chosen.filter((fn) => !fn.calls && !fn.summarised && !fn.measured).length,
     leafTrees: leaves === null ? null : { ...leaves, slots: unit.slots },
   };
 }
@@ -273,6 +281,12 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
     );
   } else if (fn.summarised) {
     addBoundSite(unit, SiteKind.SUMMARISED, fn, 'tree');
+  } else if (fn.measured) {
+    // A declaration, not a statement, so that C89's declarations may follow it.
+    const entry = addSite(unit, SiteKind.ENTRY, fn.name, func, func);
+    const falloff = addSite(unit, SiteKind.FALLOFF, fn.body, func, func, fn.body.endPosition.row);
+    addSite(unit, SiteKind.SUMMARISED, fn.name, func, cStringLiteral(Buffer.from(MEASURED_TREE)));
+    edits.insert(frameInsertionPoint(fn.body, text), `int __mw_p __attribute__((unused)) = __mw_probe(&__mw_u, ${entry}u, ${falloff}u);`, 'after');
   } else {
     addSite(unit, SiteKind.UNCALLED, fn.name, func, func);
   }
@@ -415,6 +429,11 @@ function addSite(
 }
 
 /** A site of `fn` whose name is a stack bound the driver writes after compiling (its slot in `__mw_bounds`). */
+/** The most stack a function's summarised calls add, written by the driver once the unit is compiled. */
+function addCallsBound(unit: Unit, fn: Instrumented, leaves: LeafTrees | null): void {
+  if (leaves?.callees.get(unit.text.slice(fn.name.startIndex, fn.name.endIndex))?.some((c) => leaves.summarised.has(c)) === true) addBoundSite(unit, SiteKind.CALLS_BOUND, fn, 'caller');
+}
+
 function addBoundSite(unit: Unit, kind: number, fn: Instrumented, slot: 'tree' | 'caller'): void {
   unit.slots.push({ kind: slot, name: unit.text.slice(fn.name.startIndex, fn.name.endIndex) });
   addSite(unit, kind, fn.name, nameLiteral(unit, fn.name), unit.sites.addBound());

@@ -111,6 +111,8 @@ struct mw_thread {
   unsigned cap;                 /* frame slots mapped */
   struct mw_frame_slot *frames; /* frames[-1] is a sentinel of depth 0 */
   uintptr_t stack_base;
+  uintptr_t deep;               /* the deepest depth a probed call recorded since the thread's last other record
+                                 * (0: none; __mw_probe); every record's commit clears it */
   uintptr_t depth_cap;          /* depths at or past this are another stack */
   uintptr_t last_depth;
   uint64_t *predict;            /* prediction table (format 1.4): per slot the site and the depth delta, two 32-bit
@@ -576,6 +578,7 @@ static inline int mw_room(struct mw_thread *t, size_t n)
  * ring, `used` is the blob's length word: the record is whole once it is set. */
 static inline void mw_commit(struct mw_thread *t, unsigned char *p)
 {
+  t->deep = 0;
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);

@@ -207,6 +207,10 @@ export const SiteKind = {
   LIBCALL: 24,
 } as const;
 
+/** The name of a SUMMARISED site whose function is in recursion without heap work (`--mw-calls=leaves`): no bound
+ *  exists before the run; the function's calls are recorded only when deeper than any since the thread's last record. */
+export const MEASURED_TREE = 'measured';
+
 const SITE_KIND_NAMES: readonly string[] = [
   'none',
   'entry',

@@ -209,6 +209,7 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_done(str
   slot->depth = d;
   slot->site = site;
   t->top = top + 1;
+  t->deep = 0;
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);
@@ -230,6 +231,7 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_ring(str
   slot->depth = d;
   slot->site = site;
   t->top = top + 1;
+  t->deep = 0;
   t->cur = (unsigned char *)(w + 1);
   if (MW_UNLIKELY(--t->tick == 0)) return mw_enter_timed(t, xsite, top);
   mw_fence();
@@ -384,6 +386,7 @@ static __attribute__((noinline)) void mw_leave_timed(struct mw_thread *t)
 static inline __attribute__((always_inline)) void mw_leave_commit(struct mw_thread *t, unsigned d, unsigned char *p)
 {
   t->top = d;
+  t->deep = 0;
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);
@@ -410,6 +413,7 @@ static __attribute__((noinline)) void mw_leave_other(struct mw_thread *t, unsign
     uint64_t *w = (uint64_t *)(void *)mw_word_align(p);
     __atomic_store_n(w, MW_RW_EXIT | (uint64_t)(uint32_t)x << 2, __ATOMIC_RELAXED);
     t->top = d;
+    t->deep = 0;
     t->cur = (unsigned char *)(w + 1);
   } else
 #endif
@@ -447,6 +451,36 @@ void __mw_leave(struct __mw_frame *f)
   *p = (unsigned char)(MW_REC_EXIT | (x << 4));
   mw_leave_commit(t, d, p + 1);
   mw_leave_release(t);
+}
+
+/* ---- measured recursion ---- */
+
+/* A probed call deeper than any since the thread's last record: recorded as a
+ * call of its function that returns at once, at the depth __mw_enter would
+ * have measured in its place.  Out of line, so that the probe keeps nothing
+ * across a call. */
+static __attribute__((noinline)) void mw_probe_deeper(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
+                                                      unsigned exit_site, uintptr_t sp, uintptr_t d)
+{
+  struct __mw_frame f = mw_enter_slow(t, u, entry_site, exit_site, sp);
+  __mw_leave(&f);
+  t->deep = d; /* after the records, whose commits cleared it */
+}
+
+/* A function in recursion that does no heap work has no stack bound before
+ * the run; recording each of its calls would show only that stack.  A call
+ * no deeper than one already recorded since the thread's last other record
+ * adds nothing to the peak, the budgets or the timeline's height, so it costs
+ * one comparison.  A thread not yet recording (stack_base 0) and a call on
+ * another stack look deeper than any: mw_enter_slow sorts them out. */
+int __mw_probe(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+{
+  struct mw_thread *t = &mw_t;
+  uintptr_t sp = MW_ENTER_SP();
+  uintptr_t d = t->stack_base - sp;
+  if (MW_LIKELY(d <= t->deep)) return 0;
+  mw_probe_deeper(t, u, entry_site, exit_site, sp, d);
+  return 0;
 }
 
 /* ---- longjmp ---- */

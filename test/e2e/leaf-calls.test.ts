@@ -2,7 +2,9 @@
 // and with every call recorded gives the same heap, leak, linked-free and heap budget results; the summarised
 // functions are named with their stack bounds; the peak stack is never below the deepest stack the program measured
 // itself in a leaf, and stays within the trees' bound of the every-call build's; a function reached through a function
-// pointer, one calling out of its unit, recursion and a frame of run-time size stay recorded; the optimisation level
+// pointer, one calling out of its unit and a frame of run-time size stay recorded; recursion without heap work is
+// measured (a call recorded only when deeper than any since the last record), which keeps the peak stack exact and
+// in the recursion; the optimisation level
 // picks the default; a tree the compiler's graph cannot bound is recorded after all; online mode keeps the same tables.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +12,10 @@ import { buildPlain, heapNumbers, must, programsDir, run, runTraced, scratch, tr
 
 const sources = [path.join(programsDir, 'leaf-calls.c'), path.join(programsDir, 'leaf-calls-other.c')];
 const SUMMARISED = ['checksum', 'fill', 'mix', 'note_depth', 'scramble'];
+const MEASURED = ['count_down', 'walk'];
+/** walk(list, 14) in leaf-calls.c: 2^15 - 1 calls, 15 deep. */
+const WALK_CALLS = 2 ** 15 - 1;
+const WALK_DEEP = 15;
 
 interface Built {
   trace: string;
@@ -18,7 +24,7 @@ interface Built {
   json: {
     events: number;
     peakStack: { bytes: number };
-    summarisedFunctions?: { name: string; file: string; line: number; stackBytes: number | null }[];
+    summarisedFunctions?: { name: string; file: string; line: number; stackBytes: number | null; measured?: boolean }[];
   };
 }
 
@@ -35,7 +41,14 @@ describe('leaf call trees summarised', () => {
     const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', trace]).stdout) as Built['json'];
     return { trace, deepest: Number(/^deepest (\d+)$/m.exec(r.stdout)![1]), json };
   };
-  const names = (b: Built): string[] => (b.json.summarisedFunctions ?? []).map((f) => f.name);
+  const names = (b: Built): string[] => (b.json.summarisedFunctions ?? []).filter((f) => f.measured !== true).map((f) => f.name);
+  const measured = (b: Built): string[] => (b.json.summarisedFunctions ?? []).filter((f) => f.measured === true).map((f) => f.name);
+  /** The ENTER records of `fn` in a trace's dump. */
+  const enters = (trace: string, fn: string): number => {
+    const dump = must(process.execPath, [wrapper, 'dump', trace]).stdout;
+    const entrySite = new RegExp(`site (\\d+) entry file="[^"]*" line=\\d+ func="${fn}"`).exec(dump)![1];
+    return dump.split('\n').filter((l) => l.includes(` ENTER site=${entrySite} `)).length;
+  };
   let leaves: Built;
   let all: Built;
   beforeAll(() => {
@@ -55,28 +68,44 @@ describe('leaf call trees summarised', () => {
 
   it('records no call of the summarised functions, and names them with the stack their trees take', () => {
     expect(names(leaves)).toEqual(SUMMARISED);
-    // checksum → mix → fill → scramble → note_depth, once per node: 2 events a call.
-    expect(all.json.events - leaves.json.events).toBe(200 * 5 * 2);
+    // checksum → mix → fill → scramble → note_depth, once per node: 2 events a call; note_depth in every walk; walk's
+    // and count_down's calls but their deepest (an ENTER and an EXIT each).
+    const deepest = enters(leaves.trace, 'walk') + enters(leaves.trace, 'count_down');
+    expect(all.json.events - leaves.json.events).toBe(200 * 5 * 2 + WALK_CALLS * 2 + (WALK_CALLS + 4 - deepest) * 2);
     const bound = (name: string) => leaves.json.summarisedFunctions!.find((f) => f.name === name)!.stackBytes!;
     expect(bound('scramble')).toBeGreaterThanOrEqual(1000); // its volatile pad
     expect(bound('fill')).toBeGreaterThanOrEqual(bound('scramble') + 48); // and its own text
     expect(bound('checksum')).toBeGreaterThanOrEqual(bound('fill'));
     const text = must(process.execPath, [wrapper, 'report', leaves.trace]).stdout;
     expect(text).toMatch(/^Summarised +calls of 5 functions \(leaf call trees\): checksum, fill, mix,$/m);
+    expect(text).toMatch(/^Measured +calls of 2 functions \(recursion, no heap work\): count_down, walk$/m);
     expect(text).toMatch(/^ +\(calls not recorded; peak stack counts the stack they take, at most 1\.\d KiB\)$/m);
     expect(must(process.execPath, [wrapper, 'report', all.trace]).stdout).not.toContain('Summarised');
   });
 
-  it('never summarises a function called through a pointer, one calling out of its unit, recursion or a run-time sized frame', () => {
-    for (const name of ['through_pointer', 'calls_out', 'depth', 'sized', 'push', 'main']) expect(names(leaves)).not.toContain(name);
-    const dump = must(process.execPath, [wrapper, 'dump', leaves.trace]).stdout;
-    const entrySite = (fn: string) => new RegExp(`site (\\d+) entry file="[^"]*" line=\\d+ func="${fn}"`).exec(dump)![1];
-    const enters = (fn: string) => dump.split('\n').filter((l) => l.includes(` ENTER site=${entrySite(fn)} `)).length;
-    expect([enters('through_pointer'), enters('calls_out'), enters('sized'), enters('depth')]).toEqual([200, 200, 200, 4]);
+  it('never summarises a function called through a pointer, one calling out of its unit, or a run-time sized frame', () => {
+    for (const name of ['through_pointer', 'calls_out', 'count_down', 'walk', 'sized', 'push', 'main']) expect(names(leaves)).not.toContain(name);
+    expect([enters(leaves.trace, 'through_pointer'), enters(leaves.trace, 'calls_out'), enters(leaves.trace, 'sized')]).toEqual([200, 200, 200]);
+  });
+
+  it('measures recursion without heap work: its deepest calls recorded, the peak stack in it and exact', () => {
+    expect(measured(leaves)).toEqual(MEASURED);
+    expect(measured(all)).toEqual([]);
+    expect(enters(all.trace, 'walk')).toBe(WALK_CALLS);
+    // One walk from main: each level deeper than the last is recorded on the way down, nothing after.
+    const walks = enters(leaves.trace, 'walk');
+    expect(walks).toBeGreaterThanOrEqual(1);
+    expect(walks).toBeLessThanOrEqual(WALK_DEEP);
+    // walk goes deepest: the peak is no less than the program's own deepest address, and no more than a frame of
+    // walk and its leaf (note_depth) past it.
+    expect(leaves.json.peakStack.bytes).toBeGreaterThanOrEqual(leaves.deepest);
+    expect(leaves.json.peakStack.bytes).toBeLessThanOrEqual(leaves.deepest + 512);
+    const stack = must(process.execPath, [wrapper, 'report', '--stack', leaves.trace]).stdout;
+    expect(stack).toMatch(/walk/);
   });
 
   it('keeps the peak stack above the deepest stack the program measured, and within the trees\' bound of the every-call build\'s', () => {
-    const most = Math.max(...leaves.json.summarisedFunctions!.map((f) => f.stackBytes!));
+    const most = Math.max(...leaves.json.summarisedFunctions!.filter((f) => f.measured !== true).map((f) => f.stackBytes!));
     expect(leaves.json.peakStack.bytes).toBeGreaterThanOrEqual(leaves.deepest);
     expect(all.json.peakStack.bytes).toBeGreaterThanOrEqual(all.deepest);
     expect(leaves.json.peakStack.bytes).toBeLessThanOrEqual(all.json.peakStack.bytes + most);
@@ -114,7 +143,8 @@ describe('leaf call trees summarised', () => {
     expect(names(build('og', [], 'gcc', ['-Og']))).toEqual([]);
     expect(names(build('o1', [], 'gcc', ['-O1']))).toEqual(SUMMARISED);
     expect(names(build('os', [], 'gcc', ['-Os']))).toEqual(SUMMARISED);
-    expect(names(build('o0-leaves', [], 'gcc', ['-O0', '--mw-calls=leaves']))).toEqual(SUMMARISED);
+    const o0 = build('o0-leaves', [], 'gcc', ['-O0', '--mw-calls=leaves']);
+    expect([names(o0), measured(o0)]).toEqual([SUMMARISED, MEASURED]);
     expect(all.json.summarisedFunctions).toBeUndefined();
   });
 
@@ -123,8 +153,12 @@ describe('leaf call trees summarised', () => {
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/leaf-calls\.c: unbounded: .*scramble.*; compiling again/);
     const out = runTraced(path.join(dir, 'profiled'), [], path.join(dir, 'traces'));
-    const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', traceOf(path.join(dir, 'traces'), out.pid)]).stdout) as Built['json'];
-    expect([json.summarisedFunctions, json.events]).toEqual([undefined, all.json.events]);
+    const trace = traceOf(path.join(dir, 'traces'), out.pid);
+    const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', trace]).stdout) as Built['json'];
+    // The leaves recorded after all, and walk, which calls one of them; count_down, which calls none, stays measured.
+    const built: Built = { trace, deepest: 0, json };
+    expect([names(built), measured(built)]).toEqual([[], ['count_down']]);
+    expect(json.events).toBe(all.json.events - (4 - enters(trace, 'count_down')) * 2);
   });
 
   it('refuses an unknown --mw-calls= value with one line and status 2', () => {

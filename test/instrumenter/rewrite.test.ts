@@ -407,3 +407,55 @@ describe('leaf call trees: a cast to a typedef name is not a call', () => {
     expect(summarised(unit)).toEqual(['cast']);
   });
 });
+
+describe('leaf call trees: names in strings', () => {
+  const summarised = (text: string): string[] => {
+    const result = rewriteTranslationUnit(Buffer.from(text, 'utf8'), { headerPath: HEADER, summarise: { known: knownCalls(true), exclude: new Set() } });
+    return [...(result.leafTrees?.summarised ?? [])].sort();
+  };
+  it('takes a word of a format string for no use of a function, but a string that is its name or an asm\'s text for one', () => {
+    const unit = [
+      'int printf(const char *, ...);',
+      'static int check(int v) { return v + 1; }',
+      'static int aliased(int v) { return v + 2; }',
+      'static int jumped(int v) { return v + 3; }',
+      'int alias_of(int) __attribute__((alias("aliased")));',
+      'int main(void) { __asm__ volatile("call jumped" ::: "memory"); printf("%d check %d\\n", check(1), jumped(2)); return aliased(3); }',
+      '',
+    ].join('\n');
+    expect(summarised(unit)).toEqual(['check']);
+  });
+});
+
+describe('leaf call trees: recursion without heap work is measured', () => {
+  const trees = (text: string) => {
+    const result = rewriteTranslationUnit(Buffer.from(text, 'utf8'), { headerPath: HEADER, summarise: { known: knownCalls(true), exclude: new Set() } });
+    return { summarised: [...(result.leafTrees?.summarised ?? [])].sort(), measured: [...(result.leafTrees?.measured ?? [])].sort(), text: result.output.toString('utf8') };
+  };
+  const unit = [
+    'void *malloc(unsigned long);',
+    'struct t { struct t *l, *r; };',
+    'static int leaf(int v) { return v * 2; }',
+    'static long walk(const struct t *t) { return t ? 1 + walk(t->l) + walk(t->r) + leaf(1) : 0; }',
+    'static int even(int n);',
+    'static int odd(int n) { return n == 0 ? 0 : even(n - 1); }',
+    'static int even(int n) { return n == 0 ? 1 : odd(n - 1); }',
+    'static long outer(const struct t *t) { return walk(t) + even(4); }',
+    'static struct t *grow(int d) { struct t *t = malloc(sizeof *t); t->l = d ? grow(d - 1) : 0; t->r = 0; return t; }',
+    'static int (*fp)(int);',
+    'static int pointed(int n) { return n ? fp(n - 1) : 0; }',
+    'long exported(const struct t *t) { return t ? exported(t->l) : 0; }',
+    'int main(void) { fp = pointed; return (int)outer(grow(3)) + pointed(2) + (int)exported(0); }',
+    '',
+  ].join('\n');
+
+  it('probes recursion that does no heap work and the functions that only call it, and records the rest as before', () => {
+    const r = trees(unit);
+    expect(r.summarised).toEqual(['leaf']);
+    expect(r.measured).toEqual(['even', 'odd', 'outer', 'walk']);
+    expect(r.text).toMatch(/static long walk\(const struct t \*t\) \{int __mw_p __attribute__\(\(unused\)\) = __mw_probe\(&__mw_u, \d+u, \d+u\);/);
+    expect(r.text).toMatch(/static struct t \*grow\(int d\) \{struct __mw_frame __mw_f/);
+    expect(r.text).toMatch(/static int pointed\(int n\) \{struct __mw_frame __mw_f/);
+    expect(r.text).toMatch(/long exported\(const struct t \*t\) \{struct __mw_frame __mw_f/);
+  });
+});

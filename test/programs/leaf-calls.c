@@ -3,8 +3,10 @@
  * calls the C library (memset, strlen); none of them allocates, so their
  * calls are not recorded.  through_pointer is a leaf too, but is called
  * through a function pointer, calls_out calls a function of another unit
- * (leaf-calls-other.c), depth recurses, sized has a frame of run-time size:
- * all four stay recorded.  The heap work (a list whose second node is freed
+ * (leaf-calls-other.c), sized has a frame of run-time size: all three stay
+ * recorded.  count_down and walk recurse without heap work: measured, a call
+ * recorded only when deeper than any before it since the last record; walk
+ * goes deeper than any other call chain here, so the peak stack is in it.  The heap work (a list whose second node is freed
  * with the rest linked from it, so they leak, and one more block kept) must
  * read the same either way.  The program prints the deepest stack a
  * leaf reached (from the stack base, as the trace measures depths), which a
@@ -15,6 +17,8 @@
 
 extern void *__libc_stack_end;
 int other_unit(int v);
+
+#define WALK_LEVEL 14
 
 struct node {
   struct node *next;
@@ -49,7 +53,17 @@ static int checksum(int v) { return mix(v) % 1000; }
 static int through_pointer(int v) { return v * 3 + 1; }
 static int calls_out(int v) { return other_unit(v) + 1; }
 
-static int depth(int n) { return n <= 0 ? 0 : 1 + depth(n - 1); }
+static int count_down(int n) { return n <= 0 ? 0 : 1 + count_down(n - 1); }
+
+/* 2^(level+1) - 1 calls, level + 1 deep; two calls of itself, so no loop replaces the recursion. */
+static long walk(const struct node *n, int level)
+{
+  volatile char pad[96];
+  pad[level % 96] = (char)level;
+  note_depth((char *)pad);
+  if (level == 0 || !n) return pad[level % 96];
+  return walk(n->next, level - 1) * 3 + walk(n, level - 1) - pad[level % 96];
+}
 
 static int sized(int n)
 {
@@ -77,7 +91,8 @@ int main(void)
   int i;
   for (i = 0; i < 200; i++) list = push(list, i);
   for (n = list; n; n = n->next) sum += op(n->value) + calls_out(n->value) + sized(n->value & 15);
-  sum += depth(3);
+  sum += count_down(3);
+  sum += walk(list, WALK_LEVEL) & 0xff;
   free(list->next); /* its successor is linked from it, and orphaned */
   list->next = NULL;
   while (list) {
