@@ -8,18 +8,21 @@ import { NONE, type Model } from '../../analysis/model.js';
 import { decodeTrace } from '../../analysis/trace/decode.js';
 import { Kind } from '../../analysis/trace/format.js';
 import { blocksAllocatedAt, eventLine, framesOf, lineOf } from '../support/model-queries.js';
-import { buildInstrumented, buildPlain, programsDir, run, scratch, type Ran } from '../support/programs.js';
+import { buildInstrumented, buildPlain, must, programsDir, run, scratch, wrapper, type Ran } from '../support/programs.js';
 
 const source = path.join(programsDir, 'stress.c');
 const at = (text: string) => lineOf(source, text);
 const dir = scratch('stress');
 const plain = path.join(dir, 'plain');
 const inst = path.join(dir, 'inst');
+/** Every call recorded: at -O2 `down` is recursion without heap work, measured by default (and gcc makes it a loop). */
+const instAll = path.join(dir, 'inst-all');
 
 beforeAll(() => {
   const flags = ['-O2', '-g', '-pthread', '-Wall', '-Wextra', '-Werror'];
   buildPlain('gcc', flags, [source], plain);
   buildInstrumented('gcc', flags, [source], inst);
+  must(wrapper, ['--mw-strict', '--mw-calls=all', 'gcc', ...flags, source, '-o', instAll]);
 });
 
 interface Traced {
@@ -31,11 +34,11 @@ interface Traced {
 
 /** Runs a mode plainly and instrumented (through `shell` if given, e.g. to
  *  set a ulimit); both must print and end alike. */
-function traced(mode: string, shell?: string): Traced {
+function traced(mode: string, shell?: string, exe = inst): Traced {
   const wrap = (exe: string) => (shell ? ['bash', ['-c', `${shell}; exec "$0" "$1"`, exe, mode]] : [exe, [mode]]) as [string, string[]];
   const a = run(...wrap(plain));
   const traceDir = scratch(`stress-${mode}`);
-  const [command, args] = wrap(inst);
+  const [command, args] = wrap(exe);
   const b = run(command, args, { env: { ...process.env, MEMWRAP_TRACE: path.join(traceDir, '%p.mwtrace') } });
   expect({ stdout: b.stdout, stderr: b.stderr, status: b.status, signal: b.signal }).toEqual({ stdout: a.stdout, stderr: a.stderr, status: a.status, signal: a.signal });
   const traces = new Map<number, Model>();
@@ -120,7 +123,7 @@ describe('stress', () => {
   });
 
   it('recursion 100,000 deep', () => {
-    const { ran, model } = traced('deep');
+    const { ran, model } = traced('deep', undefined, instAll);
     expect(ran.stdout).toBe('depth 100000\n');
     const frames = framesOf(model, 'down');
     expect(frames).toHaveLength(100_001);
