@@ -9,6 +9,8 @@ export default defineConfig({
     exclude: [...configDefaults.exclude, 'test/real/**'],
     testTimeout: 120_000,
     hookTimeout: 300_000,
+    // Each file's scratch directories go once its tests have run (kept when one failed).
+    setupFiles: ['test/support/scratch-cleanup.ts'],
     globalSetup: ['test/support/node-polyfills.ts'],
   },
 });

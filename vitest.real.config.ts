@@ -8,6 +8,8 @@ export default defineConfig({
     include: ['test/real/**/*.test.ts'],
     testTimeout: 900_000,
     hookTimeout: 1_800_000,
+    // Each file's scratch directories go once its tests have run (kept when one failed).
+    setupFiles: ['test/support/scratch-cleanup.ts'],
     globalSetup: ['test/support/node-polyfills.ts', 'test/real/print-table.ts'],
   },
 });

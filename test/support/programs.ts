@@ -2,7 +2,7 @@
 // traces and asks Valgrind for its heap totals: the shared machinery of the
 // end-to-end suites.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { packageRoot } from '../../package-root.js';
@@ -11,11 +11,21 @@ export const wrapper = path.join(packageRoot, 'bin', 'cc-memwrap');
 export const samplesDir = path.join(packageRoot, 'samples');
 export const programsDir = path.join(packageRoot, 'test', 'programs');
 
+/** The scratch directories this test file made, for test/support/scratch-cleanup.ts to remove after its tests. */
+const made: string[] = [];
+
 /** A fresh scratch directory under the system temp dir. */
 export function scratch(name: string): string {
   const base = path.join(os.tmpdir(), 'cc-memwrap-tests');
   mkdirSync(base, { recursive: true });
-  return mkdtempSync(path.join(base, `${name}-`));
+  const dir = mkdtempSync(path.join(base, `${name}-`));
+  made.push(dir);
+  return dir;
+}
+
+/** Removes the scratch directories made so far: a full run writes gigabytes of programs and traces there. */
+export function removeScratch(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
 export interface Ran {
