@@ -107,7 +107,7 @@ export function reportText(r: ReportResult, source: SourceLines | null): string 
     section(r.linked, renderLinked) +
     section(r.budgets, renderBudgets) +
     section(r.temporaries, renderTemporaries) +
-    section(r.calls, renderCalls) +
+    section(r.calls, (calls, v) => renderCalls(calls, v, r.summary.summarisedFunctions)) +
     section(r.intervals, renderIntervals) +
     section(r.stack, renderStack) +
     section(r.leaks, renderLeaks) +
@@ -524,14 +524,18 @@ export function renderTemporaries(t: Temporaries, view: TextView): string {
   return out.join('\n') + '\n';
 }
 
-/** Per-call heap (`cc-memwrap report --calls F`): totals, then the first `top` invocations in order of entry. */
-export function renderCalls(p: PerCall, view: TextView): string {
+/** Per-call heap (`cc-memwrap report --calls F`): totals, then the first `top` invocations in order of entry; for a
+ *  function whose calls were summarised or measured, which of its calls the trace holds. */
+export function renderCalls(p: PerCall, view: TextView, summarised: Summary['summarisedFunctions'] = undefined): string {
   const shown = p.invocations.slice(0, Math.max(0, view.top));
   const t = p.totals;
   const out = [
     '',
     fit(`Heap per call of ${p.function} (${shown.length} of ${plural(t.calls, 'call')}; net = allocated - freed)`, REPORT_WIDTH),
   ];
+  const built = summarised?.find((f) => f.name === p.function);
+  if (built?.measured === true) out.push(fit(`  measured (recursion, no heap work): only its deepest calls are recorded`, REPORT_WIDTH));
+  else if (built !== undefined) out.push(fit('  summarised (a leaf call tree): its calls are not recorded, and do no heap work', REPORT_WIDTH));
   if (t.calls === 0) {
     out.push('  (no calls)');
     return out.join('\n') + '\n';

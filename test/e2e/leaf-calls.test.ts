@@ -102,6 +102,10 @@ describe('leaf call trees summarised', () => {
     expect(leaves.json.peakStack.bytes).toBeLessThanOrEqual(leaves.deepest + 512);
     const stack = must(process.execPath, [wrapper, 'report', '--stack', leaves.trace]).stdout;
     expect(stack).toMatch(/walk/);
+    // --calls says which of a function's calls the trace holds.
+    const calls = (fn: string) => must(process.execPath, [wrapper, 'report', '--calls', fn, leaves.trace]).stdout;
+    expect(calls('walk')).toMatch(new RegExp(`^Heap per call of walk \\(\\d+ of ${walks} calls?;.*\\n  measured \\(recursion, no heap work\\): only its deepest calls are recorded$`, 'm'));
+    expect(calls('fill')).toMatch(/^Heap per call of fill \(0 of 0 calls;.*\n  summarised \(a leaf call tree\): its calls are not recorded, and do no heap work$/m);
   });
 
   it('keeps the peak stack above the deepest stack the program measured, and within the trees\' bound of the every-call build\'s', () => {
