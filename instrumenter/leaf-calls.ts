@@ -195,8 +195,8 @@ function isConstantSize(size: string): boolean {
  * The names among `names` that the unit uses other than by calling them: an identifier not followed by `(` (its
  * address taken, stored, passed), outside comments and character constants, not a member after `.` or `->`; a
  * string that is one name (`alias("f")`, `dlsym(h, "f")`); and any name in the strings of an `asm` (`call f`). A
- * word of other text in a string (`printf("%d check\n")`) is no use of a function. Declarations and definitions
- * are followed by `(`.
+ * word of other text in a string (`printf("%d check\n")`) is no use of a function, nor is a struct's or union's
+ * member of that name. Declarations and definitions are followed by `(`.
  */
 export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set<string> {
   const used = new Set<string>();
@@ -208,6 +208,11 @@ export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set
   let depth = 0;
   let asmDepth = -1;
   let asmNext = false;
+  // Braces open, the depths of those that open a struct's or union's members (their names are no uses: a header's
+  // `unsigned depth;` must not stop a function `depth` from being summarised), and `struct` just read.
+  let braces = 0;
+  const members: number[] = [];
+  let aggregateNext = false;
   while (i < n) {
     const c = text.charCodeAt(i);
     if (c === 47 && text.charCodeAt(i + 1) === 42) {
@@ -227,7 +232,9 @@ export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set
       let j = i + 1;
       while (j < n && isIdent(text.charCodeAt(j))) j++;
       const word = text.slice(i, j);
-      if (names.has(word) && !afterMemberOperator(text, i) && !beforeParenthesis(text, j)) used.add(word);
+      const member = members.length > 0 && members[members.length - 1] === braces;
+      if (names.has(word) && !member && !afterMemberOperator(text, i) && !beforeParenthesis(text, j)) used.add(word);
+      if (word === 'struct' || word === 'union') aggregateNext = true;
       if (ASM_WORDS.has(word)) asmNext = true;
       else if (!ASM_QUALIFIERS.has(word)) asmNext = false;
       i = j;
@@ -242,7 +249,15 @@ export function namesUsedAsValues(text: string, names: ReadonlySet<string>): Set
       } else if (c === 41) {
         if (depth === asmDepth) asmDepth = -1;
         depth--;
+      } else if (c === 123) {
+        braces++;
+        if (aggregateNext) members.push(braces);
+      } else if (c === 125) {
+        if (members[members.length - 1] === braces) members.pop();
+        braces--;
       }
+      // A member list follows `struct` and its tag (or attributes) directly; `;`, `=`, `,` and `)` end the chance.
+      if (c === 123 || c === 59 || c === 61 || c === 44 || c === 41) aggregateNext = false;
       if (c !== 32 && c !== 10 && c !== 9) asmNext = false;
       i++;
     }

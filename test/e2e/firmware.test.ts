@@ -26,10 +26,10 @@ function programSites(report: Json): Map<string, { counts: Json; live: number }>
 }
 
 /** Builds heap-work for `t` plainly and through cc-memwrap, runs both: the plain run, and the recorded one's trace. */
-function plainAndRecorded(t: Target, defines: string[] = []): { plain: ReturnType<typeof runFirmware>; recorded: ReturnType<typeof runFirmware>; dir: string } {
+function plainAndRecorded(t: Target, defines: string[] = [], level = '-O0'): { plain: ReturnType<typeof runFirmware>; recorded: ReturnType<typeof runFirmware>; dir: string } {
   const dir = firmwareDir('heap', t);
-  buildFirmware(t, [heapWork], path.join(dir, 'plain.elf'), { instrumented: false, defines });
-  buildFirmware(t, [heapWork], path.join(dir, 'heap-work.elf'), { instrumented: true, defines });
+  buildFirmware(t, [heapWork], path.join(dir, 'plain.elf'), { instrumented: false, defines, level });
+  buildFirmware(t, [heapWork], path.join(dir, 'heap-work.elf'), { instrumented: true, defines, level });
   return { plain: runFirmware(t, path.join(dir, 'plain.elf'), dir), recorded: runFirmware(t, path.join(dir, 'heap-work.elf'), dir), dir };
 }
 
@@ -86,5 +86,23 @@ describe('firmware through cc-memwrap, run under QEMU', () => {
     const plainFrame = Number(/:descend\t(\d+)\t/.exec(readFileSync(path.join(dir, 'plain.su'), 'utf8'))![1]);
     expect(deep.frame - plainFrame).toBeGreaterThanOrEqual(8);
     expect(deep.frame - plainFrame).toBeLessThanOrEqual(16);
+  });
+
+  it.each([target('picolibc', 'mps2-an385'), target('newlib', 'netduinoplus2')])('$libc on $machine at -Os: the recursion, which does no heap work, is measured, and each level still adds its frame to the peak stack', (t) => {
+    const peak = (depth: number): { bytes: number; frame: number; descends: number } => {
+      const { plain, recorded } = plainAndRecorded(t, [`-DDEPTH=${depth}`], '-Os');
+      expect(recorded.console).toBe(plain.console);
+      const report = reportJson(recorded.traces[0]!, ['--stack']);
+      expect((report.summarisedFunctions as Json[]).filter((f) => f.measured === true).map((f) => f.name)).toEqual(['descend']);
+      const descend = (report.stack.worstCase.path as Json[]).find((s) => s.function === 'descend')!;
+      const calls = reportJson(recorded.traces[0]!, ['--calls', 'descend']);
+      return { bytes: report.peakStack.bytes, frame: descend.frameBytes, descends: calls.calls.totals.calls };
+    };
+    const shallow = peak(4);
+    const deep = peak(12);
+    // One call per level on the way down, each deeper than the last: all recorded, none on the way back.
+    expect([shallow.descends, deep.descends]).toEqual([5, 13]);
+    expect(deep.frame).toBe(shallow.frame);
+    expect((deep.bytes - shallow.bytes) / 8).toBe(deep.frame);
   });
 });

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { knownCalls } from '../../instrumenter/known-calls.js';
 import { rewriteTranslationUnit, type RewriteResult } from '../../instrumenter/rewrite.js';
 import {
   CLANG_ONLY,
@@ -32,6 +33,8 @@ interface Case {
   readonly warnings?: readonly string[];
   /** Lines of the stub runtime's transcript (the whole of it), when the fixture is run. */
   readonly transcript?: readonly string[];
+  /** Rewritten with leaf call trees summarised (the default at -O1 and above). */
+  readonly summarise?: boolean;
 }
 
 const CASES: readonly Case[] = [
@@ -155,6 +158,28 @@ const CASES: readonly Case[] = [
       'leave main RETURN unparsable.c:26',
     ],
   },
+  {
+    file: 'measured.c',
+    flags: STRICT,
+    functions: 6,
+    summarise: true,
+    transcript: [
+      'enter main measured.c:37',
+      'enter grow measured.c:28',
+      'malloc grow measured.c:30',
+      'enter grow measured.c:28',
+      'malloc grow measured.c:30',
+      'leave grow RETURN measured.c:34',
+      'leave grow RETURN measured.c:34',
+      ...Array<string>(5).fill('probe walk measured.c:14'), // root, its left node, their three null children
+      'probe even measured.c:25',
+      'probe odd measured.c:26',
+      'probe even measured.c:25',
+      'free main measured.c:44',
+      'free main measured.c:45',
+      'leave main RETURN measured.c:46',
+    ],
+  },
   { file: 'no-functions.c', flags: STRICT, functions: 0 },
   { file: 'nothing.c', flags: STRICT, functions: 0 },
   { file: 'user-malloc.c', flags: STRICT, functions: 4 },
@@ -200,7 +225,8 @@ beforeAll(async () => {
     COMPILERS.map((cc) => async () => {
       const extra = cc === 'clang' ? CLANG_ONLY : [];
       const input = await preprocess(cc, c.file, c.flags);
-      const result = rewriteTranslationUnit(input, { headerPath: header });
+      const summarise = c.summarise === true ? { known: knownCalls(true), exclude: new Set<string>() } : undefined;
+      const result = rewriteTranslationUnit(input, { headerPath: header, summarise });
       const out = scratch(`${cc}-${c.file}.i`, result.output);
       const object = scratchPath(`${cc}-${c.file}.o`);
       const [original, rewritten] = await Promise.all([

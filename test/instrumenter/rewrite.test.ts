@@ -459,3 +459,26 @@ describe('leaf call trees: recursion without heap work is measured', () => {
     expect(r.text).toMatch(/long exported\(const struct t \*t\) \{struct __mw_frame __mw_f/);
   });
 });
+
+describe('leaf call trees: names of struct members', () => {
+  const found = (text: string) => {
+    const result = rewriteTranslationUnit(Buffer.from(text, 'utf8'), { headerPath: HEADER, summarise: { known: knownCalls(true), exclude: new Set() } });
+    return { summarised: [...(result.leafTrees?.summarised ?? [])].sort(), measured: [...(result.leafTrees?.measured ?? [])].sort() };
+  };
+  it('takes a member named like a function for no use of it, but an initializer or a compound literal naming it for one', () => {
+    const unit = [
+      'struct frame { unsigned depth; struct { int size; } inner; int (*kind)(int); };',
+      'struct node { struct node *l, *r; };',
+      'static int depth(const struct node *n) { return n ? 1 + (depth(n->l) > depth(n->r) ? depth(n->l) : depth(n->r)) : 0; }',
+      'static int size(int v) { return v + 1; }',
+      'static int kind(int v) { return v * 2; }',
+      'static int stored(int v) { return v - 1; }',
+      'static int literal(int v) { return v - 2; }',
+      'struct ops { int (*op)(int); };',
+      'static struct ops table = { stored };',
+      'int main(void) { struct frame f = { 0 }; struct ops o = (struct ops){ literal }; f.depth = 1u; return depth(0) + size(1) + kind(2) + table.op(3) + o.op(4) + (int)f.depth; }',
+      '',
+    ].join('\n');
+    expect(found(unit)).toEqual({ summarised: ['kind', 'size'], measured: ['depth'] });
+  });
+});

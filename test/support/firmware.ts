@@ -25,8 +25,8 @@ export const TARGETS: Target[] = (['picolibc', 'newlib'] as const).flatMap((libc
 export const label = (t: Target): string => `${t.libc} on ${t.machine}`;
 
 /** Builds `sources` for `t`: through cc-memwrap (strict; `mwFlags` before the compiler) or plainly. */
-export function buildFirmware(t: Target, sources: string[], out: string, options: { instrumented: boolean; defines?: string[]; mwFlags?: string[] }): void {
-  const args = [...t.flags, '-O0', '-g', ...(options.defines ?? []), ...t.sources, ...sources, '-o', out];
+export function buildFirmware(t: Target, sources: string[], out: string, options: { instrumented: boolean; defines?: string[]; mwFlags?: string[]; level?: string }): void {
+  const args = [...t.flags, options.level ?? '-O0', '-g', ...(options.defines ?? []), ...t.sources, ...sources, '-o', out];
   if (options.instrumented) must(wrapper, ['--mw-strict', ...(options.mwFlags ?? []), CROSS, ...args]);
   else must(CROSS, args);
 }
