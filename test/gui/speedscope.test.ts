@@ -58,21 +58,24 @@ describe('speedscope opens the export', () => {
     await shot(page, 'speedscope-flame');
     await page.keyboard.press('3'); // the Sandwich view: a table of functions with their total and self weights
     await expect.poll(() => page.evaluate(() => document.body.innerText)).toContain('Symbol Name');
-    const text = await page.evaluate(() => document.body.innerText);
+    // The table's rows may come a frame after its header: read until they are there.
+    const rows = async () =>
+      (await page.evaluate(() => document.body.innerText))
+        .split(/\n(?=\d+ B \()/)
+        .map((r) => r.replace(/\s+/g, ' ').trim())
+        .filter((r) => /^\d+ B \(/.test(r));
+    await expect
+      .poll(rows, { timeout: 10_000 })
+      .toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^452 B \(100%\) 232 B \(51%\) main/),
+          expect.stringMatching(/^120 B \(27%\) 120 B \(27%\) new_node/),
+          expect.stringMatching(/^100 B \(22%\) 100 B \(22%\) scratch/),
+          expect.stringMatching(/^120 B \(27%\) 0 B \(<0\.01%\) build/),
+        ]),
+      );
     await shot(page, 'speedscope-sandwich');
-    const rows = text
-      .split(/\n(?=\d+ B \()/)
-      .map((r) => r.replace(/\s+/g, ' ').trim())
-      .filter((r) => /^\d+ B \(/.test(r));
-    expect(rows).toEqual(
-      expect.arrayContaining([
-        expect.stringMatching(/^452 B \(100%\) 232 B \(51%\) main/),
-        expect.stringMatching(/^120 B \(27%\) 120 B \(27%\) new_node/),
-        expect.stringMatching(/^100 B \(22%\) 100 B \(22%\) scratch/),
-        expect.stringMatching(/^120 B \(27%\) 0 B \(<0\.01%\) build/),
-      ]),
-    );
-    expect(text).toContain('(1/5)'); // the five metrics are five profiles
+    expect(await page.evaluate(() => document.body.innerText)).toContain('(1/5)'); // the five metrics are five profiles
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
