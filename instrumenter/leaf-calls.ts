@@ -82,7 +82,7 @@ export function findLeafTrees(definitions: readonly Definition[], options: LeafT
     grew = false;
     for (const [name, body] of bodies) {
       if (body.barrier !== null || leaf.has(name)) continue;
-      if ([...body.callees].every((c) => (bodies.has(c) ? leaf.has(c) : options.known.bytes(c) !== null))) {
+      if (callsOnly(body, leaf, bodies, options)) {
         leaf.add(name);
         grew = true;
       }
@@ -97,6 +97,11 @@ export function findLeafTrees(definitions: readonly Definition[], options: LeafT
   return { summarised, leaves: leaf, measured, callees };
 }
 
+/** Whether every call of `body` is of a function of `set` or, outside the unit, of a known library function. */
+function callsOnly(body: Body, set: ReadonlySet<string>, bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): boolean {
+  return [...body.callees].every((c) => (bodies.has(c) ? set.has(c) : options.known.bytes(c) !== null));
+}
+
 /** Greatest fixed point: the functions nothing rules out whose every call is of a known library function or of a
  *  function still in the set — every call tree that does no heap work, recursive or not. */
 function heapFree(bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): Set<string> {
@@ -104,7 +109,7 @@ function heapFree(bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): 
   for (let shrank = true; shrank; ) {
     shrank = false;
     for (const name of kept) {
-      if ([...bodies.get(name)!.callees].every((c) => (bodies.has(c) ? kept.has(c) : options.known.bytes(c) !== null))) continue;
+      if (callsOnly(bodies.get(name)!, kept, bodies, options)) continue;
       kept.delete(name);
       shrank = true;
     }

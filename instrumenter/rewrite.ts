@@ -41,16 +41,9 @@ export interface RewriteResult {
   leafTrees: LeafTreeResult | null;
 }
 
-/** The summarised functions of a unit and the stack bounds the site table leaves for the driver to write. */
-export interface LeafTreeResult {
-  /** Functions whose calls are not recorded. */
-  readonly summarised: ReadonlySet<string>;
-  /** Functions in recursion without heap work: probed, a call recorded only when deeper than any since the last record. */
-  readonly measured: ReadonlySet<string>;
-  /** Every function of the unit whose call tree is known (the summarised ones and `static` ones of system headers). */
-  readonly leaves: ReadonlySet<string>;
-  /** The named calls of every summarised function and of every function that calls one. */
-  readonly callees: ReadonlyMap<string, readonly string[]>;
+/** The summarised and measured functions of a unit (leaf-calls.ts) and the stack bounds the site table leaves for the
+ *  driver to write. */
+export interface LeafTreeResult extends LeafTrees {
   /** The bound slots in order: each summarised function's tree, each recorded caller's summarised calls. */
   readonly slots: readonly { readonly kind: 'tree' | 'caller'; readonly name: string }[];
 }
@@ -270,23 +263,23 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
   const func = nameLiteral(unit, fn.name);
   const found = findInFunction(fn.node, fn.body, unit.parseText);
   const branches = unit.branches && fn.calls ? findBranches(fn.body, unit.parseText, unit.text) : null;
-  if (fn.calls) {
+  if (fn.calls || fn.measured) {
     const entry = addSite(unit, SiteKind.ENTRY, fn.name, func, func);
     const falloff = addSite(unit, SiteKind.FALLOFF, fn.body, func, func, fn.body.endPosition.row);
-    edits.insert(
-      frameInsertionPoint(fn.body, text),
-      `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);` +
-        (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
-      'after',
-    );
+    if (fn.calls) {
+      edits.insert(
+        frameInsertionPoint(fn.body, text),
+        `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);` +
+          (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
+        'after',
+      );
+    } else {
+      // A declaration, not a statement, so that C89's declarations may follow it.
+      addSite(unit, SiteKind.SUMMARISED, fn.name, func, cStringLiteral(Buffer.from(MEASURED_TREE)));
+      edits.insert(frameInsertionPoint(fn.body, text), `int __mw_p __attribute__((unused)) = __mw_probe(&__mw_u, ${entry}u, ${falloff}u);`, 'after');
+    }
   } else if (fn.summarised) {
     addBoundSite(unit, SiteKind.SUMMARISED, fn, 'tree');
-  } else if (fn.measured) {
-    // A declaration, not a statement, so that C89's declarations may follow it.
-    const entry = addSite(unit, SiteKind.ENTRY, fn.name, func, func);
-    const falloff = addSite(unit, SiteKind.FALLOFF, fn.body, func, func, fn.body.endPosition.row);
-    addSite(unit, SiteKind.SUMMARISED, fn.name, func, cStringLiteral(Buffer.from(MEASURED_TREE)));
-    edits.insert(frameInsertionPoint(fn.body, text), `int __mw_p __attribute__((unused)) = __mw_probe(&__mw_u, ${entry}u, ${falloff}u);`, 'after');
   } else {
     addSite(unit, SiteKind.UNCALLED, fn.name, func, func);
   }
@@ -428,12 +421,12 @@ function addSite(
   return unit.sites.add({ kind, line: unit.lines.line(row), file: unit.lines.file(row).literal, func, name });
 }
 
-/** A site of `fn` whose name is a stack bound the driver writes after compiling (its slot in `__mw_bounds`). */
 /** The most stack a function's summarised calls add, written by the driver once the unit is compiled. */
 function addCallsBound(unit: Unit, fn: Instrumented, leaves: LeafTrees | null): void {
   if (leaves?.callees.get(unit.text.slice(fn.name.startIndex, fn.name.endIndex))?.some((c) => leaves.summarised.has(c)) === true) addBoundSite(unit, SiteKind.CALLS_BOUND, fn, 'caller');
 }
 
+/** A site of `fn` whose name is a stack bound the driver writes after compiling (its slot in `__mw_bounds`). */
 function addBoundSite(unit: Unit, kind: number, fn: Instrumented, slot: 'tree' | 'caller'): void {
   unit.slots.push({ kind: slot, name: unit.text.slice(fn.name.startIndex, fn.name.endIndex) });
   addSite(unit, kind, fn.name, nameLiteral(unit, fn.name), unit.sites.addBound());
