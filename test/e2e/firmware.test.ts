@@ -33,6 +33,15 @@ function plainAndRecorded(t: Target, defines: string[] = [], level = '-O0'): { p
   return { plain: runFirmware(t, path.join(dir, 'plain.elf'), dir), recorded: runFirmware(t, path.join(dir, 'heap-work.elf'), dir), dir };
 }
 
+/** heap-work with its recursion `depth` deep, built at `level`: the runs, the report with --stack, the peak stack and
+ *  the frame the compiler gave descend(). */
+function descendPeak(t: Target, depth: number, level = '-O0') {
+  const { plain, recorded } = plainAndRecorded(t, [`-DDEPTH=${depth}`], level);
+  const report = reportJson(recorded.traces[0]!, ['--stack']);
+  const descend = (report.stack.worstCase.path as Json[]).find((s) => s.function === 'descend')!;
+  return { plain, recorded, report, bytes: report.peakStack.bytes as number, frame: descend.frameBytes as number };
+}
+
 describe('firmware through cc-memwrap, run under QEMU', () => {
   skipAllWhen(noFirmware);
   let host: Json;
@@ -69,14 +78,8 @@ describe('firmware through cc-memwrap, run under QEMU', () => {
   }
 
   it.each([target('picolibc', 'mps2-an385'), target('newlib', 'netduinoplus2')])('$libc on $machine: each level of a recursion adds the compiler\'s frame size to the peak stack', (t) => {
-    const peak = (depth: number): { bytes: number; frame: number } => {
-      const { recorded } = plainAndRecorded(t, [`-DDEPTH=${depth}`]);
-      const report = reportJson(recorded.traces[0]!, ['--stack']);
-      const descend = (report.stack.worstCase.path as Json[]).find((s) => s.function === 'descend')!;
-      return { bytes: report.peakStack.bytes, frame: descend.frameBytes };
-    };
-    const shallow = peak(4);
-    const deep = peak(12);
+    const shallow = descendPeak(t, 4);
+    const deep = descendPeak(t, 12);
     expect(deep.frame).toBe(shallow.frame);
     expect((deep.bytes - shallow.bytes) / 8).toBe(deep.frame);
     // The frame the compiler gives the instrumented function is the plain one plus the instrumentation's own bytes
@@ -89,14 +92,12 @@ describe('firmware through cc-memwrap, run under QEMU', () => {
   });
 
   it.each([target('picolibc', 'mps2-an385'), target('newlib', 'netduinoplus2')])('$libc on $machine at -Os: the recursion, which does no heap work, is measured, and each level still adds its frame to the peak stack', (t) => {
-    const peak = (depth: number): { bytes: number; frame: number; descends: number } => {
-      const { plain, recorded } = plainAndRecorded(t, [`-DDEPTH=${depth}`], '-Os');
-      expect(recorded.console).toBe(plain.console);
-      const report = reportJson(recorded.traces[0]!, ['--stack']);
-      expect((report.summarisedFunctions as Json[]).filter((f) => f.measured === true).map((f) => f.name)).toEqual(['descend']);
-      const descend = (report.stack.worstCase.path as Json[]).find((s) => s.function === 'descend')!;
-      const calls = reportJson(recorded.traces[0]!, ['--calls', 'descend']);
-      return { bytes: report.peakStack.bytes, frame: descend.frameBytes, descends: calls.calls.totals.calls };
+    const peak = (depth: number) => {
+      const p = descendPeak(t, depth, '-Os');
+      expect(p.recorded.console).toBe(p.plain.console);
+      expect((p.report.summarisedFunctions as Json[]).filter((f) => f.measured === true).map((f) => f.name)).toEqual(['descend']);
+      const calls = reportJson(p.recorded.traces[0]!, ['--calls', 'descend']);
+      return { ...p, descends: calls.calls.totals.calls as number };
     };
     const shallow = peak(4);
     const deep = peak(12);
