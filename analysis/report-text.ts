@@ -60,7 +60,7 @@ function renderSummarised(all: NonNullable<Summary['summarisedFunctions']>, fiel
     field('', `(calls not recorded; peak stack counts the stack they take, ${most})`);
   }
   if (measured.length > 0) {
-    renderFunctionNames('Measured', `calls of ${plural(measured.length, 'function')} (recursion, no heap work):`, measured, field);
+    renderFunctionNames('Measured', `calls of ${plural(measured.length, 'function')} (no heap work, measured at run time):`, measured, field);
     field('', '(a call recorded only when deeper than any since the last record: peak stack exact)');
   }
 }
@@ -534,7 +534,7 @@ export function renderCalls(p: PerCall, view: TextView, summarised: Summary['sum
     fit(`Heap per call of ${p.function} (${shown.length} of ${plural(t.calls, 'call')}; net = allocated - freed)`, REPORT_WIDTH),
   ];
   const built = summarised?.find((f) => f.name === p.function);
-  if (built?.measured === true) out.push(fit(`  measured (recursion, no heap work): only its deepest calls are recorded`, REPORT_WIDTH));
+  if (built?.measured === true) out.push(fit('  measured (no heap work in its call tree): only its deepest calls are recorded', REPORT_WIDTH));
   else if (built !== undefined) out.push(fit('  summarised (a leaf call tree): its calls are not recorded, and do no heap work', REPORT_WIDTH));
   if (t.calls === 0) {
     out.push('  (no calls)');

@@ -13,7 +13,15 @@
 // `main`, constructors and destructors, a function that calls an allocator
 // or setjmp, calls through a pointer, holds inline assembly or a nested
 // function, or (with --mw-branches) has a branch to record. Recursion never
-// reaches the fixed point, so it stays recorded.
+// reaches the fixed point.
+//
+// Measured: the greatest fixed point of the same rule, every call tree that
+// does no heap work, recursive or not, less the leaves. A function in it
+// probes its own depth and is recorded only at a call deeper than any since
+// the thread's last record, so it needs no bound from its callers: it may be
+// recursive, called through a pointer or from other units (a qsort
+// comparator is). Its calls of functions other units can call stay unknown:
+// in a shared object those may be interposed by a body that allocates.
 import { findBranches } from './branches.js';
 import type { KnownCalls } from './known-calls.js';
 import { locallyDeclared } from './locate.js';
@@ -52,7 +60,8 @@ export interface LeafTrees {
   readonly summarised: ReadonlySet<string>;
   /** Every function of the unit whose call tree is known: the summarised ones and `static` ones of system headers. */
   readonly leaves: ReadonlySet<string>;
-  /** The instrumented functions in recursion that does no heap work: probed, recorded only at a new deepest call. */
+  /** The instrumented functions whose call trees do no heap work but which no caller bounds (recursive, called
+   *  through a pointer or from other units): probed, recorded only at a new deepest call. */
   readonly measured: ReadonlySet<string>;
   /** The named calls of every function summarised or calling one (the call graph the bounds follow). */
   readonly callees: ReadonlyMap<string, readonly string[]>;
@@ -62,6 +71,9 @@ export interface LeafTrees {
 interface Body {
   callees: Set<string>;
   barrier: string | null;
+  /** What keeps its callers from bounding it (other units call it, or a pointer does): it is never summarised, but
+   *  it may be measured, since a probe measures its own depth wherever it is called from. */
+  reached: string | null;
 }
 
 /** The summarised functions of a unit, and the calls their bounds follow. */
@@ -73,15 +85,17 @@ export function findLeafTrees(definitions: readonly Definition[], options: LeafT
   const bodies = new Map<string, Body>();
   for (const d of byName.values()) {
     const own = ownBarrier(d, values, options);
-    const body = own === null ? readBody(d, options) : { callees: new Set<string>(), barrier: own };
-    bodies.set(d.name, body);
+    const reached = own !== null && REACHED_BARRIERS.has(own) ? own : null;
+    // Every instrumented body is read, ruled out or not: its calls of summarised functions are what its bound adds.
+    const read = own === NOT_INSTRUMENTED ? { callees: new Set<string>(), barrier: own } : readBody(d, options);
+    bodies.set(d.name, { callees: read.callees, barrier: own !== null && reached === null ? own : read.barrier, reached });
   }
   // Least fixed point: a function joins once all it calls is known or has joined.
   const leaf = new Set<string>();
   for (let grew = true; grew; ) {
     grew = false;
     for (const [name, body] of bodies) {
-      if (body.barrier !== null || leaf.has(name)) continue;
+      if (body.barrier !== null || body.reached !== null || leaf.has(name)) continue;
       if (callsOnly(body, leaf, bodies, options)) {
         leaf.add(name);
         grew = true;
@@ -106,10 +120,13 @@ function callsOnly(body: Body, set: ReadonlySet<string>, bodies: ReadonlyMap<str
  *  function still in the set — every call tree that does no heap work, recursive or not. */
 function heapFree(bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): Set<string> {
   const kept = new Set([...bodies].filter(([, body]) => body.barrier === null).map(([name]) => name));
+  // A call of a function other units can define too (interposed in a shared object) may not run this unit's body.
+  const local = new Set([...kept].filter((name) => bodies.get(name)!.reached !== EXPORTED));
   for (let shrank = true; shrank; ) {
     shrank = false;
     for (const name of kept) {
-      if (callsOnly(bodies.get(name)!, kept, bodies, options)) continue;
+      if (callsOnly(bodies.get(name)!, local, bodies, options)) continue;
+      local.delete(name);
       kept.delete(name);
       shrank = true;
     }
@@ -139,21 +156,25 @@ function castType(callee: SyntaxNode, text: string, typeNames: ReadonlySet<strin
   return typeNames.has(name) ? name : null;
 }
 
+const NOT_INSTRUMENTED = 'not instrumented';
+const EXPORTED = 'other units can call it';
+const REACHED_BARRIERS = new Set([EXPORTED, 'used as a value']);
+
 /** Why a definition can never be summarised, before its body is read; null if nothing rules it out yet. */
 function ownBarrier(d: Definition, values: ReadonlySet<string>, options: LeafTreeOptions): string | null {
-  if (d.role === 'skipped' || d.role === 'uncalled') return 'not instrumented';
-  if (!d.isStatic) return 'other units can call it';
+  if (d.role === 'skipped' || d.role === 'uncalled') return NOT_INSTRUMENTED;
   if (d.name === 'main') return 'main';
-  if (values.has(d.name)) return 'used as a value';
   if (options.exclude.has(d.name)) return 'not bounded';
   if (/\b(?:__)?(?:constructor|destructor)(?:__)?\b/.test(options.parseText.slice(d.node.startIndex, d.body.startIndex))) return 'constructor';
+  if (!d.isStatic) return EXPORTED;
+  if (values.has(d.name)) return 'used as a value';
   return null;
 }
 
 /** The named calls of a body, and the first thing in it that rules the function out. */
-function readBody(d: Definition, options: LeafTreeOptions): Body {
+function readBody(d: Definition, options: LeafTreeOptions): Omit<Body, 'reached'> {
   const { text, parseText } = options;
-  const found: Body = { callees: new Set(), barrier: null };
+  const found: Omit<Body, 'reached'> = { callees: new Set(), barrier: null };
   const named: { name: string }[] = [];
   const sizes: SyntaxNode[] = [];
   const parameters: SyntaxNode[] = [];

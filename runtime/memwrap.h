@@ -98,8 +98,9 @@ struct __mw_static_ref {
 struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site,
                              unsigned exit_site);
 void __mw_leave(struct __mw_frame *f);
-/* At the start of a function in recursion that does no heap work (measured,
- * --mw-calls=leaves): records a call of it that returns at once, only when
+/* At the start of a function whose call tree does no heap work but which no
+ * caller can bound (recursive, called through a pointer or from other units;
+ * measured, --mw-calls=leaves): records a call of it that returns at once, only when
  * it is deeper than any since the thread's last record.  Returns 0. */
 int __mw_probe(struct __mw_unit *u, unsigned entry_site, unsigned exit_site);
 /* Wraps every setjmp-family call: `__mw_resume(&__mw_f, setjmp(env))`.

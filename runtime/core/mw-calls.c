@@ -458,16 +458,23 @@ void __mw_leave(struct __mw_frame *f)
 /* A probed call deeper than any since the thread's last record: recorded as a
  * call of its function that returns at once, at the depth __mw_enter would
  * have measured in its place.  Out of line, so that the probe keeps nothing
- * across a call. */
+ * across a call.  Only a call recorded at its own depth raises the mark: one
+ * not recorded (a signal handler that interrupted the recorder) or on another
+ * stack (sigaltstack) would hide deeper calls on this one until the next
+ * record, and the depth is taken again after the slow entry, which may have
+ * just set a new thread's stack base up. */
 static __attribute__((noinline)) void mw_probe_deeper(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
-                                                      unsigned exit_site, uintptr_t sp, uintptr_t d)
+                                                      unsigned exit_site, uintptr_t sp)
 {
   struct __mw_frame f = mw_enter_slow(t, u, entry_site, exit_site, sp);
+  uintptr_t d = t->stack_base - sp;
+  int recorded = f.depth != MW_FRAME_NONE && f.depth != MW_FRAME_LOST && d < t->depth_cap;
   __mw_leave(&f);
-  t->deep = d; /* after the records, whose commits cleared it */
+  if (recorded) t->deep = d; /* after the records, whose commits cleared it */
 }
 
-/* A function in recursion that does no heap work has no stack bound before
+/* A function whose call tree does no heap work but which is recursive, or
+ * called through a pointer or from other units, has no stack bound before
  * the run; recording each of its calls would show only that stack.  A call
  * no deeper than one already recorded since the thread's last other record
  * adds nothing to the peak, the budgets or the timeline's height, so it costs
@@ -479,7 +486,7 @@ int __mw_probe(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
   uintptr_t sp = MW_ENTER_SP();
   uintptr_t d = t->stack_base - sp;
   if (MW_LIKELY(d <= t->deep)) return 0;
-  mw_probe_deeper(t, u, entry_site, exit_site, sp, d);
+  mw_probe_deeper(t, u, entry_site, exit_site, sp);
   return 0;
 }
 

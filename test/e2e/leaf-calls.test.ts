@@ -2,9 +2,11 @@
 // and with every call recorded gives the same heap, leak, linked-free and heap budget results; the summarised
 // functions are named with their stack bounds; the peak stack is never below the deepest stack the program measured
 // itself in a leaf, and stays within the trees' bound of the every-call build's; a function reached through a function
-// pointer, one calling out of its unit and a frame of run-time size stay recorded; recursion without heap work is
-// measured (a call recorded only when deeper than any since the last record), which keeps the peak stack exact and
-// in the recursion; the optimisation level
+// pointer, one calling out of its unit and a frame of run-time size are never summarised; a call tree without heap
+// work that no caller bounds (recursion, a function called through a pointer or from other units) is measured (a
+// call recorded only when deeper than any since the last record), which keeps the peak stack exact and in the
+// recursion; main, an exported function and one called through a pointer count the summarised calls they make in
+// the peak stack; the optimisation level
 // picks the default; a tree the compiler's graph cannot bound is recorded after all; online mode keeps the same tables.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +14,10 @@ import { buildPlain, heapNumbers, must, programsDir, run, runTraced, scratch, tr
 
 const sources = [path.join(programsDir, 'leaf-calls.c'), path.join(programsDir, 'leaf-calls-other.c')];
 const SUMMARISED = ['checksum', 'fill', 'mix', 'note_depth', 'scramble'];
-const MEASURED = ['count_down', 'walk'];
+const MEASURED = ['count_down', 'other_unit', 'through_pointer', 'walk'];
+/** Calls of the measured functions in leaf-calls.c: walk's, count_down(3)'s 4, and 200 each of through_pointer and
+ *  other_unit (called by calls_out). */
+const MEASURED_CALLS = 2 ** 15 - 1 + 4 + 200 + 200;
 /** walk(list, 14) in leaf-calls.c: 2^15 - 1 calls, 15 deep. */
 const WALK_CALLS = 2 ** 15 - 1;
 const WALK_DEEP = 15;
@@ -68,24 +73,28 @@ describe('leaf call trees summarised', () => {
 
   it('records no call of the summarised functions, and names them with the stack their trees take', () => {
     expect(names(leaves)).toEqual(SUMMARISED);
-    // checksum → mix → fill → scramble → note_depth, once per node: 2 events a call; note_depth in every walk; walk's
-    // and count_down's calls but their deepest (an ENTER and an EXIT each).
-    const deepest = enters(leaves.trace, 'walk') + enters(leaves.trace, 'count_down');
-    expect(all.json.events - leaves.json.events).toBe(200 * 5 * 2 + WALK_CALLS * 2 + (WALK_CALLS + 4 - deepest) * 2);
+    // checksum → mix → fill → scramble → note_depth, once per node: 2 events a call; note_depth in every walk; the
+    // measured functions' calls but their deepest (an ENTER and an EXIT each).
+    const deepest = MEASURED.reduce((sum, fn) => sum + enters(leaves.trace, fn), 0);
+    expect(all.json.events - leaves.json.events).toBe(200 * 5 * 2 + WALK_CALLS * 2 + (MEASURED_CALLS - deepest) * 2);
     const bound = (name: string) => leaves.json.summarisedFunctions!.find((f) => f.name === name)!.stackBytes!;
     expect(bound('scramble')).toBeGreaterThanOrEqual(1000); // its volatile pad
     expect(bound('fill')).toBeGreaterThanOrEqual(bound('scramble') + 48); // and its own text
     expect(bound('checksum')).toBeGreaterThanOrEqual(bound('fill'));
     const text = must(process.execPath, [wrapper, 'report', leaves.trace]).stdout;
     expect(text).toMatch(/^Summarised +calls of 5 functions \(leaf call trees\): checksum, fill, mix,$/m);
-    expect(text).toMatch(/^Measured +calls of 2 functions \(recursion, no heap work\): count_down, walk$/m);
+    expect(text).toMatch(/^Measured +calls of 4 functions \(no heap work, measured at run time\):\n +count_down, other_unit, through_pointer, walk$/m);
     expect(text).toMatch(/^ +\(calls not recorded; peak stack counts the stack they take, at most 1\.\d KiB\)$/m);
     expect(must(process.execPath, [wrapper, 'report', all.trace]).stdout).not.toContain('Summarised');
   });
 
   it('never summarises a function called through a pointer, one calling out of its unit, or a run-time sized frame', () => {
     for (const name of ['through_pointer', 'calls_out', 'count_down', 'walk', 'sized', 'push', 'main']) expect(names(leaves)).not.toContain(name);
-    expect([enters(leaves.trace, 'through_pointer'), enters(leaves.trace, 'calls_out'), enters(leaves.trace, 'sized')]).toEqual([200, 200, 200]);
+    expect([enters(leaves.trace, 'calls_out'), enters(leaves.trace, 'sized')]).toEqual([200, 200]);
+    // Called through a pointer, with no heap work in it: measured, each call deeper than the last record (calls_out's
+    // and sized's records come between two of them).
+    expect(measured(leaves)).toContain('through_pointer');
+    expect(enters(leaves.trace, 'through_pointer')).toBe(200);
   });
 
   it('measures recursion without heap work: its deepest calls recorded, the peak stack in it and exact', () => {
@@ -104,7 +113,7 @@ describe('leaf call trees summarised', () => {
     expect(stack).toMatch(/walk/);
     // --calls says which of a function's calls the trace holds.
     const calls = (fn: string) => must(process.execPath, [wrapper, 'report', '--calls', fn, leaves.trace]).stdout;
-    expect(calls('walk')).toMatch(new RegExp(`^Heap per call of walk \\(\\d+ of ${walks} calls?;.*\\n  measured \\(recursion, no heap work\\): only its deepest calls are recorded$`, 'm'));
+    expect(calls('walk')).toMatch(new RegExp(`^Heap per call of walk \\(\\d+ of ${walks} calls?;.*\\n  measured \\(no heap work in its call tree\\): only its deepest calls are recorded$`, 'm'));
     expect(calls('fill')).toMatch(/^Heap per call of fill \(0 of 0 calls;.*\n  summarised \(a leaf call tree\): its calls are not recorded, and do no heap work$/m);
   });
 
@@ -159,15 +168,90 @@ describe('leaf call trees summarised', () => {
     const out = runTraced(path.join(dir, 'profiled'), [], path.join(dir, 'traces'));
     const trace = traceOf(path.join(dir, 'traces'), out.pid);
     const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', trace]).stdout) as Built['json'];
-    // The leaves recorded after all, and walk, which calls one of them; count_down, which calls none, stays measured.
+    // The leaves recorded after all, and walk, which calls one of them; those that call none stay measured.
     const built: Built = { trace, deepest: 0, json };
-    expect([names(built), measured(built)]).toEqual([[], ['count_down']]);
-    expect(json.events).toBe(all.json.events - (4 - enters(trace, 'count_down')) * 2);
+    const still = ['count_down', 'other_unit', 'through_pointer'];
+    expect([names(built), measured(built)]).toEqual([[], still]);
+    expect(json.events).toBe(all.json.events - (4 + 200 + 200 - still.reduce((sum, fn) => sum + enters(trace, fn), 0)) * 2);
   });
 
   it('refuses an unknown --mw-calls= value with one line and status 2', () => {
     const r = run(wrapper, ['--mw-calls=some', 'gcc', ...sources, '-o', path.join(dir, 'never')]);
     expect(r.status).toBe(2);
     expect(r.stderr).toBe('cc-memwrap: --mw-calls=some: give --mw-calls=all (record every call) or --mw-calls=leaves (summarise leaf call trees)\n');
+  });
+});
+
+describe('summarised calls of functions never summarised themselves', () => {
+  const dir = scratch('leaf-callers');
+  const source = path.join(programsDir, 'leaf-callers.c');
+  const exe = (name: string) => path.join(dir, name);
+  /** Runs a build with the caller `mode` and reads what the program printed and the report. */
+  const runMode = (name: string, mode: string) => {
+    const r = runTraced(exe(name), [mode], path.join(dir, 'traces'));
+    const printed = (what: string) => Number(new RegExp(`^${what} (\\d+)$`, 'm').exec(r.stdout)![1]);
+    const trace = traceOf(path.join(dir, 'traces'), r.pid);
+    const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', trace]).stdout) as Built['json'];
+    return { deepest: printed('deepest'), comparisons: printed('comparisons'), json, trace };
+  };
+  const enters = (trace: string, fn: string): number => {
+    const dump = must(process.execPath, [wrapper, 'dump', trace]).stdout;
+    const entrySite = new RegExp(`site (\\d+) entry file="[^"]*" line=\\d+ func="${fn}"`).exec(dump)![1];
+    return dump.split('\n').filter((l) => l.includes(` ENTER site=${entrySite} `)).length;
+  };
+  beforeAll(() => {
+    must(wrapper, ['--mw-strict', 'gcc', '-O2', source, '-o', exe('leaves')]);
+    must(wrapper, ['--mw-strict', '--mw-calls=all', 'gcc', '-O2', source, '-o', exe('all')]);
+  });
+
+  it.each(['main', 'exported', 'pointer', 'sort'])('%s: the peak stack counts the leaf it calls', (mode) => {
+    const leaves = runMode('leaves', mode);
+    const all = runMode('all', mode);
+    const bounds = leaves.json.summarisedFunctions!.filter((f) => f.measured !== true);
+    expect(bounds.map((f) => f.name)).toEqual(['note_depth', 'pad']);
+    expect(leaves.json.peakStack.bytes).toBeGreaterThanOrEqual(leaves.deepest);
+    expect(leaves.json.peakStack.bytes).toBeLessThanOrEqual(all.json.peakStack.bytes + Math.max(...bounds.map((f) => f.stackBytes!)));
+  });
+
+  it('measures a qsort comparator: a few of its calls recorded, where every one was', () => {
+    const leaves = runMode('leaves', 'sort');
+    const all = runMode('all', 'sort');
+    expect(leaves.json.summarisedFunctions!.filter((f) => f.measured === true).map((f) => f.name)).toEqual(['compare']);
+    expect(leaves.comparisons).toBeGreaterThan(100_000);
+    expect(enters(all.trace, 'compare')).toBe(all.comparisons);
+    const recorded = enters(leaves.trace, 'compare');
+    expect(recorded).toBeGreaterThanOrEqual(1);
+    expect(recorded).toBeLessThan(64); // one per new depth of the sort's recursion since the last record
+    expect(leaves.json.events).toBeLessThan(100);
+  });
+});
+
+describe('measured calls where the depth is not plain', () => {
+  const dir = scratch('measured-stacks');
+  const exe = path.join(dir, 'measured-stacks');
+  beforeAll(() => {
+    must(wrapper, ['--mw-strict', 'gcc', '-O2', path.join(programsDir, 'measured-stacks.c'), '-o', exe, '-lpthread']);
+  });
+  const runMode = (mode: string) => {
+    const r = runTraced(exe, [mode], path.join(dir, 'traces'));
+    const below = Number(/^below (\d+)$/m.exec(r.stdout)![1]);
+    const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', traceOf(path.join(dir, 'traces'), r.pid)]).stdout) as Built['json'] & {
+      threads: { maxStackBytes: number }[];
+    };
+    return { below, json };
+  };
+
+  it('a new thread whose first call is measured: its recursion reaches the thread\'s max stack', () => {
+    const { below, json } = runMode('thread');
+    expect((json.summarisedFunctions ?? []).filter((f) => f.measured === true).map((f) => f.name)).toEqual(['down', 'on_signal', 'worker']);
+    expect(json.threads).toHaveLength(2);
+    expect(below).toBeGreaterThan(200 * 64);
+    expect(json.threads[1]!.maxStackBytes).toBeGreaterThanOrEqual(below);
+  });
+
+  it('a measured signal handler on another stack (sigaltstack) hides no deeper call on this one', () => {
+    const { below, json } = runMode('altstack');
+    expect(below).toBeGreaterThan(200 * 64);
+    expect(json.peakStack.bytes).toBeGreaterThanOrEqual(below);
   });
 });

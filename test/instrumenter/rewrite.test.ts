@@ -445,14 +445,21 @@ describe('leaf call trees: recursion without heap work is measured', () => {
     'static int (*fp)(int);',
     'static int pointed(int n) { return n ? fp(n - 1) : 0; }',
     'long exported(const struct t *t) { return t ? exported(t->l) : 0; }',
-    'int main(void) { fp = pointed; return (int)outer(grow(3)) + pointed(2) + (int)exported(0); }',
+    'void qsort(void *, unsigned long, unsigned long, int (*)(const void *, const void *));',
+    'static int compare(const void *a, const void *b) { return leaf(*(const int *)a) - *(const int *)b; }',
+    'int api(int v) { return leaf(v) + 1; }',
+    'static int user(int v) { return api(v) * 2; }',
+    'int main(void) { int v[4] = { 3, 1, 2, 0 }; fp = pointed; qsort(v, 4, sizeof *v, compare); return (int)outer(grow(3)) + pointed(2) + (int)exported(0) + user(v[0]); }',
     '',
   ].join('\n');
 
-  it('probes recursion that does no heap work and the functions that only call it, and records the rest as before', () => {
+  it('probes call trees without heap work that no caller bounds (recursion, a pointer\'s or another unit\'s callee), and records the rest as before', () => {
     const r = trees(unit);
     expect(r.summarised).toEqual(['leaf']);
-    expect(r.measured).toEqual(['even', 'odd', 'outer', 'walk']);
+    // compare is called through a pointer, api from other units: measured, never summarised. user calls api, which a
+    // shared object may interpose with a body that allocates, and exported calls itself so: both recorded.
+    expect(r.measured).toEqual(['api', 'compare', 'even', 'odd', 'outer', 'walk']);
+    expect(r.text).toMatch(/static int user\(int v\) \{struct __mw_frame __mw_f/);
     expect(r.text).toMatch(/static long walk\(const struct t \*t\) \{int __mw_p __attribute__\(\(unused\)\) = __mw_probe\(&__mw_u, \d+u, \d+u\);/);
     expect(r.text).toMatch(/static struct t \*grow\(int d\) \{struct __mw_frame __mw_f/);
     expect(r.text).toMatch(/static int pointed\(int n\) \{struct __mw_frame __mw_f/);
@@ -479,6 +486,7 @@ describe('leaf call trees: names of struct members', () => {
       'int main(void) { struct frame f = { 0 }; struct ops o = (struct ops){ literal }; f.depth = 1u; return depth(0) + size(1) + kind(2) + table.op(3) + o.op(4) + (int)f.depth; }',
       '',
     ].join('\n');
-    expect(found(unit)).toEqual({ summarised: ['kind', 'size'], measured: ['depth'] });
+    // stored and literal are used as values: never summarised, measured (their own probes need no caller's bound).
+    expect(found(unit)).toEqual({ summarised: ['kind', 'size'], measured: ['depth', 'literal', 'stored'] });
   });
 });

@@ -291,7 +291,7 @@ const NAMED_FUNCTIONS = 40;
 function summarised(s: PanelView['summary']): Array<[string, string]> {
   const leaves = s.summarisedFunctions ?? [];
   if (leaves.length === 0) return [];
-  const stack = (f: (typeof leaves)[number]) => (f.measured === true ? 'recursion: deepest calls recorded' : f.stackBytes === null ? 'stack unknown' : `≤ ${bytes(f.stackBytes)}`);
+  const stack = (f: (typeof leaves)[number]) => (f.measured === true ? 'no heap work: deepest calls recorded' : f.stackBytes === null ? 'stack unknown' : `≤ ${bytes(f.stackBytes)}`);
   const shown = leaves.slice(0, NAMED_FUNCTIONS).map((f) => `${f.name} (${stack(f)})`);
   const more = leaves.length > shown.length ? `, … ${leaves.length - shown.length} more` : '';
   return [['Summarised', `calls of ${plural(leaves.length, 'function')} not recorded, their call trees known; peak stack counts the stack they take: ${shown.join(', ')}${more}`]];
