@@ -21,7 +21,7 @@ import { median, sh, timeRun } from './measure.js';
 import { sqliteAmalgamation } from './sources.js';
 import { workloads } from './workloads.js';
 
-const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only workloads|binary-trees|lzw|expr-eval|sqlite|build|report|floor|branches|scale|firmware|readers]
+const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIST --only workloads|binary-trees|lzw|expr-eval|sort|sqlite|build|report|floor|branches|scale|firmware|readers]
 
 Runs each workload plain and recorded, alternating, N times (--runs, 5), Massif and heaptrack --peer-runs times (2),
 and prints every figure as a ratio to the plain run's median in this one run:
@@ -79,7 +79,7 @@ function main(): void {
   const rows: string[] = [];
   const legend: string[] = [];
   const owes: string[] = [];
-  // `--only workloads`: the four programs' table alone, without the build, report, floor and other tables.
+  // `--only workloads`: the programs' table alone, without the build, report, floor and other tables.
   for (const w of workloads().filter((w) => !values.only || values.only === 'workloads' || w.name === values.only)) {
     const dir = path.join(work, w.name);
     rmSync(dir, { recursive: true, force: true });

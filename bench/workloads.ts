@@ -25,6 +25,7 @@ export function workloads(): Workload[] {
     { name: 'binary-trees', kind: 'allocation- and call-heavy', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('binary-trees.c'), '-o', out], o), args: ['16'], libs: [] },
     { name: 'lzw', kind: 'compute-bound, small calls', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('lzw.c'), '-o', out], o), args: ['4000000'], libs: [] },
     { name: 'expr-eval', kind: 'call-heavy, tiny functions', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('expr-eval.c'), '-o', out], o), args: ['500000'], libs: [], noCalls: 'peek,advance,is_*,digit_value,reduce,add,subtract,multiply,divide,remainder_of,negate,put_char,next_random,below' },
+    { name: 'sort', kind: 'callbacks (qsort, bsearch)', build: (cc, out, o) => sh(cc[0]!, [...cc.slice(1), '-O2', src('sort.c'), '-o', out], o), args: ['200000'], libs: [] },
     {
       name: 'sqlite',
       kind: 'real code base (SQL script)',
