@@ -95,7 +95,10 @@ describe('firmware through cc-memwrap, run under QEMU', () => {
     const peak = (depth: number) => {
       const p = descendPeak(t, depth, '-Os');
       expect(p.recorded.console).toBe(p.plain.console);
-      expect((p.report.summarisedFunctions as Json[]).filter((f) => f.measured === true).map((f) => f.name)).toEqual(['descend']);
+      // Where the board's startup file is built with the program (netduinoplus2), its fault handler, an endless loop
+      // the vector table points at, is measured too.
+      const measured = (p.report.summarisedFunctions as Json[]).filter((f) => f.measured === true).map((f) => f.name as string);
+      expect(measured.filter((name) => name !== 'Default_Handler')).toEqual(['descend']);
       const calls = reportJson(p.recorded.traces[0]!, ['--calls', 'descend']);
       return { ...p, descends: calls.calls.totals.calls as number };
     };

@@ -45,12 +45,13 @@ describe('summarised leaf call trees in the viewer', () => {
   };
 
   test('the summary panel lists each summarised function with its bound, in both modes, and the peak stack counting them', async () => {
-    // count_down and walk recurse without heap work: measured, named as such.
-    expect(report.summarisedFunctions.map((f) => f.name)).toEqual(['checksum', 'count_down', 'fill', 'mix', 'note_depth', 'scramble', 'walk']);
+    // count_down and walk recurse without heap work, through_pointer is called through a pointer and other_unit from
+    // another unit: measured, named as such.
+    expect(report.summarisedFunctions.map((f) => f.name)).toEqual(['checksum', 'count_down', 'fill', 'mix', 'note_depth', 'other_unit', 'scramble', 'through_pointer', 'walk']);
     const want = report.summarisedFunctions.map((f) => `${f.name} (${f.measured === true ? 'no heap work: deepest calls recorded' : `≤ ${formatBytes(f.stackBytes)}`})`).join(', ');
     for (const v of [whole, indexed]) {
       const rows = await summaryRows(v.page);
-      expect(rows.get('Summarised')).toBe(`calls of 7 functions not recorded, their call trees known; peak stack counts the stack they take: ${want}`);
+      expect(rows.get('Summarised')).toBe(`calls of 9 functions not recorded, their call trees known; peak stack counts the stack they take: ${want}`);
       expect(rows.get('Peak stack')).toMatch(new RegExp(`^${formatBytes(report.peakStack.bytes).replace('.', '\\.')} at event \\d+$`));
       expect(rows.has('Left out')).toBe(false);
       expect(v.errors).toEqual([]);
