@@ -262,10 +262,10 @@ static __attribute__((noinline)) struct __mw_frame mw_enter_unpredicted(unsigned
  * busy could not be forwarded to an 8-byte load, which then waits for it to
  * reach the cache (measured: 2 s more on 500 million events).  One
  * comparison covers both depth limits. */
-struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+static inline __attribute__((always_inline)) struct __mw_frame mw_enter_at(struct __mw_unit *u, unsigned entry_site,
+                                                                          unsigned exit_site, uintptr_t sp)
 {
   struct mw_thread *t = &mw_t;
-  uintptr_t sp = MW_ENTER_SP();
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED);
   if (MW_UNLIKELY(!base)) return mw_enter_slow(t, u, entry_site, exit_site, sp);
   unsigned site = base + entry_site, xsite = base + exit_site;
@@ -295,6 +295,11 @@ struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned 
 #endif
   mw_entered(t, site, d, history);
   return mw_enter_done(t, p, frame, site, d, top, xsite);
+}
+
+struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+{
+  return mw_enter_at(u, entry_site, exit_site, MW_ENTER_SP());
 }
 
 /* ---- exit ---- */
@@ -466,7 +471,7 @@ void __mw_leave(struct __mw_frame *f)
 static __attribute__((noinline)) void mw_probe_deeper(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
                                                       unsigned exit_site, uintptr_t sp)
 {
-  struct __mw_frame f = mw_enter_slow(t, u, entry_site, exit_site, sp);
+  struct __mw_frame f = mw_enter_at(u, entry_site, exit_site, sp); /* the fast entry's encoding: a probe repeats */
   uintptr_t d = t->stack_base - sp;
   int recorded = f.depth != MW_FRAME_NONE && f.depth != MW_FRAME_LOST && d < t->depth_cap;
   __mw_leave(&f);
