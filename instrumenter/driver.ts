@@ -556,7 +556,10 @@ CFLAGS; they are never passed to the compiler):
                   of functions whose whole call tree does no heap work and
                   calls nothing recorded (report and the viewer name them),
                   and bound the stack they take from the compiler's frame
-                  sizes (default: leaves at -O1 and above, all at -O0/-Og)
+                  sizes; such functions no caller can bound (recursive,
+                  called through a pointer or from other files) record a
+                  call only when it is deeper than any since the last
+                  record (default: leaves at -O1 and above, all at -O0/-Og)
   --mw-original-diagnostics
                   also compile each untouched source and show its warnings
                   and exit status instead of the instrumented file's (which
