@@ -466,8 +466,8 @@ void __mw_leave(struct __mw_frame *f)
  * across a call.  Only a call recorded at its own depth raises the mark: one
  * not recorded (a signal handler that interrupted the recorder) or on another
  * stack (sigaltstack) would hide deeper calls on this one until the next
- * record, and the depth is taken again after the slow entry, which may have
- * just set a new thread's stack base up. */
+ * record, and the depth is taken again after the entry, whose slow path may
+ * have just set a new thread's stack base up. */
 static __attribute__((noinline)) void mw_probe_deeper(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
                                                       unsigned exit_site, uintptr_t sp)
 {
