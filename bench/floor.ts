@@ -32,6 +32,12 @@ export const VARIANTS: Variant[] = [
   { name: 'inline + index', means: 'inline stores, plus a live-block index (an open-addressing hash table) and a look-up of each word of a freed block', defines: ['-DFLOOR_EXACT'], inline: 'floor-inline.h' },
   { name: 'inline + bitmap', means: 'the same with the index as a start-of-block bitmap and sizes beside it (the runtime\'s shape)', defines: ['-DFLOOR_BITMAP'], inline: 'floor-inline.h' },
   {
+    name: 'inline lazy + bitmap',
+    means: 'inline + bitmap, but an entry only pushed on a shadow stack: stored (and its exit) for the frames live at a heap call and for a call deeper than any since the last heap call',
+    defines: ['-DFLOOR_BITMAP', '-DFLOOR_LAZY'],
+    inline: 'floor-lazy.h',
+  },
+  {
     name: 'inline ring + writer',
     means: 'inline + bitmap, with one 8-byte word per entry/exit (under a busy flag) into a ring that a second thread encodes as format 1.4 and writes to a file',
     defines: ['-DFLOOR_BITMAP', '-DFLOOR_RING'],

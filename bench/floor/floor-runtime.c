@@ -22,7 +22,12 @@
  *                 program's threads.  With FLOOR_RING_RAW too, the second
  *                 thread writes the words as they are, unencoded (8 bytes
  *                 an event): what the hand-off costs without the encoding.
- * The inline headers (floor-inline.h, floor-byte.h, floor-ring.h) give the
+ *   FLOOR_LAZY    with FLOOR_BITMAP and floor-lazy.h: entries only pushed on a
+ *                 shadow stack; the ring gets the frames live at each heap
+ *                 call, a call deeper than any since the last heap call, and
+ *                 the exits of the frames written (no stack deeper than its
+ *                 65,536 frames, no threads beside the first).
+ * The inline headers (floor-inline.h, floor-byte.h, floor-ring.h, floor-lazy.h) give the
  * entry/exit stores as inline code in the instrumented function instead of
  * calls; floor-byte.h's ring is here too. */
 #include <stdint.h>
@@ -455,6 +460,53 @@ static unsigned long *ring_room(size_t k)
 }
 #endif
 
+/* ---- FLOOR_LAZY: pending entries (floor-lazy.h) ---- */
+
+#ifdef FLOOR_LAZY
+struct floor_pending {
+  unsigned site;
+  unsigned sp;
+};
+__thread struct floor_pending floor_stack[1 << 16];
+__thread unsigned floor_top, floor_written, floor_deep = ~0u;
+
+/* The pending frames [floor_written, end) as ENTER words, oldest first. */
+static void lazy_write(unsigned end)
+{
+  unsigned i;
+  for (i = floor_written; i < end; i++) {
+    unsigned *q = room();
+    q[0] = floor_stack[i].site;
+    q[1] = floor_stack[i].sp;
+    floor_cur = q + 2;
+  }
+  if (end > floor_written) floor_written = end;
+}
+
+void floor_left(unsigned frame);
+void floor_left(unsigned frame)
+{
+  unsigned *q;
+  if (frame >= floor_written) { /* pending, and deeper than any since the last heap call */
+    lazy_write(frame + 1);
+    floor_deep = floor_stack[frame].sp;
+  }
+  q = room();
+  q[0] = floor_stack[frame].site | 0x80000000u;
+  floor_cur = q + 1;
+  floor_written = frame;
+}
+
+/* Before a heap record: the frames it happens in. */
+static void lazy_heap(void)
+{
+  lazy_write(floor_top);
+  floor_deep = ~0u;
+}
+#else
+static void lazy_heap(void) {}
+#endif
+
 /* ---- heap calls ---- */
 
 #ifdef FLOOR_RING
@@ -486,7 +538,9 @@ static void rec_free(unsigned site, void *p)
 #else
 static void *rec(unsigned site, void *p, size_t n)
 {
-  unsigned *q = room();
+  unsigned *q;
+  lazy_heap();
+  q = room();
   insert(p, n);
   q[0] = site;
   q[1] = (unsigned)(uintptr_t)p;
@@ -498,7 +552,9 @@ static void *rec(unsigned site, void *p, size_t n)
 static void rec_free(unsigned site, void *p)
 {
   size_t size = take((uintptr_t)p);
-  unsigned *q = room();
+  unsigned *q;
+  lazy_heap();
+  q = room();
   q[0] = site;
   q[1] = (unsigned)(uintptr_t)p;
   q[2] = size ? linked(p, size) : 0;
