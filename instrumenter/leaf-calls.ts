@@ -112,7 +112,7 @@ export function findLeafTrees(definitions: readonly Definition[], options: LeafT
 }
 
 /** Whether every call of `body` is of a function of `set` or, outside the unit, of a known library function. */
-function callsOnly(body: Body, set: ReadonlySet<string>, bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): boolean {
+function callsOnly(body: Body, set: { has(name: string): boolean }, bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): boolean {
   return [...body.callees].every((c) => (bodies.has(c) ? set.has(c) : options.known.bytes(c) !== null));
 }
 
@@ -121,12 +121,11 @@ function callsOnly(body: Body, set: ReadonlySet<string>, bodies: ReadonlyMap<str
 function heapFree(bodies: ReadonlyMap<string, Body>, options: LeafTreeOptions): Set<string> {
   const kept = new Set([...bodies].filter(([, body]) => body.barrier === null).map(([name]) => name));
   // A call of a function other units can define too (interposed in a shared object) may not run this unit's body.
-  const local = new Set([...kept].filter((name) => bodies.get(name)!.reached !== EXPORTED));
+  const callable = { has: (name: string) => kept.has(name) && bodies.get(name)!.reached !== EXPORTED };
   for (let shrank = true; shrank; ) {
     shrank = false;
     for (const name of kept) {
-      if (callsOnly(bodies.get(name)!, local, bodies, options)) continue;
-      local.delete(name);
+      if (callsOnly(bodies.get(name)!, callable, bodies, options)) continue;
       kept.delete(name);
       shrank = true;
     }

@@ -33,6 +33,13 @@ interface Built {
   };
 }
 
+/** The ENTER records of `fn` in a trace's dump. */
+function enters(trace: string, fn: string): number {
+  const dump = must(process.execPath, [wrapper, 'dump', trace]).stdout;
+  const entrySite = new RegExp(`site (\\d+) entry file="[^"]*" line=\\d+ func="${fn}"`).exec(dump)![1];
+  return dump.split('\n').filter((l) => l.includes(` ENTER site=${entrySite} `)).length;
+}
+
 describe('leaf call trees summarised', () => {
   const dir = scratch('leaf-calls');
   let plainSum = '';
@@ -48,12 +55,6 @@ describe('leaf call trees summarised', () => {
   };
   const names = (b: Built): string[] => (b.json.summarisedFunctions ?? []).filter((f) => f.measured !== true).map((f) => f.name);
   const measured = (b: Built): string[] => (b.json.summarisedFunctions ?? []).filter((f) => f.measured === true).map((f) => f.name);
-  /** The ENTER records of `fn` in a trace's dump. */
-  const enters = (trace: string, fn: string): number => {
-    const dump = must(process.execPath, [wrapper, 'dump', trace]).stdout;
-    const entrySite = new RegExp(`site (\\d+) entry file="[^"]*" line=\\d+ func="${fn}"`).exec(dump)![1];
-    return dump.split('\n').filter((l) => l.includes(` ENTER site=${entrySite} `)).length;
-  };
   let leaves: Built;
   let all: Built;
   beforeAll(() => {
@@ -193,11 +194,6 @@ describe('summarised calls of functions never summarised themselves', () => {
     const trace = traceOf(path.join(dir, 'traces'), r.pid);
     const json = JSON.parse(must(process.execPath, [wrapper, 'report', '--json', trace]).stdout) as Built['json'];
     return { deepest: printed('deepest'), comparisons: printed('comparisons'), json, trace };
-  };
-  const enters = (trace: string, fn: string): number => {
-    const dump = must(process.execPath, [wrapper, 'dump', trace]).stdout;
-    const entrySite = new RegExp(`site (\\d+) entry file="[^"]*" line=\\d+ func="${fn}"`).exec(dump)![1];
-    return dump.split('\n').filter((l) => l.includes(` ENTER site=${entrySite} `)).length;
   };
   beforeAll(() => {
     must(wrapper, ['--mw-strict', 'gcc', '-O2', source, '-o', exe('leaves')]);
