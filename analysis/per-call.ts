@@ -3,7 +3,7 @@ import type { EventFold, FoldEvent, FoldFrames, FoldTables, TraceStart } from '.
 import { foldModel, modelStart } from './model-fold.js';
 import { NONE, type Model } from './model.js';
 import { siteInfo } from './sites.js';
-import { Kind } from './trace/format.js';
+import { Kind, SiteKind } from './trace/format.js';
 
 export interface Invocation {
   /** Row in the frame table, its thread, and its ENTER event. */
@@ -28,6 +28,8 @@ export interface Invocation {
 
 export interface PerCall {
   function: string;
+  /** The function's calls were written only with a record inside or at a new depth (a PENDING_CALLS site names it). */
+  pending: boolean;
   /** In order of entry. */
   invocations: Invocation[];
   totals: {
@@ -170,7 +172,13 @@ export class PerCallFold implements EventFold {
   }
 
   result(): PerCall {
-    return { function: this.name, invocations: this.invocations, totals: { ...this.totals } };
+    return { function: this.name, pending: this.pending(), invocations: this.invocations, totals: { ...this.totals } };
+  }
+
+  private pending(): boolean {
+    const { sites } = this.start;
+    for (let id = 1; id < sites.count; id++) if (sites.kind[id] === SiteKind.PENDING_CALLS && sites.strings[sites.func[id]!] === this.name) return true;
+    return false;
   }
 }
 

@@ -61,7 +61,7 @@ function renderSummarised(all: NonNullable<Summary['summarisedFunctions']>, fiel
   }
   if (measured.length > 0) {
     renderFunctionNames('Measured', `calls of ${plural(measured.length, 'function')} (no heap work, measured at run time):`, measured, field);
-    field('', '(a call recorded only when deeper than any since the last record: peak stack exact)');
+    field('', '(a call recorded when deeper than any since the last heap event: peak stack exact)');
   }
 }
 
@@ -132,6 +132,10 @@ export function renderReport(s: Summary, file: string): string {
   }
   if (s.uncalledFunctions !== undefined) renderUncalled(s.uncalledFunctions, field);
   if (s.summarisedFunctions !== undefined) renderSummarised(s.summarisedFunctions, field);
+  if (s.pendingCalls !== undefined) {
+    field('Calls', `of ${plural(s.pendingCalls.functions, 'function')} written only with heap work inside or a new depth`);
+    field('', '(others not in the trace: heap, leaks, stack as with every call recorded)');
+  }
   field('Threads', formatCount(s.threads.length));
   field('Events', formatCount(s.events));
   field(
@@ -536,6 +540,7 @@ export function renderCalls(p: PerCall, view: TextView, summarised: Summary['sum
   const built = summarised?.find((f) => f.name === p.function);
   if (built?.measured === true) out.push(fit('  measured (no heap work in its call tree): only its deepest calls are recorded', REPORT_WIDTH));
   else if (built !== undefined) out.push(fit('  summarised (a leaf call tree): its calls are not recorded, and do no heap work', REPORT_WIDTH));
+  else if (p.pending) out.push(fit('  calls written only with heap work inside or a new depth (others not counted)', REPORT_WIDTH));
   if (t.calls === 0) {
     out.push('  (no calls)');
     return out.join('\n') + '\n';

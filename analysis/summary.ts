@@ -76,10 +76,18 @@ export interface Summary {
    * Functions whose calls were not recorded because their whole call tree is known (`--mw-calls=leaves`), by file and
    * name, with the most stack that tree takes (null: unknown); absent when none was. Peak stack counts the most
    * their calls can add to each recorded caller's frame. `measured`: the function is in recursion that does no heap
-   * work, so no bound exists before the run; its calls were recorded only when deeper than any since the thread's
-   * last other record, which keeps the peak stack exact (stackBytes null).
+   * work, so no bound exists before the run; its calls were recorded only when deeper than any call recorded since
+   * the thread's last record that is not a call's, which keeps the peak stack exact (stackBytes null).
    */
   summarisedFunctions?: { name: string; file: string | null; line: number; stackBytes: number | null; measured?: true }[];
+  /**
+   * Recorded functions whose calls were written only when a record was made inside one or it reached deeper than any
+   * call recorded since the thread's last record that is not a call's (`--mw-calls=heap`): how many (by file and
+   * name). The heap,
+   * leaks, linked frees and peak stack are as with every call recorded; the other calls are not in the trace, so call
+   * counts are of the calls written. Absent when none was built so.
+   */
+  pendingCalls?: { functions: number };
 }
 
 export interface SummaryOptions {
@@ -279,6 +287,7 @@ export class SummaryFold implements EventFold {
       problems: { errors, warnings: end.problems.length - errors, list: end.problems },
       ...uncalled(this.start.sites),
       ...summarised(this.start.sites),
+      ...pendingCalls(this.start.sites),
     };
   }
 }
@@ -298,6 +307,12 @@ function summarised(sites: TraceStart['sites']): Pick<Summary, 'summarisedFuncti
     return { name, stackBytes: /^\d{1,10}$/.test(bound) ? Number(bound) : null };
   });
   return list.length === 0 ? {} : { summarisedFunctions: list };
+}
+
+/** How many functions have a PENDING_CALLS site (one per function and unit), each once per file. */
+function pendingCalls(sites: TraceStart['sites']): Pick<Summary, 'pendingCalls'> {
+  const n = functionsOfKind(sites, SiteKind.PENDING_CALLS, (id) => ({ name: sites.strings[sites.func[id]!] ?? '?' })).length;
+  return n === 0 ? {} : { pendingCalls: { functions: n } };
 }
 
 /** The sites of one kind, each function once per file (a header's static function is in every unit), by name and file. */

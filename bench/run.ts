@@ -25,13 +25,16 @@ const HELP = `npm run bench [-- --runs N --peer-runs N --build-runs N --cpus LIS
 
 Runs each workload plain and recorded, alternating, N times (--runs, 5), Massif and heaptrack --peer-runs times (2),
 and prints every figure as a ratio to the plain run's median in this one run:
-  cc-memwrap          the default build (-O2: leaf call trees summarised), the program's threads encoding
+  cc-memwrap          the default build (-O2, --mw-calls=heap: leaf call trees summarised, and a recorded call
+                      written only with heap work inside or at a new depth), the program's threads encoding
+  leaves              --mw-calls=leaves: leaf call trees summarised, every call of a recorded function written
   encoder thread      the same build with the encoder thread where a processor is free (MEMWRAP_ENCODER=auto, not
                       the default: on the 2-processor machine measured it cost more than it saved)
   every call, inline  --mw-calls=all and MEMWRAP_ENCODER=inline: the recorder before both parts, with its events and
                       trace bytes per event
   online mode, calls left out (expr-eval), Massif, heaptrack, events and trace bytes per event of the default run
-then a line per workload saying what each part is worth (every call -> summarised -> encoder thread).
+then a line per workload saying what each part is worth (every call -> summarised -> pending calls -> encoder
+thread).
 
 Speed needs an idle machine (uptime's load average below 0.5). The two runs that give the figures:
   npm run bench                    all processors: the encoder thread's column starts it where one is free
@@ -92,6 +95,10 @@ function main(): void {
     // Every call recorded (no leaf call tree summarised): what the summaries are worth.
     const everyCall = path.join(dir, 'every-call');
     w.build([wrapper, '--mw-calls=all', 'gcc'], everyCall);
+    // Leaf call trees summarised, every call of a recorded function written: what the pending calls are worth.
+    const leavesBuild = path.join(dir, 'leaves');
+    w.build([wrapper, '--mw-calls=leaves', 'gcc'], leavesBuild);
+    const leavesTrace = path.join(dir, 'leaves.mwtrace');
     const everyCallTrace = path.join(dir, 'every-call.mwtrace');
     // The same with the workload's tiniest functions left out of call recording, where it names them.
     const left = path.join(dir, 'calls-left-out');
@@ -108,13 +115,15 @@ function main(): void {
     const encoderTrace = path.join(dir, 'encoder.mwtrace');
     const encoderEnv = { ...process.env, MEMWRAP_ENCODER: 'auto', MEMWRAP_TRACE: encoderTrace };
     const inlineEnv = { ...process.env, MEMWRAP_ENCODER: 'inline' };
-    const times: Record<string, number[]> = { plain: [], inst: [], encoder: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
+    const times: Record<string, number[]> = { plain: [], inst: [], leaves: [], encoder: [], everyCall: [], online: [], left: [], massif: [], heaptrack: [] };
     const time = (argv: string[], env?: NodeJS.ProcessEnv) => timeRun([...on, ...argv, ...w.args], { stdin: w.stdin, env, cwd: dir });
     for (let r = 0; r < runs; r++) {
       console.error(`[${w.name}] round ${r + 1}/${runs}`);
       times.plain!.push(time([plain]));
       if (r > 0) rmSync(traceDir, { recursive: true, force: true }), mkdirSync(traceDir);
       times.inst!.push(time([inst], instEnv));
+      rmSync(leavesTrace, { force: true });
+      times.leaves!.push(time([leavesBuild], { ...process.env, MEMWRAP_TRACE: leavesTrace }));
       rmSync(encoderTrace, { force: true });
       times.encoder!.push(time([inst], encoderEnv));
       rmSync(everyCallTrace, { force: true });
@@ -140,16 +149,22 @@ function main(): void {
     };
     const leftOut = w.noCalls === undefined ? '—' : `${ratio(times.left!)} (${eventsOf(leftTrace)})`;
     rows.push(
-      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.encoder!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)}) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
+      `| ${w.name} | ${w.kind} | ${(base * 1000).toFixed(0)} ms | ${ratio(times.inst!)} | ${ratio(times.leaves!)} (${eventsOf(leavesTrace)}) | ${ratio(times.encoder!)} | ${ratio(times.everyCall!)} (${eventsOf(everyCallTrace)}) | ${ratio(times.online!)} | ${leftOut} | ${ratio(times.massif!)} | ${ratio(times.heaptrack!)} | ${stats.events.toLocaleString('en-US')} | ${(stats.bytes / Math.max(1, stats.events)).toFixed(2)} |`,
     );
-    const leaves = median(times.inst!) / base;
-    owes.push(`- ${w.name}: ${owedTo(median(times.everyCall!) / base, leaves, median(times.encoder!) / base, encoderRan(encoderTrace))}; ${againstTarget(w.name, leaves, times.heaptrack!.length ? median(times.heaptrack!) / base : null)}`);
+    const inDefault = median(times.inst!) / base;
+    owes.push(
+      `- ${w.name}: ${owedTo(median(times.everyCall!) / base, median(times.leaves!) / base, inDefault, median(times.encoder!) / base, encoderRan(encoderTrace))}; ` +
+        againstTarget(w.name, inDefault, times.heaptrack!.length ? median(times.heaptrack!) / base : null),
+    );
   }
   if (rows.length > 0) {
-    console.log('\n| workload | kind | plain (median) | cc-memwrap | encoder thread | every call, inline | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
-    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
+    console.log('\n| workload | kind | plain (median) | cc-memwrap | leaves | encoder thread | every call, inline | online mode | calls left out | Massif | heaptrack | events | trace bytes/event |');
+    console.log('| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |');
     for (const row of rows) console.log(row);
-    console.log('- cc-memwrap: the default build (`-O2`: leaf call trees summarised), encoded by the program\'s threads; encoder thread: the same build, `MEMWRAP_ENCODER=auto`; every call, inline: `--mw-calls=all`, `MEMWRAP_ENCODER=inline`');
+    console.log(
+      '- cc-memwrap: the default build (`-O2`, `--mw-calls=heap`: leaf call trees summarised, a recorded call written only with heap work inside or at a new depth), encoded by the program\'s threads; ' +
+        'leaves: `--mw-calls=leaves` (every call of a recorded function written); encoder thread: the default build, `MEMWRAP_ENCODER=auto`; every call, inline: `--mw-calls=all`, `MEMWRAP_ENCODER=inline`',
+    );
     for (const line of legend) console.log(line);
     console.log('\nWhat each part is worth, ratios to plain:');
     for (const line of owes) console.log(line);
@@ -187,10 +202,10 @@ function againstTarget(name: string, ratio: number, heaptrack: number | null): s
 
 /** Which of the two parts a workload's figure owes what: the summaries (every call → leaves, the default) and the
  *  encoder thread (MEMWRAP_ENCODER=auto, beside the default). */
-function owedTo(everyCall: number, leaves: number, encoder: number, ran: boolean): string {
+function owedTo(everyCall: number, leaves: number, pending: number, encoder: number, ran: boolean): string {
   const x = (v: number) => `${v.toFixed(2)}×`;
   const thread = ran ? `the encoder thread would make it ${x(encoder)}` : `no encoder thread (no processor free for it): ${x(encoder)}`;
-  return `leaf call trees summarised ${x(everyCall)} → ${x(leaves)} (the default); ${thread}`;
+  return `leaf call trees summarised ${x(everyCall)} → ${x(leaves)}, calls pending → ${x(pending)} (the default); ${thread}`;
 }
 
 /** How long `cc-memwrap report` takes on a trace of about 10 million events

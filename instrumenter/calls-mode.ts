@@ -1,22 +1,33 @@
-// `--mw-calls=all|leaves`: whether every call is recorded or leaf call trees
-// are summarised (leaf-calls.ts). By default the optimisation level decides:
-// at -O0 and -Og (the classroom, the debugger) every call is recorded, at
-// -O1 and above leaf trees are summarised, as the compiler inlines them too.
+// `--mw-calls=all|leaves|heap`: whether every call is recorded, or leaf call
+// trees are summarised (leaf-calls.ts), or that and a recorded function's call
+// written only when heap work happens inside it or it reaches a new depth
+// (the runtime's pending entries, runtime/core/mw-calls.c). By default the
+// optimisation level decides: at -O0 and -Og (the classroom, the debugger)
+// every call is recorded, at -O1 and above `heap`, as the compiler inlines and
+// merges calls too.
 import { spawnSync } from 'node:child_process';
 
 export const CALLS_FLAG = '--mw-calls=';
 
-export type CallsMode = 'all' | 'leaves';
+export type CallsMode = 'all' | 'leaves' | 'heap';
 
 /** The mode a `--mw-calls=` value names; throws a message naming the flag otherwise. */
 export function parseCallsMode(value: string): CallsMode {
-  if (value === 'all' || value === 'leaves') return value;
-  throw new Error(`${CALLS_FLAG}${value}: give ${CALLS_FLAG}all (record every call) or ${CALLS_FLAG}leaves (summarise leaf call trees)`);
+  if (value === 'all' || value === 'leaves' || value === 'heap') return value;
+  throw new Error(
+    `${CALLS_FLAG}${value}: give ${CALLS_FLAG}all (record every call), ${CALLS_FLAG}leaves (summarise leaf call trees) or ` +
+      `${CALLS_FLAG}heap (that, and write a call only with heap work inside or at a new depth)`,
+  );
 }
 
-/** Whether leaf trees are summarised: as asked, or by the last -O option (none, -O0 or -Og: every call). */
-export function recordsLeaves(mode: CallsMode | null, args: readonly string[]): boolean {
-  if (mode !== null) return mode === 'leaves';
+/** The mode in effect: as asked, or by the last -O option (none, -O0 or -Og: every call; else `heap`). */
+export function callsModeOf(mode: CallsMode | null, args: readonly string[]): CallsMode {
+  if (mode !== null) return mode;
+  return optimised(args) ? 'heap' : 'all';
+}
+
+/** Whether the last -O option asks for optimisation (not none, -O0 or -Og). */
+function optimised(args: readonly string[]): boolean {
   let level = '0';
   for (const arg of args) {
     const m = /^-O(.*)$/.exec(arg);

@@ -29,7 +29,7 @@ import { applyFirmwareFlag, BEFORE_RAM_FUNCTIONS, firmwareLibc, firmwareSizes, f
 import { boundLeafTrees, boundSectionBytes } from './call-bounds.js';
 import { knownCalls, type KnownCalls } from './known-calls.js';
 import { BOUND_SECTION } from './sites.js';
-import { CALLS_FLAG, parseCallsMode, probeLibraryMeasured, recordsLeaves, type CallsMode } from './calls-mode.js';
+import { CALLS_FLAG, callsModeOf, parseCallsMode, probeLibraryMeasured, type CallsMode } from './calls-mode.js';
 
 export interface DriverOptions {
   /** Fail instead of building the original when the instrumented unit does not compile. */
@@ -46,7 +46,8 @@ export interface DriverOptions {
   noCalls: CallFilter | null;
   /** Firmware: the runtime's buffer, shadow stack and block table as `--mw-buffer=` & co. asked (else defaults). */
   firmware: FirmwareFlags;
-  /** `--mw-calls=`: every call, or leaf call trees summarised; null: by the optimisation level. */
+  /** `--mw-calls=`: every call, leaf call trees summarised, or that and calls written only with heap work inside or at a
+   *  new depth; null: by the optimisation level. */
   calls: CallsMode | null;
 }
 
@@ -303,7 +304,8 @@ class Driver {
     let rewriteOk = true;
     // Leaf call trees are summarised only where the compiler's frame sizes bound them (an object, not -flto).
     const stack = mode === 'compile' && ltoOf(this.command.args) === null ? this.frameSizeFlags() : null;
-    const known = stack !== null && recordsLeaves(this.options.calls, this.command.args) ? this.knownCalls() : null;
+    const calls = callsModeOf(this.options.calls, this.command.args);
+    const known = stack !== null && calls !== 'all' ? this.knownCalls() : null;
     const rewrite = (exclude: ReadonlySet<string> | null): RewriteResult => {
       const result = rewriteTranslationUnit(readFileSync(preprocessed), {
         headerPath,
@@ -311,7 +313,7 @@ class Driver {
         compileDir: process.cwd(),
         noCalls: this.callFilter() ?? undefined,
         hashSource: (file) => this.digestOf(file),
-        summarise: known === null || exclude === null ? undefined : { known, exclude },
+        summarise: known === null || exclude === null ? undefined : { known, exclude, pending: calls === 'heap' },
       });
       writeFileSync(rewritten, result.output);
       return result;
@@ -551,7 +553,7 @@ CFLAGS; they are never passed to the compiler):
                   open frames its shadow stack holds (128) and the live
                   blocks its table holds (64); all three are the runtime's
                   own RAM, which the report shows (docs/target.md)
-  --mw-calls=all|leaves
+  --mw-calls=all|leaves|heap
                   all: record every call; leaves: do not record the calls
                   of functions whose whole call tree does no heap work and
                   calls nothing recorded (report and the viewer name them),
@@ -559,7 +561,11 @@ CFLAGS; they are never passed to the compiler):
                   sizes; such functions no caller can bound (recursive,
                   called through a pointer or from other files) record a
                   call only when it is deeper than any since the last
-                  record (default: leaves at -O1 and above, all at -O0/-Og)
+                  heap record; heap: that, and any other call is written
+                  only when heap work happens inside it or it reaches
+                  deeper than any since the last heap record, so heap,
+                  leaks and stack stay as with every call and call counts
+                  do not (default: heap at -O1 and above, all at -O0/-Og)
   --mw-original-diagnostics
                   also compile each untouched source and show its warnings
                   and exit status instead of the instrumented file's (which

@@ -52,7 +52,12 @@ export interface CallSite {
   readonly call: SyntaxNode;
   readonly callee: SyntaxNode;
   readonly args: SyntaxNode;
+  /** Inside a branch, a loop, a `?:`, a binary operator (`&&`, `||`: the types do not say which) or after a label. */
+  readonly conditional: boolean;
 }
+
+/** Node types whose parts may run or not, or run again: a call inside one is conditional. */
+const CONDITIONAL = new Set(['if_statement', 'for_statement', 'while_statement', 'do_statement', 'switch_statement', 'case_statement', 'labeled_statement', 'conditional_expression', 'binary_expression']);
 
 export interface StaticDeclaration {
   readonly node: SyntaxNode;
@@ -133,7 +138,7 @@ function walkTokens(start: TreeCursor, cursor: TreeCursor, body: SyntaxNode, tex
         const callee = get('callee');
         const args = get('arguments');
         if (callee === undefined || args === undefined || callee.startIndex !== at) continue;
-        found.calls.push({ name: word, call, callee, args });
+        found.calls.push({ name: word, call, callee, args, conditional: path.some((type) => CONDITIONAL.has(type)) });
       }
     }
   }

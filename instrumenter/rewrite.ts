@@ -12,7 +12,7 @@ import { readLinemarkers, type LineMap } from './linemarkers.js';
 import type { KnownCalls } from './known-calls.js';
 import { findLeafTrees, typedefNames, type Definition, type LeafTrees } from './leaf-calls.js';
 import type { CallFilter } from './left-out.js';
-import { findInFunction, findTopLevel, locallyDeclared } from './locate.js';
+import { findInFunction, findTopLevel, locallyDeclared, type CallSite } from './locate.js';
 import { fileScopeObjects, staticLocals } from './objects.js';
 import { makeParseCopy } from './parse-copy.js';
 import { nodes, withTree, type SyntaxNode } from './parser.js';
@@ -64,8 +64,12 @@ export interface RewriteOptions {
    * without it the table has no SOURCE sites.
    */
   hashSource?: (file: Buffer) => string | null;
-  /** Summarise leaf call trees (`--mw-calls=leaves`): the calls known outside the unit, and functions not to summarise. */
-  summarise?: { known: KnownCalls; exclude: ReadonlySet<string> };
+  /**
+   * Summarise leaf call trees (`--mw-calls=leaves`): the calls known outside the unit, and functions not to summarise;
+   * `pending` (`--mw-calls=heap`): the recorded functions enter through the runtime's pending entries, a call written
+   * only when a record is made inside it or it reaches a new depth.
+   */
+  summarise?: { known: KnownCalls; exclude: ReadonlySet<string>; pending?: boolean };
 }
 
 /** A function definition chosen for instrumentation. */
@@ -79,6 +83,8 @@ interface Instrumented {
   summarised: boolean;
   /** Recursion without heap work: a probe instead of the frame (leaf-calls.ts). */
   measured: boolean;
+  /** Recorded, entering pending (`--mw-calls=heap`): a PENDING_CALLS site names it. */
+  pending: boolean;
 }
 
 /** What every step of one rewrite shares. */
@@ -99,6 +105,10 @@ interface Unit {
   readonly branches: boolean;
   /** Bound slots handed out, in order. */
   readonly slots: { kind: 'tree' | 'caller'; name: string }[];
+  /** The summarised and measured functions (`--mw-calls=leaves`); null when every call is recorded. */
+  readonly leaves: LeafTrees | null;
+  /** Recorded functions enter through the pending entries (`--mw-calls=heap`). */
+  readonly pending: boolean;
 }
 
 export function rewriteTranslationUnit(preprocessed: Buffer, options: RewriteOptions): RewriteResult {
@@ -167,7 +177,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
       continue;
     }
     const calls = options.noCalls?.leavesOut(nameOf(name), lines.file(name.startPosition.row).name, options.compileDir ?? process.cwd()) !== true;
-    chosen.push({ node, name, body, calls, summarised: false, measured: false });
+    chosen.push({ node, name, body, calls, summarised: false, measured: false, pending: false });
     define(calls ? 'recorded' : 'uncalled');
   }
   const objects = fileScopeObjects(top.declarations, top.typedefs, lines, text, parseText);
@@ -195,6 +205,8 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     refs: 0,
     branches: options.branches === true,
     slots: [],
+    leaves,
+    pending: leaves !== null && options.summarise?.pending === true,
   };
   for (const fn of chosen) instrumentFunction(unit, fn);
 
@@ -220,6 +232,7 @@ function rewriteTree(root: SyntaxNode, read: ReadUnit, options: RewriteOptions):
     for (const call of found.libCalls) addSite(unit, SiteKind.LIBCALL, call.node, func, cStringLiteral(Buffer.from(call.name)));
     for (const local of found.locals) addSite(unit, SiteKind.LOCAL, local.node, func, labelLiteral(unit, local.label));
     addCallsBound(unit, fn, leaves);
+    if (fn.pending) addSite(unit, SiteKind.PENDING_CALLS, fn.name, func, func);
   }
   if (options.hashSource) addSourceSites(unit, options.hashSource);
   const table = unit.sites.renderUnit();
@@ -263,20 +276,25 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
   const func = nameLiteral(unit, fn.name);
   const found = findInFunction(fn.node, fn.body, unit.parseText);
   const branches = unit.branches && fn.calls ? findBranches(fn.body, unit.parseText, unit.text) : null;
+  const allocCalls = found.calls.filter((c) => ALLOCATOR_KINDS.has(c.name) && !unit.ownAllocators.has(c.name));
+  const shadowed = locallyDeclared(fn.node, unit.parseText, allocCalls);
   if (fn.calls || fn.measured) {
     const entry = addSite(unit, SiteKind.ENTRY, fn.name, func, func);
     const falloff = addSite(unit, SiteKind.FALLOFF, fn.body, func, func, fn.body.endPosition.row);
     if (fn.calls) {
+      const enter = entryCall(unit, fn, allocCalls.filter((c) => !shadowed.has(c.name)), found.returns);
+      fn.pending = enter !== '__mw_enter';
       edits.insert(
         frameInsertionPoint(fn.body, text),
-        `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = __mw_enter(&__mw_u, ${entry}u, ${falloff}u);` +
+        `struct __mw_frame __mw_f __attribute__((cleanup(__mw_leave), unused)) = ${enter}(&__mw_u, ${entry}u, ${falloff}u);` +
           (branches !== null && branches.switches.length > 0 ? switchVariable(found.calls.some((c) => !ALLOCATOR_KINDS.has(c.name))) : ''),
         'after',
       );
     } else {
       // A declaration, not a statement, so that C89's declarations may follow it.
       addSite(unit, SiteKind.SUMMARISED, fn.name, func, cStringLiteral(Buffer.from(MEASURED_TREE)));
-      edits.insert(frameInsertionPoint(fn.body, text), `int __mw_p __attribute__((unused)) = __mw_probe(&__mw_u, ${entry}u, ${falloff}u);`, 'after');
+      const probe = callsSummarised(unit, fn, unit.leaves) ? '__mw_probe_bounded' : '__mw_probe';
+      edits.insert(frameInsertionPoint(fn.body, text), `int __mw_p __attribute__((unused)) = ${probe}(&__mw_u, ${entry}u, ${falloff}u);`, 'after');
     }
   } else if (fn.summarised) {
     addBoundSite(unit, SiteKind.SUMMARISED, fn, 'tree');
@@ -284,8 +302,6 @@ function instrumentFunction(unit: Unit, fn: Instrumented): void {
     addSite(unit, SiteKind.UNCALLED, fn.name, func, func);
   }
 
-  const allocCalls = found.calls.filter((c) => ALLOCATOR_KINDS.has(c.name) && !unit.ownAllocators.has(c.name));
-  const shadowed = locallyDeclared(fn.node, unit.parseText, allocCalls);
   // Branch steps come first: at an offset where several edits open, the branch's wrapper is the outermost.
   const steps: Step[] = [];
   const closes = branches === null ? [] : branchSteps(unit, func, branches, steps);
@@ -421,9 +437,33 @@ function addSite(
   return unit.sites.add({ kind, line: unit.lines.line(row), file: unit.lines.file(row).literal, func, name });
 }
 
+/** Whether `fn` calls summarised functions: the stack it can reach is its depth plus their bound (a CALLS_BOUND site). */
+function callsSummarised(unit: Unit, fn: Instrumented, leaves: LeafTrees | null): boolean {
+  return leaves?.callees.get(unit.text.slice(fn.name.startIndex, fn.name.endIndex))?.some((c) => leaves.summarised.has(c)) === true;
+}
+
 /** The most stack a function's summarised calls add, written by the driver once the unit is compiled. */
 function addCallsBound(unit: Unit, fn: Instrumented, leaves: LeafTrees | null): void {
-  if (leaves?.callees.get(unit.text.slice(fn.name.startIndex, fn.name.endIndex))?.some((c) => leaves.summarised.has(c)) === true) addBoundSite(unit, SiteKind.CALLS_BOUND, fn, 'caller');
+  if (callsSummarised(unit, fn, leaves)) addBoundSite(unit, SiteKind.CALLS_BOUND, fn, 'caller');
+}
+
+/**
+ * The entry a recorded function calls. With pending entries (`--mw-calls=heap`): the runtime writes a call only
+ * when a record is made inside it or it reached deeper than any call recorded since the thread's last record that is
+ * not a call's. A function that calls summarised ones reaches its depth plus their bound (`__mw_enter_bounded`, which
+ * compares that sum on a host and records every call on a target). A function that makes a heap call itself on
+ * every way through its body (`heapCalls`: outside any branch or loop, no return or goto before it) has a record in
+ * each call, so a pending entry would only be written later at more cost: it enters as before.
+ */
+function entryCall(unit: Unit, fn: Instrumented, heapCalls: readonly CallSite[], returns: readonly SyntaxNode[]): string {
+  if (!unit.pending || heapCalls.some((c) => alwaysReached(unit, fn, c, returns))) return '__mw_enter';
+  return callsSummarised(unit, fn, unit.leaves) ? '__mw_enter_bounded' : '__mw_enter_lazy';
+}
+
+/** Whether every call of `fn` that returns makes `call`: it is in no branch or loop, and no return or goto comes first. */
+function alwaysReached(unit: Unit, fn: Instrumented, call: CallSite, returns: readonly SyntaxNode[]): boolean {
+  if (call.conditional || returns.some((r) => r.startIndex < call.call.startIndex)) return false;
+  return !/\bgoto\b/.test(unit.parseText.slice(fn.body.startIndex, call.call.startIndex));
 }
 
 /** A site of `fn` whose name is a stack bound the driver writes after compiling (its slot in `__mw_bounds`). */

@@ -65,6 +65,13 @@
 #define MW_SITE_LIBCALL 24      /* a call of a function declared outside the
                                    user's files (libc's printf …); func =
                                    caller, name = callee; never recorded */
+#define MW_SITE_PENDING_CALLS 25 /* a recorded function whose calls are
+                                   written only when a record is made inside
+                                   one or it reached deeper than any call
+                                   recorded since the thread's last record
+                                   that is not a call's
+                                   (--mw-calls=leaves); func = name = the
+                                   function; never recorded */
 
 struct __mw_site {
   unsigned kind;
@@ -97,12 +104,27 @@ struct __mw_static_ref {
 
 struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site,
                              unsigned exit_site);
+/* As __mw_enter, but the ENTER is written only when a record is made inside
+ * the call, or at its exit when it reached deeper than any call recorded
+ * since the thread's last record that is not a call's (a heap event, say;
+ * --mw-calls=heap); other calls leave nothing in the trace.
+ * __mw_enter_bounded: the same for a function that calls summarised ones,
+ * whose frames reach their depth plus those calls' bound. */
+struct __mw_frame __mw_enter_lazy(struct __mw_unit *u, unsigned entry_site,
+                                  unsigned exit_site);
+struct __mw_frame __mw_enter_bounded(struct __mw_unit *u, unsigned entry_site,
+                                     unsigned exit_site);
 void __mw_leave(struct __mw_frame *f);
 /* At the start of a function whose call tree does no heap work but which no
  * caller can bound (recursive, called through a pointer or from other units;
  * measured, --mw-calls=leaves): records a call of it that returns at once, only when
- * it is deeper than any since the thread's last record.  Returns 0. */
+ * it is deeper than any call recorded since the thread's last record that is
+ * not a call's.  Returns 0. */
 int __mw_probe(struct __mw_unit *u, unsigned entry_site, unsigned exit_site);
+/* __mw_probe of a function that calls summarised ones (compares its depth
+ * plus their bound). */
+int __mw_probe_bounded(struct __mw_unit *u, unsigned entry_site,
+                       unsigned exit_site);
 /* Wraps every setjmp-family call: `__mw_resume(&__mw_f, setjmp(env))`.
  * When setjmp returns through a longjmp, the frames the jump skipped are
  * closed (UNWIND) before the function goes on; returns its argument. */

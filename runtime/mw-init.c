@@ -247,7 +247,7 @@ static int mw_setup(struct mw_thread *t)
   mw_write_rank(t);
   mw_write_units_and_statics(t);
   /* a fork child reopens the frames it inherited */
-  for (unsigned i = 0; i < t->top; i++)
+  for (unsigned i = 0; i < t->written; i++)
     mw_write_enter(t, t->frames[i].site, t->frames[i].depth);
   return 1;
 }

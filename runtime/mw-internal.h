@@ -90,7 +90,21 @@ enum {
 struct mw_frame_slot {
   uintptr_t depth;              /* stack bytes in use at the entry */
   unsigned site;                /* global entry site */
+#if !MW_TARGET
+  uint32_t bound;               /* a pending frame's: what its summarised calls add to its depth (mw_reach_of), read
+                                 * at its exit; a target writes such frames at once (__mw_enter_bounded) */
+#endif
 };
+
+/* How far a pending frame reaches: its depth plus its summarised calls' bound. */
+static inline uintptr_t mw_slot_reach(const struct mw_frame_slot *s)
+{
+#if MW_TARGET
+  return s->depth;
+#else
+  return s->depth + s->bound;
+#endif
+}
 
 /* ---- busy guard values ---- */
 #define MW_BUSY_RECORDING 1     /* a record is being made: re-entry = LOST */
@@ -108,11 +122,14 @@ struct mw_thread {
   unsigned lost;                /* records dropped by re-entry, not yet reported */
   unsigned tick;                /* records left before the next TIME */
   unsigned top;                 /* open frames */
+  unsigned written;             /* frames[0 .. written) have their ENTER in the trace; the rest are pending (entered
+                                 * through __mw_enter_lazy, written when a record is made inside them) */
   unsigned cap;                 /* frame slots mapped */
   struct mw_frame_slot *frames; /* frames[-1] is a sentinel of depth 0 */
   uintptr_t stack_base;
-  uintptr_t deep;               /* the deepest depth a probed call recorded since the thread's last other record
-                                 * (0: none; __mw_probe); every record's commit clears it */
+  uintptr_t deep;               /* the deepest a call recorded since the thread's last record other than an ENTER or
+                                 * EXIT reached (its depth plus its summarised calls' bound; 0: none): a measured or
+                                 * pending call no deeper is left out (__mw_probe, __mw_enter_lazy); mw_commit clears it */
   uintptr_t depth_cap;          /* depths at or past this are another stack */
   uintptr_t last_depth;
   uint64_t *predict;            /* prediction table (format 1.4): per slot the site and the depth delta, two 32-bit
@@ -462,6 +479,27 @@ void mw_image_add(struct __mw_unit *const *ub, struct __mw_unit *const *ue, cons
                   const struct __mw_static_ref *se);
 unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u);
 void mw_write_unwind(struct mw_thread *t, unsigned count);
+/* The most stack the summarised calls of a recorded function add to the depth
+ * of its frames (its CALLS_BOUND site, runtime/TRACE-FORMAT.md), by the global
+ * id of its ENTRY site: a frame's reach is its depth plus this.  Kept from
+ * each unit's table as it is registered; none on a target, whose rewrite
+ * records such functions' calls as they happen. */
+#if MW_TARGET
+static inline uint32_t mw_reach_of(unsigned site)
+{
+  (void)site;
+  return 0;
+}
+#else
+extern uint32_t *mw_reach_table; /* [0] = entries; [site] = bytes */
+static inline uint32_t mw_reach_of(unsigned site)
+{
+  const uint32_t *r = __atomic_load_n(&mw_reach_table, __ATOMIC_ACQUIRE);
+  return r && site < r[0] ? r[site] : 0;
+}
+#endif
+void mw_flush_pending(struct mw_thread *t);
+void mw_pop_frames(struct mw_thread *t, unsigned new_top);
 void mw_finish(int status);
 void mw_end_fatal(int signo);
 
@@ -576,13 +614,20 @@ static inline int mw_room(struct mw_thread *t, size_t n)
 
 /* Makes the bytes up to p part of the chunk (crash-safe from here on).  In a
  * ring, `used` is the blob's length word: the record is whole once it is set. */
-static inline void mw_commit(struct mw_thread *t, unsigned char *p)
+static inline void mw_commit_call(struct mw_thread *t, unsigned char *p)
 {
-  t->deep = 0;
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);
   if (MW_UNLIKELY(--t->tick == 0)) mw_time_tick(t);
+}
+
+/* mw_commit_call is that of an ENTER or EXIT; any other record also ends the
+ * span in which a call no deeper than one recorded may be left out (`deep`). */
+static inline void mw_commit(struct mw_thread *t, unsigned char *p)
+{
+  t->deep = 0;
+  mw_commit_call(t, p);
 }
 
 /* mw_commit of a name record (UNIT, EXT/LIBRARY, PROGRAM), which the sink may keep a copy of. */

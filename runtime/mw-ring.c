@@ -486,7 +486,6 @@ int mw_ring_word(struct mw_thread *t, uint64_t word)
     p = t->cur;
   }
   __atomic_store_n((uint64_t *)(void *)p, word, __ATOMIC_RELAXED);
-  t->deep = 0;
   t->cur = p + 8;
   if (MW_UNLIKELY(--t->tick == 0)) mw_time_tick(t);
   return 1;

@@ -30,6 +30,7 @@ void mw_frames_release(struct mw_thread *t)
   t->predict = NULL;
   t->cap = 0;
   t->top = 0;
+  t->written = 0;
 }
 
 /* Maps (or grows) the shadow stack; the mapping starts with the thread's
@@ -209,8 +210,8 @@ void mw_thread_dtor(void *arg)
     t->busy = MW_BUSY_RECORDING;
     mw_fence();
     mw_flush_lost(t);
-    if (t->top) mw_write_unwind(t, t->top);
-    t->top = 0;
+    mw_flush_pending(t); /* the calls it ended in, still pending, are named in the trace */
+    mw_pop_frames(t, 0);
     if (mw_room(t, 4)) {
       unsigned char *p = t->cur;
       *p++ = MW_REC_THREAD_END;

@@ -205,10 +205,17 @@ export const SiteKind = {
   SOURCE: 23,
   /** A call of a function declared outside the user's files (libc's printf …; func = caller, name = callee): only in the site table. */
   LIBCALL: 24,
+  /**
+   * A recorded function whose calls are written only when a record is made inside one or it reached deeper than any
+   * call recorded since the thread's last record that is not a call's (`--mw-calls=heap`; func = name = the function):
+   * only in the site table. Other calls of it are not in the trace.
+   */
+  PENDING_CALLS: 25,
 } as const;
 
 /** The name of a SUMMARISED site whose function is in recursion without heap work (`--mw-calls=leaves`): no bound
- *  exists before the run; the function's calls are recorded only when deeper than any since the thread's last record. */
+ *  exists before the run; the function's calls are recorded only when deeper than any call recorded since the thread's
+ *  last record that is not a call's. */
 export const MEASURED_TREE = 'measured';
 
 const SITE_KIND_NAMES: readonly string[] = [
@@ -237,6 +244,7 @@ const SITE_KIND_NAMES: readonly string[] = [
   'calls-bound',
   'source',
   'libcall',
+  'pending_calls',
 ];
 
 /** `malloc`, `entry`, … for a site kind; allocator kinds are the C function names. */

@@ -41,6 +41,7 @@ static void mw_branch_slow(struct mw_thread *t, struct __mw_unit *u, unsigned si
   mw_flush_lost(t);
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
   if (!base) base = mw_unit_register(t, u);
+  mw_flush_pending(t);
   if (mw_room(t, MW_BRANCH_MAX)) mw_commit(t, mw_put_branch(t, t->cur, base + site, taken));
   mw_fence();
   t->busy = 0;
@@ -58,7 +59,7 @@ int __mw_branch(struct __mw_unit *u, unsigned site, int taken)
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
   /* (in a ring, a record other than ENTER and EXIT is a blob, which mw_room begins: the slow path) */
-  if (MW_UNLIKELY((size_t)(t->end - t->cur) < MW_BRANCH_MAX || (MW_RING && t->ring))) {
+  if (MW_UNLIKELY((size_t)(t->end - t->cur) < MW_BRANCH_MAX || (MW_RING && t->ring) || t->written != t->top)) {
     mw_fence();
     t->busy = 0;
     mw_branch_slow(t, u, site, taken);

@@ -95,13 +95,37 @@ int mw_write_enter(struct mw_thread *t, unsigned site, uintptr_t d)
     return mw_ring_word(t, mw_enter_word(site, d));
   }
 #endif
-  mw_commit(t, mw_put_enter(t, t->cur, site, d));
+  mw_commit_call(t, mw_put_enter(t, t->cur, site, d));
   return 1;
 }
 
 unsigned char *mw_encode_enter(struct mw_thread *out, unsigned char *p, unsigned site, uintptr_t d)
 {
   return mw_put_enter(out, p, site, d);
+}
+
+/* ---- pending frames ---- */
+
+/* A record is about to be made inside the pending frames: their ENTERs go
+ * first, outermost first, at the depths they were entered at. */
+void mw_flush_pending(struct mw_thread *t)
+{
+  while (t->written < t->top) {
+    const struct mw_frame_slot *s = &t->frames[t->written];
+    if (!mw_write_enter(t, s->site, s->depth)) return; /* no room: recording is off */
+    t->written++;
+  }
+}
+
+/* Closes the open frames above new_top: one UNWIND for those written, none
+ * for those still pending. */
+void mw_pop_frames(struct mw_thread *t, unsigned new_top)
+{
+  if (t->written > new_top) {
+    mw_write_unwind(t, t->written - new_top);
+    t->written = new_top;
+  }
+  if (t->top > new_top) t->top = new_top;
 }
 
 /* ---- entry ---- */
@@ -140,19 +164,18 @@ static __attribute__((noinline)) struct __mw_frame mw_enter_slow(struct mw_threa
     } else if (d < top_depth) {
       /* frames deeper than this entry were left without an exit (a longjmp
        * the rewrite did not see): close them */
-      unsigned k = 0;
-      while (t->top > 0 && t->frames[t->top - 1].depth > d) {
-        t->top--;
-        k++;
-      }
-      mw_write_unwind(t, k);
+      unsigned keep = t->top;
+      while (keep > 0 && t->frames[keep - 1].depth > d) keep--;
+      mw_pop_frames(t, keep);
     }
+    mw_flush_pending(t);
     unsigned site = base + entry_site;
-    if (mw_write_enter(t, site, d)) {
+    if (t->written == t->top && mw_write_enter(t, site, d)) {
       t->frames[t->top].depth = d;
       t->frames[t->top].site = site;
       f.site = base + exit_site;
       f.depth = t->top++;
+      t->written = t->top;
     }
   }
   mw_fence();
@@ -209,7 +232,7 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_done(str
   slot->depth = d;
   slot->site = site;
   t->top = top + 1;
-  t->deep = 0;
+  t->written = top + 1;
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);
@@ -231,7 +254,7 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_ring(str
   slot->depth = d;
   slot->site = site;
   t->top = top + 1;
-  t->deep = 0;
+  t->written = top + 1;
   t->cur = (unsigned char *)(w + 1);
   if (MW_UNLIKELY(--t->tick == 0)) return mw_enter_timed(t, xsite, top);
   mw_fence();
@@ -277,7 +300,8 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_at(struc
   uintptr_t d = t->stack_base - sp;
   struct mw_frame_slot *frame = t->frames + top; /* loaded before the record's byte store, which may alias anything */
   /* frames is NULL until the first entry maps it (cap 0): its top is read after the cap test */
-  if (MW_UNLIKELY(top >= t->cap || (size_t)(t->end - p) < 16 || mw_depth_outside(d, frame[-1].depth, t->depth_cap))) {
+  if (MW_UNLIKELY(top >= t->cap || top != t->written || (size_t)(t->end - p) < 16 ||
+                  mw_depth_outside(d, frame[-1].depth, t->depth_cap))) {
     mw_fence();
     t->busy = 0;
     return mw_enter_slow(t, NULL, site, xsite, sp);
@@ -300,6 +324,63 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_at(struc
 struct __mw_frame __mw_enter(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
 {
   return mw_enter_at(u, entry_site, exit_site, MW_ENTER_SP());
+}
+
+/* A pending entry (--mw-calls=heap): the frame goes on the shadow stack and
+ * nothing into the trace.  Its ENTER is written when a record is made inside
+ * it (a heap call, an entry through __mw_enter, a probe, a branch), or at its
+ * exit when it reached deeper (its depth plus its summarised calls' bound)
+ * than any call recorded since the thread's last record of another kind;
+ * otherwise the call leaves no trace: it held no heap work and no deeper
+ * stack than one the trace shows.  Most calls of a program that is not all
+ * leaves are such calls (SQLite: 60 % of those recorded in full hold no
+ * record at all), and a push costs a fraction of an encoded ENTER. */
+static inline __attribute__((always_inline)) struct __mw_frame mw_enter_lazy_at(struct __mw_unit *u, unsigned entry_site,
+                                                                               unsigned exit_site, uintptr_t sp, int bounded)
+{
+  struct mw_thread *t = &mw_t;
+  unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED);
+  if (MW_UNLIKELY(!base)) return mw_enter_slow(t, u, entry_site, exit_site, sp);
+  unsigned site = base + entry_site, xsite = base + exit_site;
+  if (MW_UNLIKELY((t->busy | t->lost))) return mw_enter_slow(t, NULL, site, xsite, sp);
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  unsigned top = t->top;
+  uintptr_t d = t->stack_base - sp;
+  struct mw_frame_slot *frame = t->frames + top;
+  if (MW_UNLIKELY(top >= t->cap || mw_depth_outside(d, frame[-1].depth, t->depth_cap))) {
+    mw_fence();
+    t->busy = 0;
+    return mw_enter_slow(t, NULL, site, xsite, sp);
+  }
+  frame->depth = d;
+  frame->site = site;
+#if !MW_TARGET
+  frame->bound = bounded ? mw_reach_of(site) : 0;
+#else
+  (void)bounded;
+#endif
+  t->top = top + 1;
+  mw_fence();
+  t->busy = 0;
+  return mw_frame_of(xsite, top);
+}
+
+struct __mw_frame __mw_enter_lazy(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+{
+  return mw_enter_lazy_at(u, entry_site, exit_site, MW_ENTER_SP(), 0);
+}
+
+/* A function that calls summarised ones: its frames reach their depth plus
+ * the bound of those calls, which a host's runtime keeps from the unit's
+ * table (mw_reach_of); a target's keeps no such table and writes every call. */
+struct __mw_frame __mw_enter_bounded(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+{
+#if MW_TARGET
+  return mw_enter_at(u, entry_site, exit_site, MW_ENTER_SP());
+#else
+  return mw_enter_lazy_at(u, entry_site, exit_site, MW_ENTER_SP(), 1);
+#endif
 }
 
 /* ---- exit ---- */
@@ -351,7 +432,28 @@ static void mw_write_exit(struct mw_thread *t, unsigned exit_site, unsigned entr
     return;
   }
 #endif
-  mw_commit(t, mw_put_exit(t, t->cur, exit_site, entry_site));
+  mw_commit_call(t, mw_put_exit(t, t->cur, exit_site, entry_site));
+}
+
+/* Forgets the frames from d up, with no record (nothing can be written now). */
+static void mw_drop_frames(struct mw_thread *t, unsigned d)
+{
+  t->top = d;
+  if (t->written > d) t->written = d;
+}
+
+/* The exit of the top frame d, busy held: its EXIT if its ENTER was written;
+ * if it is pending, the ENTERs of the pending frames and its EXIT when it is
+ * deeper than any call recorded since the thread's last record of another
+ * kind, else nothing. */
+static void mw_exit_frame(struct mw_thread *t, struct __mw_frame *f, unsigned d)
+{
+  uintptr_t depth = t->frames[d].depth, reach = mw_slot_reach(&t->frames[d]);
+  int deeper = d >= t->written && reach > t->deep;
+  if (deeper) mw_flush_pending(t);
+  if (d < t->written) mw_write_exit(t, f->site, t->frames[d].site);
+  if (deeper && t->written > d && depth < t->depth_cap) t->deep = reach; /* now the deepest recorded */
+  mw_drop_frames(t, d);
 }
 
 static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
@@ -360,20 +462,19 @@ static void mw_leave_slow(struct mw_thread *t, struct __mw_frame *f)
   if (d == MW_FRAME_NONE) return;
   if (d == MW_FRAME_LOST || t->busy) {
     t->lost++;
-    if (d < t->top && t->busy != MW_BUSY_RECORDING) t->top = d;
+    if (d < t->top && t->busy != MW_BUSY_RECORDING) mw_drop_frames(t, d);
     return;
   }
   if (!t->end && !mw_thread_ready(t)) {
-    if (d < t->top) t->top = d;
+    if (d < t->top) mw_drop_frames(t, d);
     return;
   }
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
   mw_flush_lost(t);
   if (d < t->top) {
-    if (d + 1 < t->top) mw_write_unwind(t, t->top - d - 1);
-    mw_write_exit(t, f->site, t->frames[d].site);
-    t->top = d;
+    mw_pop_frames(t, d + 1);
+    mw_exit_frame(t, f, d);
   }
   mw_fence();
   t->busy = 0;
@@ -391,7 +492,7 @@ static __attribute__((noinline)) void mw_leave_timed(struct mw_thread *t)
 static inline __attribute__((always_inline)) void mw_leave_commit(struct mw_thread *t, unsigned d, unsigned char *p)
 {
   t->top = d;
-  t->deep = 0;
+  t->written = d;
   t->cur = p;
   mw_fence();
   *t->used = (uint32_t)(p - t->payload);
@@ -418,7 +519,7 @@ static __attribute__((noinline)) void mw_leave_other(struct mw_thread *t, unsign
     uint64_t *w = (uint64_t *)(void *)mw_word_align(p);
     __atomic_store_n(w, MW_RW_EXIT | (uint64_t)(uint32_t)x << 2, __ATOMIC_RELAXED);
     t->top = d;
-    t->deep = 0;
+    t->written = d;
     t->cur = (unsigned char *)(w + 1);
   } else
 #endif
@@ -427,6 +528,15 @@ static __attribute__((noinline)) void mw_leave_other(struct mw_thread *t, unsign
     mw_leave_commit(t, d, mw_put_exit_delta(t, p, x));
   }
   mw_leave_release(t);
+}
+
+/* A pending frame deeper than any call recorded since the last record of another kind:
+ * out of line, as the rare ends of the fast paths. */
+static __attribute__((noinline)) void mw_leave_deeper(struct mw_thread *t, struct __mw_frame *f, unsigned d)
+{
+  mw_exit_frame(t, f, d);
+  mw_fence();
+  t->busy = 0;
 }
 
 void __mw_leave(struct __mw_frame *f)
@@ -439,6 +549,16 @@ void __mw_leave(struct __mw_frame *f)
   }
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
+  if (d >= t->written && MW_LIKELY(d + 1 == t->top)) { /* a pending frame */
+    if (MW_LIKELY(mw_slot_reach(&t->frames[d]) <= t->deep)) {
+      t->top = d;
+      mw_fence();
+      t->busy = 0;
+      return;
+    }
+    mw_leave_deeper(t, f, d);
+    return;
+  }
   unsigned char *p = t->cur;
   /* 16: an EXIT takes at most 6 bytes, a word at most 15 with its alignment */
   if (MW_UNLIKELY(d + 1 != t->top || (size_t)(t->end - p) < 16)) {
@@ -460,7 +580,8 @@ void __mw_leave(struct __mw_frame *f)
 
 /* ---- measured recursion ---- */
 
-/* A probed call deeper than any since the thread's last record: recorded as a
+/* A probed call deeper than any recorded since the thread's last record of
+ * another kind (not an ENTER or EXIT): recorded as a
  * call of its function that returns at once, at the depth __mw_enter would
  * have measured in its place.  Out of line, so that the probe keeps nothing
  * across a call.  Only a call recorded at its own depth raises the mark: one
@@ -469,20 +590,20 @@ void __mw_leave(struct __mw_frame *f)
  * record, and the depth is taken again after the entry, whose slow path may
  * have just set a new thread's stack base up. */
 static __attribute__((noinline)) void mw_probe_deeper(struct mw_thread *t, struct __mw_unit *u, unsigned entry_site,
-                                                      unsigned exit_site, uintptr_t sp)
+                                                      unsigned exit_site, uintptr_t sp, uintptr_t bound)
 {
   struct __mw_frame f = mw_enter_at(u, entry_site, exit_site, sp); /* the fast entry's encoding: a probe repeats */
   uintptr_t d = t->stack_base - sp;
   int recorded = f.depth != MW_FRAME_NONE && f.depth != MW_FRAME_LOST && d < t->depth_cap;
   __mw_leave(&f);
-  if (recorded) t->deep = d; /* after the records, whose commits cleared it */
+  if (recorded) t->deep = d + bound; /* after the records (a pending entry's flush may have cleared it) */
 }
 
 /* A function whose call tree does no heap work but which is recursive, or
  * called through a pointer or from other units, has no stack bound before
  * the run; recording each of its calls would show only that stack.  A call
- * no deeper than one already recorded since the thread's last other record
- * adds nothing to the peak, the budgets or the timeline's height, so it costs
+ * no deeper than one already recorded since the thread's last record of
+ * another kind adds nothing to the peak, the budgets or the timeline's height, so it costs
  * one comparison.  A thread not yet recording (stack_base 0) and a call on
  * another stack look deeper than any: mw_enter_slow sorts them out. */
 int __mw_probe(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
@@ -491,7 +612,22 @@ int __mw_probe(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
   uintptr_t sp = MW_ENTER_SP();
   uintptr_t d = t->stack_base - sp;
   if (MW_LIKELY(d <= t->deep)) return 0;
-  mw_probe_deeper(t, u, entry_site, exit_site, sp);
+  mw_probe_deeper(t, u, entry_site, exit_site, sp, 0);
+  return 0;
+}
+
+/* __mw_probe of a function that calls summarised ones: its calls reach their
+ * depth plus the bound of those, so that sum is what is compared and kept.  A
+ * target keeps no bounds (mw_reach_of): there every call is recorded. */
+int __mw_probe_bounded(struct __mw_unit *u, unsigned entry_site, unsigned exit_site)
+{
+  struct mw_thread *t = &mw_t;
+  uintptr_t sp = MW_ENTER_SP();
+  uintptr_t d = t->stack_base - sp;
+  unsigned base = __atomic_load_n(&u->base, __ATOMIC_RELAXED);
+  uintptr_t bound = base ? mw_reach_of(base + entry_site) : 0;
+  if (MW_LIKELY(base != 0 && !MW_TARGET && d + bound <= t->deep)) return 0;
+  mw_probe_deeper(t, u, entry_site, exit_site, sp, bound);
   return 0;
 }
 
@@ -503,14 +639,13 @@ int __mw_resume(struct __mw_frame *f, int setjmp_result)
   unsigned d = f->depth;
   if (setjmp_result == 0 || d >= t->top || d + 1 == t->top) return setjmp_result;
   if (t->busy || (!t->end && !mw_thread_ready(t))) {
-    t->top = d + 1;
+    mw_drop_frames(t, d + 1);
     return setjmp_result;
   }
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
   mw_flush_lost(t);
-  mw_write_unwind(t, t->top - d - 1);
-  t->top = d + 1;
+  mw_pop_frames(t, d + 1);
   mw_fence();
   t->busy = 0;
   return setjmp_result;

@@ -31,6 +31,7 @@ static inline struct mw_thread *mw_heap_begin(void)
   t->busy = MW_BUSY_RECORDING;
   mw_fence();
   if (MW_UNLIKELY(t->lost)) mw_flush_lost(t);
+  if (t->written != t->top) mw_flush_pending(t); /* the calls this one is made in */
   return t;
 }
 

@@ -81,10 +81,8 @@ void mw_finish(int status)
   mw_fence();
   if (mw_sink.finish) mw_sink.finish(t); /* the last records go into the thread's own chunk */
   mw_flush_lost(t);
-  if (t->top) {
-    mw_write_unwind(t, t->top);
-    t->top = 0;
-  }
+  mw_flush_pending(t); /* the calls it ended in, still pending, are named in the trace */
+  mw_pop_frames(t, 0);
   t->tick = ~0u;
   mw_write_leaks(t);
   if (mw_room(t, 24)) {
@@ -98,6 +96,21 @@ void mw_finish(int status)
   t->busy = 0;
 }
 
+/* The calls open at a crash whose ENTERs are still pending (__mw_enter_lazy)
+ * are written before END, so the trace names the frames the program died in;
+ * only when the chunk has room for them now, since no lock may be waited for
+ * here, and not when the crash hit the recorder itself. */
+static void mw_flush_pending_fatal(struct mw_thread *t)
+{
+  if (t->busy || t->state != MW_T_LIVE || t->ring || !t->end || t->written >= t->top) return;
+  if ((size_t)(t->end - t->cur) < 16u * (size_t)(t->top - t->written) + 32u) return;
+  t->busy = MW_BUSY_RECORDING;
+  mw_fence();
+  mw_flush_pending(t);
+  mw_fence();
+  t->busy = 0;
+}
+
 /* From a fatal-signal handler: END(1, signo) if it can be done without
  * waiting for a lock.  Overwrites an uncommitted record of this thread.
  * A sink of heap tables (online mode) keeps no records: only it is told. */
@@ -106,6 +119,7 @@ void mw_end_fatal(int signo)
   struct mw_thread *t = &mw_t;
   if (mw_state() != MW_ACTIVE) return;
   if (__atomic_exchange_n(&mw_g.ended, 1, __ATOMIC_ACQ_REL)) return;
+  if (!mw_sink.heap) mw_flush_pending_fatal(t);
   if (!mw_sink.heap && !mw_write_end_fatal(t, signo)) return;
   mw_sink.end(t, 1, signo); /* the run dies next: a sink that hands its bytes over does it now */
 }

@@ -177,6 +177,78 @@ static int mw_unit_in_images(const struct __mw_unit *u)
 /* Gives u its global base if it has none, writes its UNIT record, and
  * returns the base.  For a unit no image listed yet (its object's
  * constructor has not run); remembered so a fork child can repeat it. */
+#if MW_TARGET
+static void mw_reach_note(const struct __mw_unit *u, unsigned base)
+{
+  (void)u;
+  (void)base;
+}
+#else
+uint32_t *mw_reach_table;
+
+/* The table with room for site ids below `need`; NULL when no memory.  A
+ * grown table is a new mapping and the old one stays mapped: a thread may be
+ * reading it (units_lock held). */
+static uint32_t *mw_reach_room(unsigned need)
+{
+  uint32_t *r = mw_reach_table;
+  if (r && need <= r[0]) return r;
+  size_t n = r ? (size_t)r[0] * 2 : 4096;
+  while (n < need) n *= 2;
+  uint32_t *m = mmap(NULL, n * sizeof *m, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  if (r) memcpy(m, r, (size_t)r[0] * sizeof *m);
+  m[0] = (uint32_t)n;
+  __atomic_store_n(&mw_reach_table, m, __ATOMIC_RELEASE);
+  return m;
+}
+
+/* A CALLS_BOUND site's bytes (decimal digits; anything else, as an unknown bound, 0). */
+static uint32_t mw_bound_bytes(const char *name)
+{
+  uint64_t v = 0;
+  if (!name || !*name) return 0;
+  for (const char *c = name; *c; c++) {
+    if (*c < '0' || *c > '9' || v > 0xffffffffu / 10) return 0;
+    v = v * 10 + (uint64_t)(*c - '0');
+  }
+  return v > 0xffffffffu ? 0 : (uint32_t)v;
+}
+
+static int mw_same_string(const char *a, const char *b)
+{
+  return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* Each CALLS_BOUND site's bytes, under the ENTRY site of the same function
+ * (units_lock held, before the unit's base is published).  Both kinds come
+ * in the unit's order of functions, so one pass pairs them; a function not
+ * found on the way is looked for from the start.  Without memory for the
+ * table a bound is not kept: its function's calls are then written as if it
+ * called nothing summarised, and the reader's peak stack misses at most that
+ * bound for calls no deeper than one written. */
+static void mw_reach_note(const struct __mw_unit *u, unsigned base)
+{
+  size_t entry = 0, n = u->nsites;
+  for (size_t i = 0; i < n; i++) {
+    const struct __mw_site *b = &u->sites[i];
+    if (b->kind != MW_SITE_CALLS_BOUND) continue;
+    uint32_t bytes = mw_bound_bytes(b->name);
+    if (!bytes) continue;
+    size_t k = entry;
+    while (k < n && !(u->sites[k].kind == MW_SITE_ENTRY && mw_same_string(u->sites[k].func, b->func))) k++;
+    if (k == n)
+      for (k = 0; k < n && !(u->sites[k].kind == MW_SITE_ENTRY && mw_same_string(u->sites[k].func, b->func)); k++) {
+      }
+    if (k == n) continue;
+    entry = k + 1;
+    uint32_t *r = mw_reach_room(base + (unsigned)n);
+    if (!r) return;
+    r[base + k] = bytes;
+  }
+}
+#endif
+
 unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u)
 {
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);
@@ -187,6 +259,7 @@ unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u)
     if (!mw_g.next_base) mw_g.next_base = 1;
     base = mw_g.next_base;
     mw_g.next_base += u->nsites;
+    mw_reach_note(u, base);
     __atomic_store_n(&u->base, base, __ATOMIC_RELEASE);
     if (mw_g.nextra < sizeof mw_g.extra / sizeof mw_g.extra[0]) mw_g.extra[mw_g.nextra++] = u;
     mw_write_unit(t, u);
@@ -217,6 +290,7 @@ static void mw_write_image(struct mw_thread *t, const struct mw_image *im, int a
     struct __mw_unit *u = *a;
     if (!u) continue;
     if (!u->base) {
+      mw_reach_note(u, mw_g.next_base);
       __atomic_store_n(&u->base, mw_g.next_base, __ATOMIC_RELEASE);
       mw_g.next_base += u->nsites;
     } else if (!all) {

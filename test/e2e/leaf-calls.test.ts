@@ -7,7 +7,10 @@
 // call recorded only when deeper than any since the last record), which keeps the peak stack exact and in the
 // recursion; main, an exported function and one called through a pointer count the summarised calls they make in
 // the peak stack; the optimisation level
-// picks the default; a tree the compiler's graph cannot bound is recorded after all; online mode keeps the same tables.
+// picks the default (-O1 and above: `heap`, which also writes a recorded call only with heap work inside or at a new
+// depth, test/e2e/pending-calls.test.ts); a tree the compiler's graph cannot bound is recorded after all; online mode
+// keeps the same tables. The builds here name `--mw-calls=leaves`, so that every call of a recorded function is in
+// the trace and the events left out are exactly the summarised and measured calls.
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildPlain, heapNumbers, must, programsDir, run, runTraced, scratch, traceOf, wrapper } from '../support/programs.js';
@@ -30,6 +33,7 @@ interface Built {
     events: number;
     peakStack: { bytes: number };
     summarisedFunctions?: { name: string; file: string; line: number; stackBytes: number | null; measured?: boolean }[];
+    pendingCalls?: { functions: number };
   };
 }
 
@@ -60,7 +64,7 @@ describe('leaf call trees summarised', () => {
   beforeAll(() => {
     buildPlain('gcc', ['-O2'], sources, path.join(dir, 'plain'));
     plainSum = must(path.join(dir, 'plain'), []).stdout.split('\n')[0]!;
-    leaves = build('leaves', []);
+    leaves = build('leaves', ['--mw-calls=leaves']);
     all = build('all', ['--mw-calls=all']);
   });
 
@@ -92,10 +96,10 @@ describe('leaf call trees summarised', () => {
   it('never summarises a function called through a pointer, one calling out of its unit, or a run-time sized frame', () => {
     for (const name of ['through_pointer', 'calls_out', 'count_down', 'walk', 'sized', 'push', 'main']) expect(names(leaves)).not.toContain(name);
     expect([enters(leaves.trace, 'calls_out'), enters(leaves.trace, 'sized')]).toEqual([200, 200]);
-    // Called through a pointer, with no heap work in it: measured, each call deeper than the last record (calls_out's
-    // and sized's records come between two of them).
+    // Called through a pointer, with no heap work in it: measured. Between two of its calls come only calls_out's and
+    // sized's ENTER and EXIT, none of them a record of another kind, so after the first none is deeper.
     expect(measured(leaves)).toContain('through_pointer');
-    expect(enters(leaves.trace, 'through_pointer')).toBe(200);
+    expect(enters(leaves.trace, 'through_pointer')).toBe(1);
   });
 
   it('measures recursion without heap work: its deepest calls recorded, the peak stack in it and exact', () => {
@@ -147,23 +151,28 @@ describe('leaf call trees summarised', () => {
   });
 
   it('bounds clang\'s trees from its frame sizes alone (no call graph)', () => {
-    const clang = build('clang', [], 'clang');
+    const clang = build('clang', ['--mw-calls=leaves'], 'clang');
     expect(names(clang)).toEqual(SUMMARISED);
     expect(clang.json.peakStack.bytes).toBeGreaterThanOrEqual(clang.deepest);
   });
 
-  it('records every call at -O0 and -Og, summarises at -O1 and -Os, and --mw-calls= overrides either way', () => {
-    expect(names(build('o0', [], 'gcc', ['-O0']))).toEqual([]);
+  it('records every call at -O0 and -Og, summarises and writes pending calls at -O1 and -Os, and --mw-calls= overrides either way', () => {
+    const o0 = build('o0', [], 'gcc', ['-O0']);
+    expect([names(o0), o0.json.pendingCalls]).toEqual([[], undefined]);
     expect(names(build('og', [], 'gcc', ['-Og']))).toEqual([]);
-    expect(names(build('o1', [], 'gcc', ['-O1']))).toEqual(SUMMARISED);
+    const o1 = build('o1', [], 'gcc', ['-O1']);
+    expect([names(o1), o1.json.pendingCalls !== undefined]).toEqual([SUMMARISED, true]);
     expect(names(build('os', [], 'gcc', ['-Os']))).toEqual(SUMMARISED);
-    const o0 = build('o0-leaves', [], 'gcc', ['-O0', '--mw-calls=leaves']);
-    expect([names(o0), measured(o0)]).toEqual([SUMMARISED, MEASURED]);
+    const o0leaves = build('o0-leaves', [], 'gcc', ['-O0', '--mw-calls=leaves']);
+    expect([names(o0leaves), measured(o0leaves), o0leaves.json.pendingCalls]).toEqual([SUMMARISED, MEASURED, undefined]);
+    const o0heap = build('o0-heap', [], 'gcc', ['-O0', '--mw-calls=heap']);
+    expect([names(o0heap), o0heap.json.pendingCalls !== undefined]).toEqual([SUMMARISED, true]);
     expect(all.json.summarisedFunctions).toBeUndefined();
+    expect(leaves.json.pendingCalls).toBeUndefined();
   });
 
   it('records a tree the compiled call graph cannot bound (-finstrument-functions calls out of every function)', () => {
-    const r = run(wrapper, ['--mw-strict', '--mw-verbose', 'gcc', '-O2', '-finstrument-functions', ...sources, '-o', path.join(dir, 'profiled')]);
+    const r = run(wrapper, ['--mw-strict', '--mw-verbose', '--mw-calls=leaves', 'gcc', '-O2', '-finstrument-functions', ...sources, '-o', path.join(dir, 'profiled')]);
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(/leaf-calls\.c: unbounded: .*scramble.*; compiling again/);
     const out = runTraced(path.join(dir, 'profiled'), [], path.join(dir, 'traces'));
@@ -179,7 +188,10 @@ describe('leaf call trees summarised', () => {
   it('refuses an unknown --mw-calls= value with one line and status 2', () => {
     const r = run(wrapper, ['--mw-calls=some', 'gcc', ...sources, '-o', path.join(dir, 'never')]);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('cc-memwrap: --mw-calls=some: give --mw-calls=all (record every call) or --mw-calls=leaves (summarise leaf call trees)\n');
+    expect(r.stderr).toBe(
+      'cc-memwrap: --mw-calls=some: give --mw-calls=all (record every call), --mw-calls=leaves (summarise leaf call trees) or ' +
+        '--mw-calls=heap (that, and write a call only with heap work inside or at a new depth)\n',
+    );
   });
 });
 

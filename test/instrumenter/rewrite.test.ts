@@ -428,8 +428,8 @@ describe('leaf call trees: names in strings', () => {
 });
 
 describe('leaf call trees: recursion without heap work is measured', () => {
-  const trees = (text: string) => {
-    const result = rewriteTranslationUnit(Buffer.from(text, 'utf8'), { headerPath: HEADER, summarise: { known: knownCalls(true), exclude: new Set() } });
+  const trees = (text: string, pending = false) => {
+    const result = rewriteTranslationUnit(Buffer.from(text, 'utf8'), { headerPath: HEADER, summarise: { known: knownCalls(true), exclude: new Set(), pending } });
     return { summarised: [...(result.leafTrees?.summarised ?? [])].sort(), measured: [...(result.leafTrees?.measured ?? [])].sort(), text: result.output.toString('utf8') };
   };
   const unit = [
@@ -449,7 +449,10 @@ describe('leaf call trees: recursion without heap work is measured', () => {
     'static int compare(const void *a, const void *b) { return leaf(*(const int *)a) - *(const int *)b; }',
     'int api(int v) { return leaf(v) + 1; }',
     'static int user(int v) { return api(v) * 2; }',
-    'int main(void) { int v[4] = { 3, 1, 2, 0 }; fp = pointed; qsort(v, 4, sizeof *v, compare); return (int)outer(grow(3)) + pointed(2) + (int)exported(0) + user(v[0]); }',
+    'static int mixed(int v) { return leaf(v) + api(v); }',
+    'static void *maybe(int n) { void *p = 0; if (n > 3) p = malloc(n); return p; }',
+    'static void *late(int n) { if (n < 0) return 0; return malloc(n); }',
+    'int main(void) { int v[4] = { 3, 1, 2, 0 }; fp = pointed; qsort(v, 4, sizeof *v, compare); return (int)outer(grow(3)) + pointed(2) + (int)exported(0) + user(v[0]) + mixed(1) + !maybe(1) + !late(2); }',
     '',
   ].join('\n');
 
@@ -460,10 +463,28 @@ describe('leaf call trees: recursion without heap work is measured', () => {
     // shared object may interpose with a body that allocates, and exported calls itself so: both recorded.
     expect(r.measured).toEqual(['api', 'compare', 'even', 'odd', 'outer', 'walk']);
     expect(r.text).toMatch(/static int user\(int v\) \{struct __mw_frame __mw_f/);
-    expect(r.text).toMatch(/static long walk\(const struct t \*t\) \{int __mw_p __attribute__\(\(unused\)\) = __mw_probe\(&__mw_u, \d+u, \d+u\);/);
+    // walk calls the summarised leaf: its probe compares its depth plus their bound; even's, its depth.
+    expect(r.text).toMatch(/static long walk\(const struct t \*t\) \{int __mw_p __attribute__\(\(unused\)\) = __mw_probe_bounded\(&__mw_u, \d+u, \d+u\);/);
+    expect(r.text).toMatch(/static int even\(int n\) \{int __mw_p __attribute__\(\(unused\)\) = __mw_probe\(&__mw_u, \d+u, \d+u\);/);
     expect(r.text).toMatch(/static struct t \*grow\(int d\) \{struct __mw_frame __mw_f/);
     expect(r.text).toMatch(/static int pointed\(int n\) \{struct __mw_frame __mw_f/);
     expect(r.text).toMatch(/long exported\(const struct t \*t\) \{struct __mw_frame __mw_f/);
+    // Without pending entries every recorded call is written, and no PENDING_CALLS site says otherwise.
+    expect(r.text.match(/= __mw_enter_(lazy|bounded)\(/g)).toBeNull();
+    expect(r.text).not.toMatch(/\{25u, /);
+  });
+
+  it('with pending entries (--mw-calls=heap), a recorded function enters pending, bounded where it calls summarised ones, each named by a PENDING_CALLS site, but one whose every call allocates', () => {
+    const r = trees(unit, true);
+    expect(r.measured).toEqual(['api', 'compare', 'even', 'odd', 'outer', 'walk']);
+    const entry = (fn: string) => new RegExp(`\\b${fn}\\([^)]*\\) \\{struct __mw_frame __mw_f __attribute__\\(\\(cleanup\\(__mw_leave\\), unused\\)\\) = (__mw_enter\\w*)\\(`).exec(r.text)?.[1];
+    // maybe allocates in a branch, late after a return: pending; grow allocates on every way through: entered as before.
+    expect(['user', 'pointed', 'exported', 'main', 'maybe', 'late'].map(entry)).toEqual(Array(6).fill('__mw_enter_lazy'));
+    expect(entry('mixed')).toBe('__mw_enter_bounded');
+    expect(entry('grow')).toBe('__mw_enter');
+    expect(r.text).toMatch(/static long walk\(const struct t \*t\) \{int __mw_p __attribute__\(\(unused\)\) = __mw_probe_bounded\(/);
+    const pending = [...r.text.matchAll(/\{25u, \d+u, "[^"]*", "(\w+)", "\1"\}/g)].map((m) => m[1]).sort();
+    expect(pending).toEqual(['exported', 'late', 'main', 'maybe', 'mixed', 'pointed', 'user']);
   });
 });
 

@@ -182,6 +182,7 @@ export class Panels {
       ['Static', `${bytes(s.static.bytes)} in ${plural(s.static.objects, 'object')}`],
       ['Live at exit', `${plural(s.leaked.blocks, 'block')}, ${bytes(s.leaked.requestedBytes)}`],
       ...leftOut(s),
+      ...pendingCalls(s),
       d.hostSeconds === undefined
         ? ['Decoded in', `${Math.round(d.decodeMs)} ms, summary in ${Math.round(d.tablesMs)} ms (in a worker, off the page's thread)`]
         : ['Computed in', `${d.hostSeconds.toFixed(1)} s on the host as it streamed the trace (opened through its index: the page holds no decoded trace)`],
@@ -282,6 +283,12 @@ function leftOut(s: PanelView['summary']): Array<[string, string]> {
   if (s.uncalledFunctions === undefined || s.uncalledFunctions.length === 0) return [];
   const { lead, names, note } = uncalledWords(s.uncalledFunctions);
   return [['Left out', `${lead} ${names.join(', ')} (${note})`]];
+}
+
+/** The Summary's row for functions whose calls were written only where they mattered, as the report's head says it. */
+function pendingCalls(s: PanelView['summary']): Array<[string, string]> {
+  if (s.pendingCalls === undefined) return [];
+  return [['Calls', `of ${plural(s.pendingCalls.functions, 'function')} written only with heap work inside or a new depth; the others are not shown (heap, leaks and stack as with every call recorded)`]];
 }
 
 /** Most functions named in the summarised row. */
