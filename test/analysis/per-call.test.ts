@@ -60,6 +60,7 @@ describe('perCall', () => {
     expect(perCall(model, 'worker').invocations.map((c) => [c.thread, c.netBytes, c.endEvent])).toEqual([[1, 999, null]]);
     expect(perCall(model, 'nothing')).toEqual({
       function: 'nothing',
+      pending: false,
       invocations: [],
       totals: { calls: 0, bytesAllocated: 0, bytesFreed: 0, netBytes: 0, maxPeakBytes: 0, maxPeakCall: null },
     });

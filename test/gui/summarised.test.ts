@@ -1,6 +1,7 @@
 // The viewer names summarised leaf call trees: test/programs/leaf-calls.c built at -O2 (its leaves summarised by
 // default), shown whole and through its index in real Chromium; the summary panel lists each summarised function
-// with the stack its tree takes, as `report --json` gives them, and the peak stack that counts them.
+// with the stack its tree takes, as `report --json` gives them, and the peak stack that counts them; and it says that
+// the other recorded calls were written only where they matter.
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
@@ -54,9 +55,13 @@ describe('summarised leaf call trees in the viewer', () => {
       expect(rows.get('Summarised')).toBe(`calls of 9 functions not recorded, their call trees known; peak stack counts the stack they take: ${want}`);
       expect(rows.get('Peak stack')).toMatch(new RegExp(`^${formatBytes(report.peakStack.bytes).replace('.', '\\.')} at event \\d+$`));
       expect(rows.has('Left out')).toBe(false);
+      // -O2 writes the other recorded calls only with heap work inside or at a new depth (--mw-calls=heap): said so.
+      expect(rows.get('Calls')).toBe('of 2 functions written only with heap work inside or a new depth; the others are not shown (heap, leaks and stack as with every call recorded)');
       expect(v.errors).toEqual([]);
     }
     await whole.page.locator('#panel-body tr', { hasText: 'Summarised' }).last().scrollIntoViewIfNeeded();
     await shot(whole.page, 'summary-summarised');
+    await whole.page.locator('#panel-body tr', { hasText: 'written only with heap work' }).last().scrollIntoViewIfNeeded();
+    await shot(whole.page, 'summary-pending-calls');
   });
 });
