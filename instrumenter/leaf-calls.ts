@@ -1,4 +1,4 @@
-// Leaf call trees (`--mw-calls=leaves`, the default at -O1 and above): the
+// Leaf call trees (`--mw-calls=leaves`, and `heap`, the default at -O1 and above): the
 // functions of a unit whose whole call tree does no heap work and calls
 // nothing recorded, so that recording their calls would show nothing but the
 // stack they take while they run. Their calls are not recorded; after the
