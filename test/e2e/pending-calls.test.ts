@@ -2,7 +2,8 @@
 // with every call recorded gives the same heap, leak, linked-free and budget results, and the same calls open at each
 // heap event, at a crash, at exit(), after a longjmp, in a signal handler and in a fork child; the trace holds a small
 // part of the calls, the report and `--calls` say so, and the peak stack counts a shallow call's summarised leaf even
-// after a deeper chain of calls (the runtime compares a frame's depth plus its summarised calls' bound).
+// after a deeper chain of calls (the runtime compares a frame's depth plus its summarised calls' bound); online mode
+// charges each heap call to the same function.
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -82,6 +83,18 @@ describe('pending calls (--mw-calls=heap)', () => {
     expect(a.events).toBeGreaterThan(400_000); // 100,000 hits: step and lookup entered and left
     expect(h.events).toBeLessThan(a.events / 50);
     expect([h.pendingCalls, a.pendingCalls]).toEqual([{ functions: 7 }, undefined]); // all recorded but on_signal, whose every call allocates
+  });
+
+  it('gives online mode the same tables as the every-call build (each heap call charged to the innermost call, pending or not)', () => {
+    const tables = (build: string) => {
+      const file = path.join(scratch(`pending-calls-online-${build}`), 'tables.mwonline');
+      const r = run(exe(build), ['run'], { env: { ...process.env, MEMWRAP_MODE: 'online', MEMWRAP_TRACE: file } });
+      expect(r.stdout).toBe('sum 50000\n');
+      return must(process.execPath, [wrapper, 'report', '--by', 'function', file]).stdout.split('\n').slice(2).join('\n');
+    };
+    const all = tables('all');
+    expect(all).toMatch(/^ +7\.9 KiB +0 B +7\.9 KiB +505 +\S*pending-calls\.c:\d+ lookup$/m);
+    expect(tables('heap')).toBe(all);
   });
 
   it('says so: the report\'s head and `--calls` of a function whose calls were written only with heap work inside', () => {
