@@ -35,6 +35,9 @@ export function table(head: string[], rows: string[][], rightAligned: number): s
   return [line(head), ...rows.map(line)].map((l) => '  ' + l);
 }
 
+/** What the report, `--calls` and the viewer say of functions whose calls were written only where they mattered. */
+export const PENDING_CALLS_WORDS = 'written only with heap work inside or a new depth';
+
 /** What the report and the viewer say of the functions built with `--mw-no-calls`: a lead, their names, what it means. */
 export function uncalledWords(list: NonNullable<Summary['uncalledFunctions']>): { lead: string; names: string[]; note: string } {
   const names = [...new Set(list.map((f) => f.name))];
@@ -133,7 +136,7 @@ export function renderReport(s: Summary, file: string): string {
   if (s.uncalledFunctions !== undefined) renderUncalled(s.uncalledFunctions, field);
   if (s.summarisedFunctions !== undefined) renderSummarised(s.summarisedFunctions, field);
   if (s.pendingCalls !== undefined) {
-    field('Calls', `of ${plural(s.pendingCalls.functions, 'function')} written only with heap work inside or a new depth`);
+    field('Calls', `of ${plural(s.pendingCalls.functions, 'function')} ${PENDING_CALLS_WORDS}`);
     field('', '(others not in the trace: heap, leaks, stack as with every call recorded)');
   }
   field('Threads', formatCount(s.threads.length));
@@ -540,7 +543,7 @@ export function renderCalls(p: PerCall, view: TextView, summarised: Summary['sum
   const built = summarised?.find((f) => f.name === p.function);
   if (built?.measured === true) out.push(fit('  measured (no heap work in its call tree): only its deepest calls are recorded', REPORT_WIDTH));
   else if (built !== undefined) out.push(fit('  summarised (a leaf call tree): its calls are not recorded, and do no heap work', REPORT_WIDTH));
-  else if (p.pending) out.push(fit('  calls written only with heap work inside or a new depth (others not counted)', REPORT_WIDTH));
+  else if (p.pending) out.push(fit(`  calls ${PENDING_CALLS_WORDS} (others not counted)`, REPORT_WIDTH));
   if (t.calls === 0) {
     out.push('  (no calls)');
     return out.join('\n') + '\n';

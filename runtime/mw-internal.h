@@ -500,6 +500,7 @@ static inline uint32_t mw_reach_of(unsigned site)
 #endif
 void mw_flush_pending(struct mw_thread *t);
 void mw_pop_frames(struct mw_thread *t, unsigned new_top);
+void mw_end_frames(struct mw_thread *t);
 void mw_finish(int status);
 void mw_end_fatal(int signo);
 

@@ -210,8 +210,7 @@ void mw_thread_dtor(void *arg)
     t->busy = MW_BUSY_RECORDING;
     mw_fence();
     mw_flush_lost(t);
-    mw_flush_pending(t); /* the calls it ended in, still pending, are named in the trace */
-    mw_pop_frames(t, 0);
+    mw_end_frames(t);
     if (mw_room(t, 4)) {
       unsigned char *p = t->cur;
       *p++ = MW_REC_THREAD_END;

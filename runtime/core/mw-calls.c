@@ -128,6 +128,14 @@ void mw_pop_frames(struct mw_thread *t, unsigned new_top)
   if (t->top > new_top) t->top = new_top;
 }
 
+/* The end of a thread or of the run: the calls it ended in, still pending,
+ * are written so that the trace names them, then every frame is closed. */
+void mw_end_frames(struct mw_thread *t)
+{
+  mw_flush_pending(t);
+  mw_pop_frames(t, 0);
+}
+
 /* ---- entry ---- */
 
 /* Everything the fast path leaves out.  u = NULL: entry_site and exit_site
@@ -278,6 +286,16 @@ static __attribute__((noinline)) struct __mw_frame mw_enter_unpredicted(unsigned
 }
 #endif
 
+/* A fast entry that found it cannot go on: busy let go, the slow path takes
+ * the call (global sites). */
+static inline __attribute__((always_inline)) struct __mw_frame mw_enter_released(struct mw_thread *t, unsigned site,
+                                                                                unsigned xsite, uintptr_t sp)
+{
+  mw_fence();
+  t->busy = 0;
+  return mw_enter_slow(t, NULL, site, xsite, sp);
+}
+
 /* The fast paths claim `busy` before they read any writer state (cur, top):
  * a signal handler that records in between then either sees busy and counts
  * LOST, or runs completely before we read the state it changed.  busy and
@@ -302,9 +320,7 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_at(struc
   /* frames is NULL until the first entry maps it (cap 0): its top is read after the cap test */
   if (MW_UNLIKELY(top >= t->cap || top != t->written || (size_t)(t->end - p) < 16 ||
                   mw_depth_outside(d, frame[-1].depth, t->depth_cap))) {
-    mw_fence();
-    t->busy = 0;
-    return mw_enter_slow(t, NULL, site, xsite, sp);
+    return mw_enter_released(t, site, xsite, sp);
   }
 #if MW_RING
   if (t->ring) return mw_enter_ring(t, p, frame, site, d, top, xsite);
@@ -349,9 +365,7 @@ static inline __attribute__((always_inline)) struct __mw_frame mw_enter_lazy_at(
   uintptr_t d = t->stack_base - sp;
   struct mw_frame_slot *frame = t->frames + top;
   if (MW_UNLIKELY(top >= t->cap || mw_depth_outside(d, frame[-1].depth, t->depth_cap))) {
-    mw_fence();
-    t->busy = 0;
-    return mw_enter_slow(t, NULL, site, xsite, sp);
+    return mw_enter_released(t, site, xsite, sp);
   }
   frame->depth = d;
   frame->site = site;

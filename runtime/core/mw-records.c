@@ -81,8 +81,7 @@ void mw_finish(int status)
   mw_fence();
   if (mw_sink.finish) mw_sink.finish(t); /* the last records go into the thread's own chunk */
   mw_flush_lost(t);
-  mw_flush_pending(t); /* the calls it ended in, still pending, are named in the trace */
-  mw_pop_frames(t, 0);
+  mw_end_frames(t);
   t->tick = ~0u;
   mw_write_leaks(t);
   if (mw_room(t, 24)) {

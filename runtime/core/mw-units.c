@@ -174,9 +174,6 @@ static int mw_unit_in_images(const struct __mw_unit *u)
   return 0;
 }
 
-/* Gives u its global base if it has none, writes its UNIT record, and
- * returns the base.  For a unit no image listed yet (its object's
- * constructor has not run); remembered so a fork child can repeat it. */
 #if MW_TARGET
 static void mw_reach_note(const struct __mw_unit *u, unsigned base)
 {
@@ -215,9 +212,15 @@ static uint32_t mw_bound_bytes(const char *name)
   return v > 0xffffffffu ? 0 : (uint32_t)v;
 }
 
-static int mw_same_string(const char *a, const char *b)
+/* The first ENTRY site of function `func` at or after site `from`; n when none. */
+static size_t mw_entry_site(const struct __mw_unit *u, const char *func, size_t from)
 {
-  return a == b || (a && b && strcmp(a, b) == 0);
+  size_t n = u->nsites;
+  for (size_t k = from; k < n; k++) {
+    const char *f = u->sites[k].func;
+    if (u->sites[k].kind == MW_SITE_ENTRY && (f == func || (f && func && strcmp(f, func) == 0))) return k;
+  }
+  return n;
 }
 
 /* Each CALLS_BOUND site's bytes, under the ENTRY site of the same function
@@ -230,25 +233,25 @@ static int mw_same_string(const char *a, const char *b)
 static void mw_reach_note(const struct __mw_unit *u, unsigned base)
 {
   size_t entry = 0, n = u->nsites;
+  uint32_t *r = NULL;
   for (size_t i = 0; i < n; i++) {
     const struct __mw_site *b = &u->sites[i];
     if (b->kind != MW_SITE_CALLS_BOUND) continue;
     uint32_t bytes = mw_bound_bytes(b->name);
     if (!bytes) continue;
-    size_t k = entry;
-    while (k < n && !(u->sites[k].kind == MW_SITE_ENTRY && mw_same_string(u->sites[k].func, b->func))) k++;
-    if (k == n)
-      for (k = 0; k < n && !(u->sites[k].kind == MW_SITE_ENTRY && mw_same_string(u->sites[k].func, b->func)); k++) {
-      }
+    size_t k = mw_entry_site(u, b->func, entry);
+    if (k == n) k = mw_entry_site(u, b->func, 0);
     if (k == n) continue;
     entry = k + 1;
-    uint32_t *r = mw_reach_room(base + (unsigned)n);
-    if (!r) return;
+    if (!r && !(r = mw_reach_room(base + (unsigned)n))) return;
     r[base + k] = bytes;
   }
 }
 #endif
 
+/* Gives u its global base if it has none, writes its UNIT record, and
+ * returns the base.  For a unit no image listed yet (its object's
+ * constructor has not run); remembered so a fork child can repeat it. */
 unsigned mw_unit_register(struct mw_thread *t, struct __mw_unit *u)
 {
   unsigned base = __atomic_load_n(&u->base, __ATOMIC_ACQUIRE);

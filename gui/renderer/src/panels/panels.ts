@@ -20,7 +20,7 @@ import { BlockGroups } from '../../../../analysis/block-groups.js';
 import type { FlameNode } from '../../../../analysis/call-paths.js';
 import type { SourceMark } from '../source/source-pane.js';
 import { COUNT_WORDS } from '../vocabulary.js';
-import { uncalledWords } from '../../../../analysis/report-text.js';
+import { PENDING_CALLS_WORDS, uncalledWords } from '../../../../analysis/report-text.js';
 
 export interface PanelActions {
   /** Highlight the events of an attribution row and open its source. */
@@ -288,7 +288,7 @@ function leftOut(s: PanelView['summary']): Array<[string, string]> {
 /** The Summary's row for functions whose calls were written only where they mattered, as the report's head says it. */
 function pendingCalls(s: PanelView['summary']): Array<[string, string]> {
   if (s.pendingCalls === undefined) return [];
-  return [['Calls', `of ${plural(s.pendingCalls.functions, 'function')} written only with heap work inside or a new depth; the others are not shown (heap, leaks and stack as with every call recorded)`]];
+  return [['Calls', `of ${plural(s.pendingCalls.functions, 'function')} ${PENDING_CALLS_WORDS}; the others are not shown (heap, leaks and stack as with every call recorded)`]];
 }
 
 /** Most functions named in the summarised row. */
